@@ -1,0 +1,101 @@
+package io.conveyor;
+
+import io.conveyor.api.Transactions;
+import io.conveyor.config.Config;
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxSummary;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+
+/**
+ * A client in the jar, for trying a node from a shell: start a transaction or read one, through the same
+ * scripts the node uses, on the Redis of the config. Prints the summary as one JSON line.
+ *   start TYPE [INPUT_JSON] [--owner NAME] [--external-id ID] [--wait]
+ *   status TXID [--owner NAME]
+ */
+final class Cli {
+  private static final long WAIT_MS = 60_000;
+
+  private Cli() {
+  }
+
+  static boolean handles(String[] args) {
+    return args.length > 0 && (args[0].equals("start") || args[0].equals("status") || args[0].equals("new-key"));
+  }
+
+  /**
+   * new-key OWNER [ROLE[+ROLE]] (client, step, admin): a fresh random API key, and the entry for api.keys that holds only its
+   * hash. The key is printed once, here; config and logs never see it.
+   */
+  static int newKey(List<String> args) {
+    if (args.size() < 2 || !args.get(1).matches("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}")) {
+      System.err.println("usage: new-key OWNER [ROLE[+ROLE]]   (roles: client, step, admin)");
+      return 2;
+    }
+    List<String> roles = List.of((args.size() > 2 ? args.get(2) : "client").split("\\+"));
+    byte[] random = new byte[24];
+    new java.security.SecureRandom().nextBytes(random);
+    String key = "ck_" + java.util.HexFormat.of().formatHex(random);
+    JsonObject entry = new JsonObject().put("owner", args.get(1)).put("roles", new io.vertx.core.json.JsonArray(roles))
+        .put("sha256", io.conveyor.config.ApiKeyHash.of(key));
+    System.out.println("key:   " + key);
+    System.out.println("entry: " + entry.encode() + "   (add it to api.keys in the config)");
+    return 0;
+  }
+
+  /** Runs the command; the exit code is 0 on success, 1 when refused, 2 for bad usage. */
+  static int run(List<String> args, Config config) {
+    Vertx vertx = Vertx.vertx();
+    try {
+      Transactions tx = Transactions.client(vertx, config);
+      String owner = option(args, "--owner", "cli");
+      TxSummary s = args.get(0).equals("start") ? start(vertx, tx, args, owner) : tx.status(args.get(1), owner).await();
+      System.out.println(s.toJson().encode());
+      return 0;
+    } catch (TxException e) {
+      System.err.println("conveyor: " + e.toJson().encode());
+      return 1;
+    } catch (IllegalArgumentException | IndexOutOfBoundsException | DecodeException e) {
+      System.err.println("conveyor: " + e.getMessage() + "\nusage: start TYPE [INPUT_JSON] [--owner NAME] "
+          + "[--external-id ID] [--wait] | status TXID [--owner NAME]");
+      return 2;
+    } finally {
+      vertx.close().await();
+    }
+  }
+
+  private static TxSummary start(Vertx vertx, Transactions tx, List<String> args, String owner) {
+    JsonObject body = new JsonObject().put("type", args.get(1)).put("owner", owner)
+        .put("externalId", option(args, "--external-id", null))
+        .put("input", args.size() > 2 && !args.get(2).startsWith("--") ? new JsonObject(args.get(2)) : new JsonObject());
+    TxSummary started = tx.start(body).await();
+    return args.contains("--wait") ? untilFinal(vertx, tx, started, System.currentTimeMillis() + WAIT_MS).await()
+        : started;
+  }
+
+  private static Future<TxSummary> untilFinal(Vertx vertx, Transactions tx, TxSummary s, long deadline) {
+    if (s.status().isFinal() || System.currentTimeMillis() > deadline) {
+      return Future.succeededFuture(s);
+    }
+    Promise<Void> tick = Promise.promise();
+    vertx.setTimer(20, t -> tick.complete());
+    return tick.future().compose(v -> tx.status(s.txId(), s.owner())).compose(n -> untilFinal(vertx, tx, n, deadline));
+  }
+
+  private static String option(List<String> args, String name, String fallback) {
+    int i = args.indexOf(name);
+    if (i < 0) {
+      return fallback;
+    }
+    if (i + 1 >= args.size()) {
+      throw new IllegalArgumentException(name + " needs a value");
+    }
+    return args.get(i + 1);
+  }
+}

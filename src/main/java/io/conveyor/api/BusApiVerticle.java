@@ -1,0 +1,63 @@
+package io.conveyor.api;
+
+import io.conveyor.Node;
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxSummary;
+import io.conveyor.redis.RedisLink;
+import io.conveyor.redis.TxStore;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+
+/** Start and status as request/reply event-bus addresses, for programs in the same (clustered) Vert.x. */
+public final class BusApiVerticle extends VerticleBase {
+  private final Node node;
+  private RedisLink link;
+
+  public BusApiVerticle(Node node) {
+    this.node = node;
+  }
+
+  @Override
+  public Future<?> start() {
+    link = node.link(vertx);
+    Transactions tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(),
+        node.config());
+    return Future.all(
+        vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m).compose(tx::start))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m)
+            .compose(b -> tx.status(text(b, "txId"), text(b, "owner"))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> reply(m, body(m)
+            .compose(b -> tx.cancel(text(b, "txId"), text(b, "owner"))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, body(m)
+            .compose(b -> tx.setSwitch(text(b, "txId"), text(b, "owner"), text(b, "name"), b.getValue("value")))))
+            .completion());
+  }
+
+  /** A field that must be a string when present; anything else is refused as invalid, not failed as a bug. */
+  private static String text(JsonObject body, String field) {
+    Object v = body.getValue(field);
+    if (v != null && !(v instanceof String)) {
+      throw TxException.invalid(field, "expected a string");
+    }
+    return (String) v;
+  }
+
+  private static Future<JsonObject> body(Message<Object> m) {
+    return m.body() instanceof JsonObject j ? Future.succeededFuture(j)
+        : Future.failedFuture(TxException.invalid("body", "expected a JSON object"));
+  }
+
+  private static void reply(Message<Object> m, Future<TxSummary> answer) {
+    answer.onSuccess(s -> m.reply(s.toJson())).onFailure(e -> {
+      TxException t = e instanceof TxException x ? x : TxStore.unavailable(e);
+      m.fail(t.kind().status, t.toJson().encode());
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return link.close();
+  }
+}

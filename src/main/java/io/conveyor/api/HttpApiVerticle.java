@@ -1,0 +1,278 @@
+package io.conveyor.api;
+
+import io.conveyor.Node;
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxException.Kind;
+import io.conveyor.model.TxSummary;
+import io.conveyor.redis.RedisLink;
+import io.conveyor.redis.TxStore;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.util.function.Function;
+
+/**
+ * The HTTP API under /api/v1 (contract: docs/openapi.yaml). Every /api/v1 route needs
+ * "Authorization: Bearer <key>" with the client role and acts for the key's owner; errors are
+ * application/problem+json. ?wait=N (seconds, at most http.maxWait) long-polls for the outcome.
+ */
+public final class HttpApiVerticle extends VerticleBase {
+  static final String OWNER = "conveyor.owner";
+  private final Node node;
+  private final ApiKeys keys;
+  private RedisLink link;
+  private Transactions tx;
+  private HttpServer server;
+
+  public HttpApiVerticle(Node node) {
+    this.node = node;
+    this.keys = new ApiKeys(node.config().api().keys());
+  }
+
+  @Override
+  public Future<?> start() {
+    link = node.link(vertx);
+    tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(), node.config());
+    server = vertx.createHttpServer().requestHandler(router());
+    return server.listen(node.config().http().port(), node.config().http().host());
+  }
+
+  /** Every route the API serves; a test holds it against docs/openapi.yaml. */
+  public Router router() {
+    Router r = Router.router(vertx);
+    r.get("/health/live").handler(ctx -> ctx.json(new JsonObject().put("status", "up")));
+    r.get("/health/ready").handler(ctx -> ready().onSuccess(checks -> {
+      boolean ok = checks.stream().allMatch(c -> "ok".equals(c.getString("result")));
+      JsonObject body = new JsonObject().put("status", ok ? "ready" : "not ready");
+      checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
+      ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
+    }));
+    r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(node.config().http().maxBodyBytes()));
+    r.route("/api/v1/*").handler(this::authenticate);
+    r.route("/api/v1/transactions*").handler(ctx -> requireRole(ctx, "client"));
+    r.route("/api/v1/pipelines*").handler(ctx -> requireRole(ctx, "admin"));
+    r.route("/api/v1/cluster").handler(ctx -> requireRole(ctx, "admin"));
+    r.get("/api/v1/pipelines").handler(ctx -> json(ctx, tx.store().pipelines()));
+    r.get("/api/v1/pipelines/:name").handler(ctx -> json(ctx, tx.store().pipelines().compose(all ->
+        all.containsKey(ctx.pathParam("name")) ? Future.succeededFuture(all.getJsonObject(ctx.pathParam("name")))
+            : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no pipeline " + ctx.pathParam("name"), null,
+                null)))));
+    r.put("/api/v1/pipelines/:name").handler(ctx -> json(ctx, body(ctx).compose(b -> upload(ctx, b))));
+    r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
+    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
+        .compose(v -> tx.start(b.put("owner", owner(ctx))))).compose(s -> awaitOutcome(ctx, s)),
+        s -> s.status().isFinal() ? 200 : 202));
+    r.get("/api/v1/transactions").handler(ctx -> answer(ctx,
+        tx.byExternalId(ctx.request().getParam("externalId"), owner(ctx)), s -> 200));
+    r.get("/api/v1/transactions/:txId").handler(ctx -> answer(ctx, tx.status(ctx.pathParam("txId"), owner(ctx))
+        .compose(s -> awaitOutcome(ctx, s)), s -> 200));
+    r.post("/api/v1/transactions/:txId/cancel").handler(ctx -> answer(ctx,
+        tx.cancel(ctx.pathParam("txId"), owner(ctx)), s -> 200));
+    r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx).compose(b ->
+        tx.setSwitch(ctx.pathParam("txId"), owner(ctx), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
+    // no route matched (or not with this method): a problem, like every other refusal
+    r.route().last().handler(ctx -> problem(ctx, new TxException(Kind.NOT_FOUND, "no route "
+        + ctx.request().method() + " " + ctx.normalizedPath(), null, null)));
+    r.route().failureHandler(this::failure);
+    return r;
+  }
+
+  /** Each readiness check as {check, result}: "ok", or what is wrong. A failing check never fails the list. */
+  private Future<java.util.List<JsonObject>> ready() {
+    TxStore store = tx.store();
+    java.util.List<Future<JsonObject>> checks = java.util.List.of(
+        check("redis", store.ping().map(v -> "ok")),
+        check("scripts", store.scriptsLoaded(node.scripts().all()).map(n -> n == node.scripts().all().size() ? "ok"
+            : (node.scripts().all().size() - n) + " scripts not loaded")),
+        check("cluster", Future.succeededFuture(!node.config().cluster().enabled() || node.clusterNodeId() != null
+            ? "ok" : "not joined")),
+        check("pipelines", store.pipelines().map(all -> {
+          java.util.List<String> missing = node.pipelineNames().stream().filter(n -> !all.containsKey(n)).toList();
+          return missing.isEmpty() ? "ok" : "not uploaded: " + missing;
+        })));
+    return Future.join(checks).transform(ar -> Future.succeededFuture(checks.stream()
+        .map(f -> f.succeeded() ? f.result() : new JsonObject().put("result", "failed")).toList()));
+  }
+
+  private static Future<JsonObject> check(String name, Future<String> result) {
+    return result.recover(e -> Future.succeededFuture(String.valueOf(e.getMessage())))
+        .map(r -> new JsonObject().put("check", name).put("result", r));
+  }
+
+  private void authenticate(RoutingContext ctx) {
+    String header = ctx.request().getHeader("Authorization");
+    String key = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
+    ApiKeys.Principal who = keys.authenticate(key).orElse(null);
+    if (who == null) {
+      problem(ctx, new TxException(Kind.UNAUTHORIZED, "send Authorization: Bearer <API key>", null, null));
+    } else {
+      ctx.put(OWNER, who.owner());
+      ctx.put("conveyor.principal", who);
+      ctx.next();
+    }
+  }
+
+  private static void requireRole(RoutingContext ctx, String role) {
+    ApiKeys.Principal who = ctx.get("conveyor.principal");
+    if (who.has(role)) {
+      ctx.next();
+    } else {
+      problem(ctx, new TxException(Kind.FORBIDDEN, "this key has no " + role + " role", null, null));
+    }
+  }
+
+  /** A pipeline uploaded by an admin: checked like a file (its name must be the path's), then published. */
+  private Future<JsonObject> upload(RoutingContext ctx, JsonObject definition) {
+    String name = ctx.pathParam("name");
+    if (!name.equals(definition.getValue("name"))) {
+      return Future.failedFuture(TxException.invalid("name", "the body's name must be " + name));
+    }
+    io.conveyor.pipeline.CompiledPipeline p;
+    try {
+      p = node.catalog().parser().parse(definition, "upload of " + name);
+    } catch (io.conveyor.pipeline.PipelineException e) {
+      return Future.failedFuture(TxException.invalid("definition", e.getMessage()));
+    }
+    return node.catalog().publish(tx.store(), p).map(c -> new JsonObject().put("name", name)
+        .put("version", c.version()).put("nodeGroup", c.pipeline().nodeGroup()));
+  }
+
+  /** The nodes with their heartbeat, the queues of every group they serve, and each role's leader. */
+  private Future<JsonObject> cluster() {
+    TxStore store = tx.store();
+    return Future.all(store.nodes(), store.leader("reaper")).compose(f -> {
+      java.util.Map<String, JsonObject> nodes = f.resultAt(0);
+      java.util.Set<String> groups = new java.util.TreeSet<>();
+      nodes.values().forEach(n -> groups.add(n.getString("group")));
+      java.util.List<Future<JsonObject>> lengths = groups.stream().map(store::queueLengths).toList();
+      return Future.all(lengths).map(q -> {
+        JsonObject queues = new JsonObject();
+        int i = 0;
+        for (String g : groups) {
+          queues.put(g, q.<JsonObject>resultAt(i++));
+        }
+        return new JsonObject().put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
+            .put("queues", queues).put("leaders", new JsonObject().put("reaper", f.<String>resultAt(1)));
+      });
+    });
+  }
+
+  private static void json(RoutingContext ctx, Future<JsonObject> result) {
+    result.onSuccess(j -> ctx.response().putHeader("content-type", "application/json").end(j.encode()))
+        .onFailure(e -> problem(ctx, e));
+  }
+
+  /** An owner's starts are limited by a token bucket kept in Redis (http.startRate per second, startBurst). */
+  private Future<Void> withinRate(RoutingContext ctx) {
+    String owner = owner(ctx);
+    return tx.store().takeStartToken(owner, node.config().http().startRate(owner),
+            node.config().http().startBurst(owner))
+        .compose(waitMs -> {
+          if (waitMs == 0) {
+            return Future.succeededFuture();
+          }
+          ctx.response().putHeader("Retry-After", Long.toString((waitMs + 999) / 1000));
+          return Future.failedFuture(new TxException(Kind.RATE_LIMITED, "owner " + owner(ctx)
+              + " starts more than " + node.config().http().startRate(owner) + " transactions a second; retry in "
+              + waitMs + " ms", null, null));
+        });
+  }
+
+  private static String owner(RoutingContext ctx) {
+    return ctx.get(OWNER);
+  }
+
+  private static Future<JsonObject> body(RoutingContext ctx) {
+    String type = ctx.request().getHeader("content-type");
+    if (type == null || !type.toLowerCase().startsWith("application/json")) {
+      return Future.failedFuture(new TxException(Kind.UNSUPPORTED_MEDIA_TYPE,
+          "send the body as application/json", null, null));
+    }
+    try {
+      Object v = Json.decodeValue(ctx.body().buffer() == null ? "" : ctx.body().asString());
+      return v instanceof JsonObject o ? Future.succeededFuture(o)
+          : Future.failedFuture(TxException.invalid("body", "expected a JSON object"));
+    } catch (DecodeException e) {
+      return Future.failedFuture(TxException.invalid("body", "not JSON: " + e.getMessage().lines().findFirst()
+          .orElse("")));
+    }
+  }
+
+  /**
+   * With ?wait=N, holds the answer until the transaction ends or N seconds pass. It listens before it
+   * looks again, so a completion between the first read and the listening is not missed.
+   */
+  private Future<TxSummary> awaitOutcome(RoutingContext ctx, TxSummary now) {
+    long waitMs = waitMillis(ctx);
+    if (now.status().isFinal() || waitMs <= 0) {
+      return Future.succeededFuture(now);
+    }
+    Promise<Void> ended = Promise.promise();
+    MessageConsumer<JsonObject> c = vertx.eventBus().consumer(Addresses.completedFor(now.owner()), m -> {
+      if (now.txId().equals(m.body().getString("txId"))) {
+        ended.tryComplete();
+      }
+    });
+    long timer = vertx.setTimer(waitMs, t -> ended.tryComplete());
+    return c.completion().compose(v -> tx.status(now.txId(), now.owner())).compose(again -> again.status().isFinal()
+        ? Future.succeededFuture(again)
+        : ended.future().compose(v -> tx.status(now.txId(), now.owner())))
+        .eventually(() -> {
+          vertx.cancelTimer(timer);
+          return c.unregister();
+        });
+  }
+
+  private long waitMillis(RoutingContext ctx) {
+    String w = ctx.request().getParam("wait");
+    if (w == null) {
+      return 0;
+    }
+    try {
+      return Math.min(Math.max(0, Long.parseLong(w)) * 1000, node.config().http().maxWait().toMillis());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private void answer(RoutingContext ctx, Future<TxSummary> result, Function<TxSummary, Integer> status) {
+    result.onSuccess(s -> ctx.response().setStatusCode(status.apply(s)).putHeader("content-type", "application/json")
+        .end(s.toJson().encode())).onFailure(e -> problem(ctx, e));
+  }
+
+  private void failure(RoutingContext ctx) {
+    int code = ctx.statusCode();
+    if (code == 413) {
+      problem(ctx, new TxException(Kind.TOO_LARGE, "the body is over " + node.config().http().maxBodyBytes()
+          + " bytes", "body", null));
+    } else if (ctx.failure() != null) {
+      problem(ctx, ctx.failure());
+    } else {
+      problem(ctx, new TxException(code == 404 ? Kind.NOT_FOUND : Kind.INVALID_INPUT, "no such route", null, null));
+    }
+  }
+
+  /** application/problem+json with a stable type per kind; anything not a TxException is Redis failing. */
+  static void problem(RoutingContext ctx, Throwable e) {
+    TxException t = e instanceof TxException x ? x : TxStore.unavailable(e);
+    if (ctx.response().ended()) {
+      return;
+    }
+    JsonObject p = t.toJson().put("title", t.kind().type);
+    ctx.response().setStatusCode(t.kind().status).putHeader("content-type", "application/problem+json")
+        .end(p.encode());
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server.close().eventually(link::close);
+  }
+}

@@ -1,0 +1,92 @@
+package io.conveyor.api;
+
+import io.conveyor.Node;
+import io.conveyor.model.Completion;
+import io.conveyor.redis.RedisLink;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis notify channel, republished on this node's event bus: a client waiting here learns of a
+ * transaction completed on any node. The subscription has a connection of its own, named
+ * conveyor-notify:<nodeId>; when it drops, the verticle subscribes again (1 s apart at most).
+ */
+public final class NotifyVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(NotifyVerticle.class);
+  private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
+  private final Node node;
+  private RedisLink link;
+  private RedisConnection connection;
+  private boolean stopping;
+
+  public NotifyVerticle(Node node) {
+    this.node = node;
+  }
+
+  @Override
+  public Future<?> start() {
+    link = node.link(vertx);
+    return subscribe();
+  }
+
+  private Future<Void> subscribe() {
+    return link.dedicated().compose(c -> {
+      connection = c;
+      c.handler(this::onMessage);
+      c.endHandler(v -> lost(c, "closed"));
+      c.exceptionHandler(e -> lost(c, e.getMessage()));
+      return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg("conveyor-notify:" + node.nodeId()))
+          .compose(ok -> c.send(Request.cmd(Command.SUBSCRIBE).arg(node.keys().notifyChannel())));
+    }).mapEmpty();
+  }
+
+  private void lost(RedisConnection c, String why) {
+    if (stopping || c != connection) {
+      return;
+    }
+    connection = null;
+    log.warn("the notify subscription was lost ({}); subscribing again", why);
+    resubscribe(100);
+  }
+
+  private void resubscribe(long delayMs) {
+    vertx.setTimer(delayMs, t -> {
+      if (stopping) {
+        return;
+      }
+      subscribe().onSuccess(v -> log.info("notify subscription restored"))
+          .onFailure(e -> resubscribe(Math.min(1000, delayMs * 2)));
+    });
+  }
+
+  /**
+   * completed:<txId>:<status>:<owner> becomes {txId, status} on conveyor.tx.completed (every owner's) and on
+   * conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
+   * on this node only.
+   */
+  private void onMessage(Response push) {
+    if (push.size() != 3 || !"message".equals(push.get(0).toString())) {
+      return;
+    }
+    Completion c = Completion.parse(push.get(2).toString());
+    if (c != null) {
+      JsonObject event = new JsonObject().put("txId", c.txId()).put("status", c.status());
+      vertx.eventBus().publish(Addresses.TX_COMPLETED, event, LOCAL);
+      vertx.eventBus().publish(Addresses.completedFor(c.owner()), event, LOCAL);
+    }
+  }
+
+  @Override
+  public Future<?> stop() {
+    stopping = true;
+    return link.close();
+  }
+}

@@ -1,0 +1,169 @@
+package io.conveyor.api;
+
+import io.conveyor.config.Config;
+import io.conveyor.model.Ids;
+import io.conveyor.model.StartRequest;
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxException.Kind;
+import io.conveyor.model.TxStatus;
+import io.conveyor.model.TxSummary;
+import io.conveyor.pipeline.PipelineCatalog;
+import io.conveyor.redis.Batcher;
+import io.conveyor.redis.TxStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+
+/** Starting and reading transactions, shared by every interface (event bus now, HTTP later). */
+public final class Transactions {
+  private final TxStore store;
+  private final PipelineCatalog catalog;
+  private final Config.Transactions settings;
+  private final java.time.Duration archiveDelay;
+  private final StartRequest.Limits limits;
+  private final Batcher<TxStore.NewTx, TxStore.StartReply> starts;
+
+  public Transactions(TxStore store, PipelineCatalog catalog, Config config) {
+    this.store = store;
+    this.catalog = catalog;
+    this.settings = config.transactions();
+    this.archiveDelay = config.archive().delay();
+    this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
+    this.starts = new Batcher<>(500, txs -> store.start(txs, settings.externalIdPeriod()));
+  }
+
+  /** Starts a transaction from a request body; fails with a TxException a client can act on. */
+  public Future<TxSummary> start(JsonObject body) {
+    StartRequest req;
+    try {
+      req = StartRequest.fromJson(body, limits);
+    } catch (TxException e) {
+      return Future.failedFuture(e);
+    }
+    String txId = Ids.txId();
+    return catalog.groupOf(store, req.type())
+        .compose(group -> group == null ? Future.failedFuture(unknownType(req.type())) : start(txId, req, group, true))
+        .recover(e -> e instanceof TxException ? Future.failedFuture(e) : confirm(txId, e));
+  }
+
+  /**
+   * Redis failed somewhere around the start, so it may or may not have happened. Look: a start that
+   * landed answers as one (a client retrying after a 503 would otherwise start it twice); else the
+   * refusal names the txId, so the client can ask again later.
+   */
+  private Future<TxSummary> confirm(String txId, Throwable cause) {
+    return store.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
+        ? Future.succeededFuture(ar.result())
+        : Future.failedFuture(new TxException(Kind.UNAVAILABLE, "Redis did not answer (" + cause.getMessage()
+            + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
+  }
+
+  private Future<TxSummary> start(String txId, StartRequest req, String group, boolean mayRetry) {
+    return starts.add(new TxStore.NewTx(txId, req, group)).compose(r -> switch (r.code()) {
+      case "OK" -> Future.succeededFuture(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
+          TxStatus.RUNNING, "queued", 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null,
+          req.metadata(), null, null, null));
+      case "GROUP_CHANGED" -> mayRetry
+          ? catalog.refreshGroup(store, req.type()).compose(g -> start(txId, req, r.detail(), false))
+          : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
+      case "UNKNOWN_TYPE" -> Future.failedFuture(unknownType(req.type()));
+      case "NOT_STARTABLE" -> Future.failedFuture(new TxException(Kind.NOT_STARTABLE,
+          "type: pipeline " + req.type() + " is not a transaction type (set transactionType: true to start it)",
+          "type", null));
+      case "DUPLICATE_EXTERNAL_ID" -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
+          "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
+              + io.conveyor.config.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
+      default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
+    });
+  }
+
+  /** The summary of one of an owner's transactions; another owner's answers not-found, like an unknown one. */
+  public Future<TxSummary> status(String txId, String owner) {
+    TxException bad = badReference(txId, owner);
+    if (bad != null) {
+      return Future.failedFuture(bad);
+    }
+    return store.getState(txId).compose(s -> s == null || !owner.equals(s.owner())
+        ? Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId))
+        : Future.succeededFuture(s)).recover(Transactions::asRefusal);
+  }
+
+  /**
+   * Cancels one of an owner's transactions: a waiting one ends cancelled at once, a running one at its next
+   * step boundary (the answer then still says running). An ended one is refused as already-final.
+   */
+  public Future<TxSummary> cancel(String txId, String owner) {
+    TxException bad = badReference(txId, owner);
+    if (bad != null) {
+      return Future.failedFuture(bad);
+    }
+    return store.cancel(txId, owner, archiveDelay).compose(r -> switch (r.code()) {
+      case "NOT_FOUND" -> Future.<TxSummary>failedFuture(
+          new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));
+      case "ALREADY_FINAL" -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
+          "transaction " + txId + " has ended already (" + r.detail() + ")", null, txId));
+      default -> status(txId, owner);
+    }).recover(Transactions::asRefusal);
+  }
+
+  /**
+   * Sets a switch on one of an owner's transactions (any JSON value); one sleeping on that switch wakes at
+   * once. An ended one is refused as already-final.
+   */
+  public Future<TxSummary> setSwitch(String txId, String owner, String name, Object value) {
+    TxException bad = badReference(txId, owner);
+    if (bad != null) {
+      return Future.failedFuture(bad);
+    }
+    if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
+      return Future.failedFuture(TxException.invalid("name", "expected a switch name of letters, digits, _ . -"));
+    }
+    return store.setSwitch(txId, owner, name, value).compose(code -> switch (code) {
+      case "NOT_FOUND" -> Future.<TxSummary>failedFuture(
+          new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));
+      case "ALREADY_FINAL" -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
+          "transaction " + txId + " has ended already", null, txId));
+      default -> status(txId, owner);
+    }).recover(Transactions::asRefusal);
+  }
+
+  /** A Transactions service with a link of its own, for a client outside any node (the shell client, tests). */
+  public static Transactions client(io.vertx.core.Vertx vertx, Config config) {
+    TxStore store = new TxStore(new io.conveyor.redis.RedisLink(vertx, io.conveyor.redis.RedisLink.options(
+        config.redis().url(), config.redis().maxPipelined()), config.redis().timeout()), new io.conveyor.redis.Keys(config.redis().prefix()),
+        new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC());
+    return new Transactions(store, new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
+        io.conveyor.pipeline.StepRegistry.withBuiltIns())), config);
+  }
+
+  /** An owner's transaction by its externalId, while the externalId's uniqueness period lasts. */
+  public Future<TxSummary> byExternalId(String externalId, String owner) {
+    if (externalId == null || externalId.isEmpty()) {
+      return Future.failedFuture(TxException.invalid("externalId", "is required"));
+    }
+    return store.txIdForExternalId(owner, externalId).compose(txId -> txId == null
+        ? Future.<TxSummary>failedFuture(new TxException(Kind.NOT_FOUND, "no transaction with externalId "
+            + externalId, "externalId", null))
+        : status(txId, owner)).recover(Transactions::asRefusal);
+  }
+
+  public TxStore store() {
+    return store;
+  }
+
+  /** What is wrong with a {txId, owner} a client sent, or null. */
+  private static TxException badReference(String txId, String owner) {
+    if (!Ids.isTxId(txId)) {
+      return TxException.invalid("txId", "expected tx- and 32 hex digits");
+    }
+    return owner == null || owner.isEmpty() ? TxException.invalid("owner", "is required") : null;
+  }
+
+  private static TxException unknownType(String type) {
+    return new TxException(Kind.UNKNOWN_TYPE, "type: no pipeline named " + type, "type", null);
+  }
+
+  private static <T> Future<T> asRefusal(Throwable e) {
+    return Future.failedFuture(e instanceof TxException ? e : TxStore.unavailable(e));
+  }
+}

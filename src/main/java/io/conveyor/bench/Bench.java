@@ -1,0 +1,144 @@
+package io.conveyor.bench;
+
+import io.conveyor.Node;
+import io.conveyor.config.Config;
+import io.conveyor.config.ConfigException;
+import io.conveyor.config.ConfigLoader;
+import io.conveyor.pipeline.StepRegistry;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The benchmark: a node in this JVM, a client on its Vert.x that starts N transactions and learns of their
+ * completion from the notify channel, one JSON line on stdout, everything else on stderr. See bench/README.md.
+ */
+public final class Bench {
+  private static final double MB = 1024.0 * 1024.0;
+
+  private Bench() {
+  }
+
+  public static void main(String[] args) {
+    // logs go to stdout by default; the result line must be alone there, so everything else goes to stderr
+    PrintStream out = System.out;
+    System.setOut(System.err);
+    System.setProperty("vertx.logger-delegate-factory-class-name", "io.vertx.core.logging.SLF4JLogDelegateFactory");
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.err.println(BenchOptions.USAGE);
+      System.exit(0);
+    }
+    BenchOptions options;
+    Config config;
+    try {
+      options = BenchOptions.parse(args);
+      config = config(options);
+    } catch (IllegalArgumentException | ConfigException e) {
+      System.err.println("bench: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    System.exit(run(options, config, out));
+  }
+
+  /** The shipped defaults with this run's overrides; other CONVEYOR_* variables still apply for experiments. */
+  static Config config(BenchOptions o) {
+    Map<String, String> env = new HashMap<>();
+    System.getenv().forEach((k, v) -> {
+      if (k.startsWith("CONVEYOR_")) {
+        env.put(k, v);
+      }
+    });
+    env.put(ConfigLoader.envName("redis.url"), o.redis());
+    env.put(ConfigLoader.envName("redis.prefix"), "bench-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current()
+        .nextInt()) + ":");
+    env.put(ConfigLoader.envName("redis.embedded"), "never");
+    env.put(ConfigLoader.envName("cluster.enabled"), "false");
+    // a queue-only node takes starts but runs nothing; roles may not be empty, and api runs no work
+    env.put(ConfigLoader.envName("node.roles"), o.queueOnly() ? "api" : "dequeue");
+    env.put(ConfigLoader.envName("node.workers"), Integer.toString(o.workers()));
+    Path shipped = Path.of("conf/config.json");
+    return ConfigLoader.load(Files.isRegularFile(shipped) ? shipped : null, env);
+  }
+
+  private static int run(BenchOptions options, Config config, PrintStream out) {
+    Node node;
+    try {
+      node = Node.start(config, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
+    } catch (Throwable e) {
+      System.err.println("bench: the node did not start: " + e.getMessage());
+      return 1;
+    }
+    BenchClient client = new BenchClient(node);
+    try {
+      node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
+      client.checkPipeline(options.pipeline()).await(30, TimeUnit.SECONDS);
+      warmUp(client, options);
+      long before = client.usedMemory().await(30, TimeUnit.SECONDS);
+      HeapWatch heap = new HeapWatch();
+      Result result = client.run("run", options, !options.queueOnly()).await();
+      heap.close();
+      long after = client.usedMemory().await(30, TimeUnit.SECONDS);
+      double heapMb = heapUsedAfterGc() / MB;
+      double redisPerTx = (after - before) / (double) options.transactions();
+      String what = options.queueOnly() ? "queued" : "completed, not yet archived";
+      System.err.printf("bench: Redis used_memory grew %d bytes: %s bytes per %s transaction%n", after - before,
+          Result.num(redisPerTx), what);
+      System.err.printf("bench: JVM heap used after GC: %s MB at the end, at most %s MB after any GC during the run"
+          + " (node and bench client together)%n", Result.num(heapMb), Result.num(heap.peakAfterGc() / MB));
+      out.println(options.queueOnly() ? result.queueLine(heapMb, redisPerTx) : result.line());
+      out.flush();
+      return result.finished() == options.transactions() ? 0 : 1;
+    } catch (IllegalArgumentException e) {
+      System.err.println("bench: " + e.getMessage());
+      return 2;
+    } catch (Throwable e) {
+      System.err.println("bench: the run failed: " + e);
+      return 1;
+    } finally {
+      cleanUp(node, client);
+    }
+  }
+
+  /**
+   * Runs unmeasured transactions first so the measured ones meet compiled code, not the interpreter; then
+   * waits a second for the JIT compiler, which would otherwise compete for the same cores.
+   */
+  private static void warmUp(BenchClient client, BenchOptions options) throws InterruptedException {
+    if (options.warmup() == 0) {
+      return;
+    }
+    Result warm = client.run("warm-up", options.warmupRun(), !options.queueOnly()).await();
+    System.err.println("bench: warm-up: " + (options.queueOnly() ? warm.queueLine(0, 0) : warm.line()));
+    Thread.sleep(1000);
+  }
+
+  /** Heap in use once garbage is gone: what the node (and the bench's small arrays) really hold. */
+  private static long heapUsedAfterGc() {
+    Runtime rt = Runtime.getRuntime();
+    for (int i = 0; i < 3; i++) {
+      System.gc(); // a hint; a few rounds let finalisation and reference queues settle
+    }
+    return rt.totalMemory() - rt.freeMemory();
+  }
+
+  private static void cleanUp(Node node, BenchClient client) {
+    try {
+      long removed = client.deleteKeys().await(60, TimeUnit.SECONDS);
+      System.err.printf("bench: removed %d keys under %s%n", removed, node.keys().prefix());
+    } catch (Throwable e) {
+      System.err.println("bench: could not remove the keys under " + node.keys().prefix() + ": " + e.getMessage());
+    }
+    try {
+      node.stop().await(30, TimeUnit.SECONDS);
+    } catch (Throwable e) {
+      System.err.println("bench: the node did not stop cleanly: " + e.getMessage());
+    }
+  }
+}

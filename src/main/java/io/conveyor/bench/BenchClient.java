@@ -1,0 +1,109 @@
+package io.conveyor.bench;
+
+import io.conveyor.Node;
+import io.conveyor.api.Transactions;
+import io.conveyor.redis.RedisLink;
+import io.conveyor.redis.TxStore;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import java.util.function.Supplier;
+
+/**
+ * The client side of the benchmark, deployed on the node's Vert.x so that it shares the node's JVM but
+ * has a context of its own: a RedisLink is bound to one context, so every Redis call of the bench runs
+ * here, and main reaches in only through {@link #onContext}.
+ */
+final class BenchClient extends VerticleBase {
+  private final Node node;
+  private RedisLink link;
+  private TxStore store;
+  private Transactions transactions;
+  private Completions completions;
+
+  BenchClient(Node node) {
+    this.node = node;
+  }
+
+  /** Subscribes before anything starts, so no completion can slip by. */
+  @Override
+  public Future<?> start() {
+    link = new RedisLink(vertx, node.redisOptions());
+    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
+    transactions = new Transactions(store, node.catalog(), node.config());
+    completions = new Completions(link, node.keys().notifyChannel());
+    return completions.subscribe();
+  }
+
+  /** Runs work on this verticle's context, from any thread. */
+  <T> Future<T> onContext(Supplier<Future<T>> work) {
+    Promise<T> result = Promise.promise();
+    context.runOnContext(v -> work.get().onComplete(result));
+    return result.future();
+  }
+
+  /** Fails with IllegalArgumentException when the node knows no such pipeline: a bad option, not a result. */
+  Future<Void> checkPipeline(String name) {
+    return onContext(() -> node.catalog().groupOf(store, name)).compose(group -> group != null
+        ? Future.succeededFuture()
+        : Future.failedFuture(new IllegalArgumentException("--pipeline: no pipeline named " + name + " under "
+            + node.config().pipelines().dir())));
+  }
+
+  /**
+   * Starts every transaction and waits for all to finish (without completions, for all starts to reply),
+   * or gives up after a timeout that grows with the run; the result then says how far it got.
+   */
+  Future<Result> run(String label, BenchOptions options, boolean waitForCompletions) {
+    return onContext(() -> {
+      Tracker tracker = new Tracker(options.transactions(), waitForCompletions);
+      completions.listener(tracker);
+      long timeoutMs = 60_000 + options.transactions()
+          + (options.rate() > 0 ? (long) (options.transactions() * 1000 / options.rate()) : 0);
+      Promise<Boolean> over = Promise.promise();
+      tracker.done().onComplete(ar -> over.tryComplete(true));
+      long giveUp = vertx.setTimer(timeoutMs, t -> over.tryComplete(false));
+      long began = System.nanoTime();
+      progress(label, tracker, over.future(), began);
+      new Load(vertx, transactions, tracker, options).begin();
+      return over.future().map(finished -> {
+        vertx.cancelTimer(giveUp);
+        if (!finished) {
+          System.err.printf("bench: %s: gave up after %d s: %d started, %d replied, %d completed of %d%n", label,
+              timeoutMs / 1000, tracker.issued(), tracker.replied(), tracker.completed(), options.transactions());
+        }
+        completions.listener((txId, status, nanos) -> { });
+        if (waitForCompletions) {
+          System.err.printf("bench: %s: at most %d transactions were started and not yet completed at once%n", label,
+              tracker.peakBacklog());
+        }
+        return tracker.result();
+      });
+    });
+  }
+
+  /** A line to stderr about every second while the run lasts; a chained timer, so lines never pile up. */
+  private void progress(String label, Tracker tracker, Future<Boolean> over, long began) {
+    vertx.setTimer(1000, t -> {
+      if (over.isComplete()) {
+        return;
+      }
+      System.err.printf("bench: %s %.0f s: %d started, %d replied, %d completed%n", label,
+          (System.nanoTime() - began) / 1e9, tracker.issued(), tracker.replied(), tracker.completed());
+      progress(label, tracker, over, began);
+    });
+  }
+
+  Future<Long> usedMemory() {
+    return onContext(() -> RedisChores.usedMemory(link));
+  }
+
+  Future<Long> deleteKeys() {
+    return onContext(() -> RedisChores.deletePrefix(link, node.keys().prefix()));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return completions.close().eventually(link::close);
+  }
+}

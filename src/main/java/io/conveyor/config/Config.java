@@ -1,0 +1,77 @@
+package io.conveyor.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Every setting of a node, typed and validated; read once at start by {@link ConfigLoader}. */
+public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
+                     Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive) {
+
+  public enum Embedded { AUTO, ALWAYS, NEVER }
+
+  /**
+   * Where state lives. maxPipelined bounds the commands waiting for replies on one connection; a command
+   * with no reply within timeout fails and its connection is replaced.
+   */
+  public record Redis(String url, String prefix, Embedded embedded, int maxPipelined, Duration timeout) {
+  }
+
+  /** What this node serves: its group, its roles, and how many transactions it runs at once. */
+  public record Node(String group, List<String> roles, int workers, Duration idleWait, Duration drainTime) {
+    public boolean has(String role) {
+      return roles.contains(role);
+    }
+  }
+
+  /** A node rewrites its heartbeat key every interval; the key expires after ttl unless rewritten. */
+  public record Heartbeat(Duration interval, Duration ttl) {
+  }
+
+  /** The reaper leader looks for dead nodes every interval; leadership is a lease (plus grace) in Redis. */
+  public record Reaper(Duration interval, Duration lease, Duration grace) {
+  }
+
+  /** The HTTP API (on nodes with the api role; port 0 leaves it off). */
+  /** ownerStartRates overrides startRate for the owners it names (the burst scales with it). */
+  public record Http(int port, String host, int maxBodyBytes, Duration maxWait, int startRate, int startBurst,
+                     java.util.Map<String, Integer> ownerStartRates) {
+    public int startRate(String owner) {
+      return ownerStartRates.getOrDefault(owner, startRate);
+    }
+
+    public int startBurst(String owner) {
+      Integer own = ownerStartRates.get(owner);
+      return own == null ? startBurst : (int) Math.max(1, (long) startBurst * own / startRate);
+    }
+  }
+
+  /** An API key as config holds it: the SHA-256 of the key (hex), never the key itself, and what it may do. */
+  public record ApiKey(String sha256, String owner, List<String> roles) {
+  }
+
+  public record Api(List<ApiKey> keys) {
+  }
+
+  /** The TCP event-bus bridge; port 0 leaves it off. Bridge clients may serve steps at stepAddresses. */
+  public record Bridge(int tcpPort, String tcpHost, String stepAddresses) {
+  }
+
+  /** name overrides the cluster name of the Hazelcast file when not empty (e.g. one per test run). */
+  public record Cluster(boolean enabled, String config, String name, String host) {
+  }
+
+  public record Pipelines(String dir) {
+  }
+
+  /** Limits and periods of transactions; stepTimeout applies where a pipeline gives none. */
+  public record Transactions(Duration externalIdPeriod, Duration stepTimeout, int maxMetadataBytes,
+                             int maxInputBytes) {
+  }
+
+  public record Archive(String url, Duration delay) {
+  }
+
+  public Config withRedis(Redis r) {
+    return new Config(r, node, heartbeat, reaper, http, api, bridge, cluster, pipelines, transactions, archive);
+  }
+}

@@ -1,0 +1,249 @@
+package io.conveyor.config;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** Turns the merged JSON tree into typed records, checking every value and naming the key at fault. */
+final class ConfigReader {
+  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper");
+  static final Set<String> KEY_ROLES = Set.of("client", "admin", "step");
+  private final JsonObject tree;
+
+  private ConfigReader(JsonObject tree) {
+    this.tree = tree;
+  }
+
+  static Config read(JsonObject tree) {
+    ConfigReader r = new ConfigReader(tree);
+    return new Config(
+        new Config.Redis(r.redisUrl("redis.url"), r.prefix("redis.prefix"),
+            r.choice("redis.embedded", Config.Embedded.class), r.integer("redis.maxPipelined", 1, 10_000_000),
+            r.duration("redis.timeout", Duration.ofMillis(100))),
+        new Config.Node(r.name("node.group"), r.roles("node.roles"), r.integer("node.workers", 1, 100_000),
+            r.duration("node.idleWait", Duration.ofMillis(10)), r.duration("node.drainTime", Duration.ZERO)),
+        r.heartbeat(),
+        new Config.Reaper(r.duration("reaper.interval", Duration.ofMillis(10)),
+            r.duration("reaper.lease", Duration.ofMillis(100)), r.duration("reaper.grace", Duration.ZERO)),
+        new Config.Http(r.integer("http.port", 0, 65535), r.text("http.host", false),
+            r.integer("http.maxBodyBytes", 1024, 512 * 1024 * 1024), r.duration("http.maxWait", Duration.ZERO),
+            r.integer("http.startRate", 1, 10_000_000), r.integer("http.startBurst", 1, 10_000_000),
+            r.ownerRates("http.ownerStartRates")),
+        new Config.Api(r.apiKeys("api.keys")),
+        new Config.Bridge(r.integer("bridge.tcp.port", 0, 65535), r.text("bridge.tcp.host", false),
+            r.regex("bridge.tcp.stepAddresses")),
+        new Config.Cluster(r.bool("cluster.enabled"), r.text("cluster.config", false), r.text("cluster.name", true),
+            r.text("cluster.host", false)),
+        new Config.Pipelines(r.text("pipelines.dir", false)),
+        new Config.Transactions(r.duration("transactions.externalIdPeriod", Duration.ofSeconds(1)),
+            r.duration("transactions.stepTimeout", Duration.ofMillis(1)),
+            r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
+            r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024)),
+        new Config.Archive(r.text("archive.url", true), r.duration("archive.delay", Duration.ZERO)));
+  }
+
+  /** The TTL must outlast a few beats, or a live node would look dead between two of them. */
+  Config.Heartbeat heartbeat() {
+    Duration interval = duration("heartbeat.interval", Duration.ofMillis(10));
+    Duration ttl = duration("heartbeat.ttl", Duration.ofMillis(10));
+    if (ttl.compareTo(interval.multipliedBy(2)) < 0) {
+      throw bad("heartbeat.ttl", "at least twice heartbeat.interval (" + Durations.format(interval) + ")");
+    }
+    return new Config.Heartbeat(interval, ttl);
+  }
+
+  private Object raw(String path) {
+    String[] parts = path.split("\\.");
+    JsonObject section = tree;
+    for (int i = 0; i < parts.length - 1; i++) {
+      section = section.getJsonObject(parts[i]);
+    }
+    return section.getValue(parts[parts.length - 1]);
+  }
+
+  private ConfigException bad(String path, String expected) {
+    return new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path) + "): expected "
+        + expected + ", got " + describe(raw(path)));
+  }
+
+  private static String describe(Object v) {
+    return v instanceof String s ? "'" + s + "'" : String.valueOf(v);
+  }
+
+  String text(String path, boolean mayBeEmpty) {
+    Object v = raw(path);
+    if (!(v instanceof String s) || (!mayBeEmpty && s.isBlank())) {
+      throw bad(path, mayBeEmpty ? "a string" : "a non-empty string");
+    }
+    return s.trim();
+  }
+
+  String name(String path) {
+    Object v = raw(path);
+    if (!(v instanceof String s) || !s.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
+      throw bad(path, "a name of letters, digits, '_', '.' or '-' (at most 64)");
+    }
+    return s;
+  }
+
+  String prefix(String path) {
+    Object v = raw(path);
+    if (!(v instanceof String s) || s.isEmpty() || s.length() > 100 || s.chars().anyMatch(Character::isWhitespace)) {
+      throw bad(path, "a key prefix without spaces, e.g. conveyor: or {conveyor}: for Redis Cluster");
+    }
+    return s;
+  }
+
+  String redisUrl(String path) {
+    String s = text(path, false);
+    try {
+      URI uri = URI.create(s);
+      if (("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme())) && uri.getHost() != null) {
+        return s;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below
+    }
+    throw bad(path, "a URL like redis://host:6379 or redis://:password@host:6379/0");
+  }
+
+  int integer(String path, int min, int max) {
+    Object v = raw(path);
+    try {
+      long n = v instanceof Number num && num.doubleValue() == num.longValue() ? num.longValue()
+          : Long.parseLong(((String) v).trim());
+      if (n >= min && n <= max) {
+        return (int) n;
+      }
+    } catch (ClassCastException | NumberFormatException e) {
+      // reported below
+    }
+    throw bad(path, "a whole number from " + min + " to " + max);
+  }
+
+  String regex(String path) {
+    String s = text(path, true);
+    try {
+      java.util.regex.Pattern.compile(s);
+      return s;
+    } catch (java.util.regex.PatternSyntaxException e) {
+      throw bad(path, "a regular expression (" + e.getDescription() + ")");
+    }
+  }
+
+  java.util.Map<String, Integer> ownerRates(String path) {
+    Object v = raw(path);
+    if (!(v instanceof JsonObject o)) {
+      throw bad(path, "an object of owner → starts per second, e.g. {\"acme\": 100}");
+    }
+    java.util.Map<String, Integer> out = new java.util.HashMap<>();
+    for (String owner : o.fieldNames()) {
+      if (!(o.getValue(owner) instanceof Number n) || n.intValue() < 1) {
+        throw bad(path, "a whole number of starts per second above 0 for owner " + owner);
+      }
+      out.put(owner, n.intValue());
+    }
+    return java.util.Map.copyOf(out);
+  }
+
+  boolean bool(String path) {
+    Object v = raw(path);
+    if (v instanceof Boolean b) {
+      return b;
+    }
+    if ("true".equals(v) || "false".equals(v)) {
+      return Boolean.parseBoolean((String) v);
+    }
+    throw bad(path, "true or false");
+  }
+
+  Duration duration(String path, Duration min) {
+    Object v = raw(path);
+    try {
+      Duration d = Durations.parse(v instanceof String s ? s : null);
+      if (d.compareTo(min) >= 0) {
+        return d;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below
+    }
+    throw bad(path, Durations.FORM + (min.isZero() ? "" : ", at least " + Durations.format(min)));
+  }
+
+  <E extends Enum<E>> E choice(String path, Class<E> type) {
+    Object v = raw(path);
+    List<String> names = new ArrayList<>();
+    for (E e : type.getEnumConstants()) {
+      String n = e.name().toLowerCase(Locale.ROOT);
+      names.add(n);
+      if (n.equals(v)) {
+        return e;
+      }
+    }
+    throw bad(path, "one of " + String.join(", ", names));
+  }
+
+  /**
+   * API keys: objects {owner, roles, sha256} as config files hold them, or "owner:role[+role]:key" strings
+   * (as CONVEYOR_API_KEYS gives them for a quick start), hashed here. A key never appears in a message.
+   */
+  List<Config.ApiKey> apiKeys(String path) {
+    Object v = raw(path);
+    if (!(v instanceof JsonArray list)) {
+      throw new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path) + "): expected a list");
+    }
+    List<Config.ApiKey> keys = new ArrayList<>();
+    for (int i = 0; i < list.size(); i++) {
+      keys.add(apiKey(list.getValue(i), path + "[" + i + "]"));
+    }
+    return List.copyOf(keys);
+  }
+
+  private static Config.ApiKey apiKey(Object entry, String where) {
+    if (entry instanceof String s) {
+      String[] parts = s.split(":", 3);
+      if (parts.length == 3 && !parts[0].isBlank() && !parts[2].isBlank()) {
+        return new Config.ApiKey(ApiKeyHash.of(parts[2]), parts[0], keyRoles(List.of(parts[1].split("\\+")), where));
+      }
+      throw new ConfigException("config key " + where + ": expected owner:role[+role]:key (the key is not shown)");
+    }
+    if (entry instanceof JsonObject o && o.getValue("owner") instanceof String owner
+        && o.getValue("sha256") instanceof String hash && hash.matches("[0-9a-f]{64}")
+        && o.getValue("roles") instanceof JsonArray roles) {
+      return new Config.ApiKey(hash, owner, keyRoles(roles.getList(), where));
+    }
+    throw new ConfigException("config key " + where + ": expected {\"owner\": …, \"roles\": [\"client\"], "
+        + "\"sha256\": \"<64 hex>\"} (print one with: java -jar target/conveyor.jar new-key OWNER)");
+  }
+
+  private static List<String> keyRoles(List<?> roles, String where) {
+    List<String> out = new ArrayList<>();
+    for (Object r : roles) {
+      if (!KEY_ROLES.contains(r)) {
+        throw new ConfigException("config key " + where + ": roles must be from " + KEY_ROLES + ", got " + r);
+      }
+      out.add((String) r);
+    }
+    return List.copyOf(out);
+  }
+
+  List<String> roles(String path) {
+    Object v = raw(path);
+    if (v instanceof JsonArray list && !list.isEmpty()) {
+      List<String> roles = new ArrayList<>();
+      for (Object o : list) {
+        if (!(o instanceof String s) || !ROLES.contains(s)) {
+          throw bad(path, "a list of roles from " + ROLES);
+        }
+        roles.add(s);
+      }
+      return List.copyOf(roles);
+    }
+    throw bad(path, "a non-empty list of roles from " + ROLES);
+  }
+}

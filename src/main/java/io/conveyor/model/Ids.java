@@ -1,0 +1,30 @@
+package io.conveyor.model;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/** Fresh identifiers: tx-<32 hex> for transactions, node-<16 hex> for nodes (never reused). */
+public final class Ids {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private Ids() {
+  }
+
+  public static String txId() {
+    return "tx-" + hex(16);
+  }
+
+  public static String nodeId() {
+    return "node-" + hex(8);
+  }
+
+  public static boolean isTxId(String s) {
+    return s != null && s.matches("tx-[0-9a-f]{32}");
+  }
+
+  private static String hex(int bytes) {
+    byte[] b = new byte[bytes];
+    RANDOM.nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+}

@@ -1,0 +1,83 @@
+package io.conveyor.model;
+
+import io.vertx.core.json.JsonObject;
+
+/** A refusal a client can act on: a stable kind, a message, and where it applies the field or txId at fault. */
+public final class TxException extends RuntimeException {
+
+  /** Kinds of refusal; type is stable on every interface, status is the HTTP status and event-bus code. */
+  public enum Kind {
+    INVALID_INPUT("invalid-input", 400),
+    TOO_LARGE("too-large", 413),
+    UNKNOWN_TYPE("unknown-type", 404),
+    NOT_STARTABLE("not-startable", 400),
+    DUPLICATE_EXTERNAL_ID("duplicate-external-id", 409),
+    NOT_FOUND("not-found", 404),
+    ALREADY_FINAL("already-final", 409),
+    UNAVAILABLE("unavailable", 503),
+    UNAUTHORIZED("unauthorized", 401),
+    FORBIDDEN("forbidden", 403),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415),
+    RATE_LIMITED("rate-limited", 429);
+
+    public final String type;
+    public final int status;
+
+    Kind(String type, int status) {
+      this.type = type;
+      this.status = status;
+    }
+  }
+
+  private final Kind kind;
+  private final String field;
+  private final String txId;
+
+  public TxException(Kind kind, String message, String field, String txId) {
+    super(message, null, false, false);
+    this.kind = kind;
+    this.field = field;
+    this.txId = txId;
+  }
+
+  public static TxException invalid(String field, String problem) {
+    return new TxException(Kind.INVALID_INPUT, field + ": " + problem, field, null);
+  }
+
+  public static TxException tooLarge(String field, int size, int max) {
+    return new TxException(Kind.TOO_LARGE, field + ": " + size + " bytes is over the limit of " + max, field, null);
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public String field() {
+    return field;
+  }
+
+  public String txId() {
+    return txId;
+  }
+
+  /** The wire form used by the event bus (as the failure message) and, later, problem+json. */
+  public JsonObject toJson() {
+    JsonObject j = new JsonObject().put("type", kind.type).put("status", kind.status).put("detail", getMessage());
+    if (field != null) {
+      j.put("field", field);
+    }
+    if (txId != null) {
+      j.put("txId", txId);
+    }
+    return j;
+  }
+
+  public static TxException fromJson(JsonObject j) {
+    for (Kind k : Kind.values()) {
+      if (k.type.equals(j.getString("type"))) {
+        return new TxException(k, j.getString("detail"), j.getString("field"), j.getString("txId"));
+      }
+    }
+    throw new IllegalArgumentException("not a Conveyor error: " + j.encode());
+  }
+}

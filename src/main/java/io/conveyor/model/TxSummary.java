@@ -1,0 +1,50 @@
+package io.conveyor.model;
+
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+
+/** What a client learns of a transaction. Times are absent until they happen; output only once final. */
+public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
+                        String processingState, long attempt, Instant created, Instant updated, Instant completed,
+                        JsonObject metadata, JsonObject output, String note, JsonObject progressReport) {
+
+  public JsonObject toJson() {
+    JsonObject j = new JsonObject()
+        .put("txId", txId)
+        .put("owner", owner)
+        .put("externalId", externalId)
+        .put("type", type)
+        .put("status", status.wire())
+        .put("processingState", processingState)
+        .put("attempt", attempt)
+        .put("created", time(created))
+        .put("updated", time(updated))
+        .put("completed", time(completed))
+        .put("metadata", metadata)
+        .put("progressReport", progressReport);
+    if (status.isFinal()) {
+      j.put("output", output);
+      if (note != null) {
+        j.put("note", note);
+      }
+    }
+    return j;
+  }
+
+  private static String time(Instant t) {
+    return t == null ? null : t.toString();
+  }
+
+  /** The inverse of toJson, for clients that read a summary off the wire. */
+  public static TxSummary fromJson(JsonObject j) {
+    return new TxSummary(j.getString("txId"), j.getString("owner"), j.getString("externalId"),
+        j.getString("type"), TxStatus.fromWire(j.getString("status")), j.getString("processingState"),
+        j.getLong("attempt", 0L), instant(j.getString("created")), instant(j.getString("updated")),
+        instant(j.getString("completed")), j.getJsonObject("metadata"), j.getJsonObject("output"),
+        j.getString("note"), j.getJsonObject("progressReport"));
+  }
+
+  private static Instant instant(String s) {
+    return s == null ? null : Instant.parse(s);
+  }
+}

@@ -1,0 +1,75 @@
+package io.conveyor.pipeline;
+
+import io.conveyor.redis.TxStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The node's memory of pipelines: compiled versions by name and version (a version never changes, so
+ * they are kept), and the group each pipeline is started in (refreshed when a start finds it moved).
+ */
+public final class PipelineCatalog {
+  private final PipelineParser parser;
+  private final Map<String, CompiledPipeline> versions = new ConcurrentHashMap<>();
+  private final Map<String, String> groups = new ConcurrentHashMap<>();
+
+  public PipelineCatalog(PipelineParser parser) {
+    this.parser = parser;
+  }
+
+  public PipelineParser parser() {
+    return parser;
+  }
+
+  /** Publishes a pipeline to Redis and remembers it. */
+  public Future<CompiledPipeline> publish(TxStore store, CompiledPipeline p) {
+    String definition = p.pipeline().toJson().encode();
+    return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
+        p.pipeline().transactionType(), definition).map(changed -> {
+          remember(p);
+          groups.put(p.pipeline().name(), p.pipeline().nodeGroup());
+          return p;
+        });
+  }
+
+  /** A version of a pipeline, from memory or from Redis; fails when Redis has no such version. */
+  public Future<CompiledPipeline> version(TxStore store, String name, String version) {
+    CompiledPipeline known = versions.get(key(name, version));
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return store.pipelineDefinition(name, version).compose(json -> {
+      if (json == null) {
+        return Future.failedFuture(new PipelineException("pipeline " + name + " has no version " + version));
+      }
+      CompiledPipeline p = parser.parse(new JsonObject(json), "pipeline " + name + " version " + version);
+      remember(p);
+      return Future.succeededFuture(p);
+    });
+  }
+
+  /** The group a pipeline is started in, or null when Redis knows no such pipeline. */
+  public Future<String> groupOf(TxStore store, String name) {
+    String g = groups.get(name);
+    return g != null ? Future.succeededFuture(g) : refreshGroup(store, name);
+  }
+
+  public Future<String> refreshGroup(TxStore store, String name) {
+    return store.pipelineGroup(name).map(g -> {
+      if (g != null) {
+        groups.put(name, g);
+      }
+      return g;
+    });
+  }
+
+  private void remember(CompiledPipeline p) {
+    versions.put(key(p.pipeline().name(), p.version()), p);
+  }
+
+  private static String key(String name, String version) {
+    return name + "@" + version;
+  }
+}

@@ -1,0 +1,140 @@
+package io.conveyor.pipeline;
+
+import io.conveyor.config.Durations;
+import io.conveyor.model.Pipeline;
+import io.conveyor.model.StepDef;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
+public final class PipelineParser {
+  private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
+      "steps");
+  private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout");
+  private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
+  private final StepRegistry registry;
+
+  public PipelineParser(StepRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** Every *.json file in a directory, in name order. */
+  public List<CompiledPipeline> loadDir(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      throw new PipelineException("pipelines.dir " + dir + ": not a directory");
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      List<CompiledPipeline> out = new ArrayList<>();
+      for (Path f : files.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+        out.add(loadFile(f));
+      }
+      return out;
+    } catch (IOException e) {
+      throw new PipelineException("pipelines.dir " + dir + ": cannot list it (" + e.getMessage() + ")");
+    }
+  }
+
+  public CompiledPipeline loadFile(Path file) {
+    try {
+      return parse(new JsonObject(Files.readString(file)), file.toString());
+    } catch (IOException e) {
+      throw new PipelineException(file + ": cannot read it (" + e.getMessage() + ")");
+    } catch (DecodeException | ClassCastException e) {
+      throw new PipelineException(file + ": not a JSON object (" + e.getMessage().lines().findFirst().orElse("")
+          + ")");
+    }
+  }
+
+  /** Checks a definition; source names it in messages (a file path, or "upload"). */
+  public CompiledPipeline parse(JsonObject json, String source) {
+    unknownFields(json, FIELDS, source + ": ");
+    String name = text(json, "name", NAME, source + ": name");
+    String group = text(json, "nodeGroup", NAME, source + ": nodeGroup");
+    Object startable = json.getValue("transactionType", false);
+    if (!(startable instanceof Boolean)) {
+      throw new PipelineException(source + ": transactionType: expected true or false");
+    }
+    Object description = json.getValue("description");
+    if (description != null && !(description instanceof String)) {
+      throw new PipelineException(source + ": description: expected a string");
+    }
+    Duration timeout = duration(json, source + ": timeout");
+    Object rawSteps = json.getValue("steps");
+    if (!(rawSteps instanceof JsonArray steps) || steps.isEmpty()) {
+      throw new PipelineException(source + ": steps: expected a non-empty list of steps");
+    }
+    List<StepDef> defs = new ArrayList<>();
+    List<Step> created = new ArrayList<>();
+    for (int i = 0; i < steps.size(); i++) {
+      step(steps.getValue(i), i, source, defs, created);
+    }
+    Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, List.copyOf(defs));
+    return new CompiledPipeline(p, p.version(), List.copyOf(created));
+  }
+
+  private void step(Object raw, int i, String source, List<StepDef> defs, List<Step> created) {
+    String where = source + ": step " + (i + 1);
+    if (!(raw instanceof JsonObject s)) {
+      throw new PipelineException(where + ": expected an object with type and params");
+    }
+    unknownFields(s, STEP_FIELDS, where + ": ");
+    Object type = s.getValue("type");
+    if (!(type instanceof String t) || t.isBlank()) {
+      throw new PipelineException(where + ": type: expected a step type name");
+    }
+    where = where + " (" + t + ")";
+    Object params = s.getValue("params", new JsonObject());
+    if (!(params instanceof JsonObject p)) {
+      throw new PipelineException(where + ": params: expected a JSON object");
+    }
+    Duration timeout = duration(s, where + ": timeout");
+    try {
+      created.add(registry.create(t, p));
+    } catch (IllegalArgumentException e) {
+      throw new PipelineException(where + ": " + e.getMessage());
+    }
+    defs.add(new StepDef(t, p, timeout));
+  }
+
+  private static void unknownFields(JsonObject json, Set<String> known, String where) {
+    for (String f : json.fieldNames()) {
+      if (!known.contains(f)) {
+        throw new PipelineException(where + "unknown field '" + f + "' (expected " + String.join(", ",
+            new java.util.TreeSet<>(known)) + ")");
+      }
+    }
+  }
+
+  private static String text(JsonObject json, String field, String pattern, String where) {
+    Object v = json.getValue(field);
+    if (!(v instanceof String s) || !s.matches(pattern)) {
+      throw new PipelineException(where + ": expected a name of letters, digits, '_', '.' or '-' (at most 64)");
+    }
+    return s;
+  }
+
+  private static Duration duration(JsonObject json, String where) {
+    Object v = json.getValue("timeout");
+    if (v == null) {
+      return null;
+    }
+    try {
+      Duration d = Durations.parse(v instanceof String s ? s : null);
+      if (d.isZero()) {
+        throw new IllegalArgumentException("expected more than 0ms");
+      }
+      return d;
+    } catch (IllegalArgumentException e) {
+      throw new PipelineException(where + ": " + e.getMessage());
+    }
+  }
+}

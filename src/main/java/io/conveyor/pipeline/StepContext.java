@@ -1,0 +1,18 @@
+package io.conveyor.pipeline;
+
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+
+/**
+ * What a step is given. (txId, step) names one execution of a step across re-runs, so it serves as an
+ * idempotency key towards other systems; attempt rises each time the transaction is handed to a node, so
+ * an attempt above 1 tells a step it may be running again after a recovery. timeout is this step's: the
+ * runner ends the transaction timeout when it passes. retry counts this step's runs after sleeping (0 the
+ * first time); switches holds the transaction's switch values as the step runs.
+ */
+public record StepContext(String txId, String owner, String externalId, long attempt, int step, String stepType,
+                          JsonObject input, JsonObject metadata, String nodeId, Duration timeout, int retry,
+                          JsonObject switches, Vertx vertx, Logger log) {
+}

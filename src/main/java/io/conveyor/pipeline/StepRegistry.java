@@ -1,0 +1,43 @@
+package io.conveyor.pipeline;
+
+import io.conveyor.pipeline.steps.ChildPipelineStep;
+import io.conveyor.pipeline.steps.DelayStep;
+import io.conveyor.pipeline.steps.EventBusStep;
+import io.conveyor.pipeline.steps.FailStep;
+import io.conveyor.pipeline.steps.FixedReplyStep;
+import io.conveyor.pipeline.steps.WaitStep;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Step types by name. Built-ins are registered by {@link #withBuiltIns()}; an application adds its own. */
+public final class StepRegistry {
+  private final Map<String, StepType> types = new ConcurrentHashMap<>();
+
+  public static StepRegistry withBuiltIns() {
+    return new StepRegistry().register(new FixedReplyStep()).register(new DelayStep()).register(new FailStep())
+        .register(new EventBusStep()).register(new ChildPipelineStep()).register(new WaitStep());
+  }
+
+  public StepRegistry register(StepType type) {
+    if (types.putIfAbsent(type.name(), type) != null) {
+      throw new IllegalArgumentException("step type " + type.name() + " is registered already");
+    }
+    return this;
+  }
+
+  public Set<String> names() {
+    return Set.copyOf(types.keySet());
+  }
+
+  /** A configured step; IllegalArgumentException when the type is unknown or its params are wrong. */
+  public Step create(String type, JsonObject params) {
+    StepType t = types.get(type);
+    if (t == null) {
+      throw new IllegalArgumentException("unknown step type '" + type + "' (known: " + String.join(", ",
+          new java.util.TreeSet<>(types.keySet())) + ")");
+    }
+    return t.create(params);
+  }
+}

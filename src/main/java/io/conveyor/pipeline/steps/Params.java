@@ -1,0 +1,49 @@
+package io.conveyor.pipeline.steps;
+
+import io.conveyor.config.Durations;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+
+/** Reading step params with messages that name the param and the expected form. */
+final class Params {
+  private Params() {
+  }
+
+  static JsonObject object(JsonObject params, String name) {
+    Object v = params.getValue(name);
+    if (!(v instanceof JsonObject o)) {
+      throw new IllegalArgumentException("params." + name + ": expected a JSON object");
+    }
+    return o;
+  }
+
+  static Duration duration(JsonObject params, String name, Duration max) {
+    Object v = params.getValue(name);
+    Duration d;
+    try {
+      d = Durations.parse(v instanceof String s ? s : null);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("params." + name + ": " + e.getMessage());
+    }
+    if (d.compareTo(max) > 0) {
+      throw new IllegalArgumentException("params." + name + ": at most " + Durations.format(max) + ", got " + v);
+    }
+    return d;
+  }
+
+  static String text(JsonObject params, String name, String fallback) {
+    Object v = params.getValue(name, fallback);
+    if (!(v instanceof String s)) {
+      throw new IllegalArgumentException("params." + name + ": expected a string");
+    }
+    return s;
+  }
+
+  static boolean bool(JsonObject params, String name) {
+    Object v = params.getValue(name, false);
+    if (!(v instanceof Boolean b)) {
+      throw new IllegalArgumentException("params." + name + ": expected true or false");
+    }
+    return b;
+  }
+}

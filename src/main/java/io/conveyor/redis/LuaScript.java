@@ -1,0 +1,34 @@
+package io.conveyor.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** One Lua file from resources/lua, with the SHA-1 Redis will know it by. */
+public record LuaScript(String name, String source, String sha) {
+
+  public static LuaScript load(String name) {
+    String path = "/lua/" + name + ".lua";
+    try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
+      if (in == null) {
+        throw new IllegalStateException("missing script " + path);
+      }
+      String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return new LuaScript(name, source, sha1(source));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + path, e);
+    }
+  }
+
+  static String sha1(String text) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-1");
+      return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.conveyor.redis;
+
+import io.vertx.core.Future;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The node's Lua scripts, read once from the jar; run by EVALSHA, falling back to EVAL on NOSCRIPT. */
+public final class Scripts {
+  public static final List<String> NAMES =
+      List.of("start", "dequeue", "checkpoint", "complete", "get-state", "put-pipeline", "requeue", "hop", "cancel", "lease", "heartbeat", "reap",
+      "lease-break", "sleep", "set-switch", "wake", "rate");
+
+  public final LuaScript start = LuaScript.load("start");
+  public final LuaScript dequeue = LuaScript.load("dequeue");
+  public final LuaScript checkpoint = LuaScript.load("checkpoint");
+  public final LuaScript complete = LuaScript.load("complete");
+  public final LuaScript getState = LuaScript.load("get-state");
+  public final LuaScript putPipeline = LuaScript.load("put-pipeline");
+  public final LuaScript requeue = LuaScript.load("requeue");
+  public final LuaScript hop = LuaScript.load("hop");
+  public final LuaScript cancel = LuaScript.load("cancel");
+  public final LuaScript lease = LuaScript.load("lease");
+  public final LuaScript heartbeat = LuaScript.load("heartbeat");
+  public final LuaScript reap = LuaScript.load("reap");
+  public final LuaScript leaseBreak = LuaScript.load("lease-break");
+  public final LuaScript sleep = LuaScript.load("sleep");
+  public final LuaScript setSwitch = LuaScript.load("set-switch");
+  public final LuaScript wake = LuaScript.load("wake");
+  public final LuaScript rate = LuaScript.load("rate");
+
+  public List<LuaScript> all() {
+    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, requeue, hop, cancel, lease, heartbeat, reap, leaseBreak, sleep, setSwitch,
+        wake, rate);
+  }
+
+  /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */
+  public Future<Void> loadAll(RedisLink link) {
+    List<Future<Response>> loads = new ArrayList<>();
+    for (LuaScript s : all()) {
+      loads.add(link.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(s.source()))
+          .recover(e -> Future.failedFuture(new IllegalStateException("script " + s.name() + ".lua: " + e.getMessage(), e))));
+    }
+    return Future.all(loads).mapEmpty();
+  }
+
+  /** Runs a script by SHA; if this Redis lacks it (restart, failover, another cluster master), by its source. */
+  public static Future<Response> run(RedisLink link, LuaScript script, List<String> keys, List<String> args) {
+    return link.send(request(Command.EVALSHA, script.sha(), keys, args))
+        .recover(e -> isNoScript(e)
+            ? link.send(request(Command.EVAL, script.source(), keys, args))
+            : Future.failedFuture(e));
+  }
+
+  private static Request request(Command cmd, String script, List<String> keys, List<String> args) {
+    Request r = Request.cmd(cmd).arg(script).arg(keys.size());
+    keys.forEach(r::arg);
+    args.forEach(r::arg);
+    return r;
+  }
+
+  private static boolean isNoScript(Throwable e) {
+    String m = e.getMessage();
+    return m != null && m.startsWith("NOSCRIPT");
+  }
+}

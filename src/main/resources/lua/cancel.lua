@@ -1,0 +1,29 @@
+-- cancel: end an owner's transaction as cancelled; at once when it waits, at its next step boundary when running.
+-- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
+-- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)
+-- Replies:
+--   {'CANCELLED'}             it was queued or sleeping: now complete with status cancelled, notified,
+--                             scheduled for archiving (a queue entry left behind is dropped by dequeue)
+--   {'CANCEL_REQUESTED'}      it is running: the node running it ends it cancelled at its next checkpoint
+--   {'ALREADY_FINAL', status} it had ended already; nothing written
+--   {'NOT_FOUND'}             no such transaction, or another owner's: nothing written
+
+local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner')
+if not s[1] or s[3] ~= ARGV[2] then
+  return {'NOT_FOUND'}
+end
+if s[1] == 'complete' then
+  return {'ALREADY_FINAL', s[2]}
+end
+local now = ARGV[3]
+if s[1] == 'processing' then
+  redis.call('HSET', KEYS[1], 'cancelRequested', '1', 'updated', now)
+  return {'CANCEL_REQUESTED'}
+end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'processingState', 'complete', 'note', 'cancelled by its owner',
+  'completed', now, 'updated', now)
+redis.call('HDEL', KEYS[1], 'data', 'waitingFor')
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('ZADD', KEYS[2], tonumber(now) + tonumber(ARGV[4]), ARGV[1])
+redis.call('PUBLISH', KEYS[3], 'completed:' .. ARGV[1] .. ':cancelled:' .. s[3])
+return {'CANCELLED'}

@@ -1,0 +1,25 @@
+-- checkpoint: record that a step finished, so a recovered transaction resumes at the next step.
+-- KEYS[1] stateH:<txId>
+-- ARGV[1] attempt the node was given   ARGV[2] index of the next step   ARGV[3] next step's input JSON
+-- ARGV[4] now (ms)
+-- Replies:
+--   {'OK'}
+--   {'NOT_FOUND'}                               no such transaction
+--   {'FENCED', attempt, processingState}        the caller no longer owns the transaction; nothing written
+--   {'CANCELLED'}                               its owner asked to cancel it: nothing written; the caller
+--                                               completes it cancelled instead of running the next step
+
+local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested')
+if not s[1] then
+  return {'NOT_FOUND'}
+end
+if s[1] ~= ARGV[1] or s[2] ~= 'processing' then
+  return {'FENCED', s[1], s[2]}
+end
+if s[3] == '1' then
+  return {'CANCELLED'}
+end
+redis.call('HSET', KEYS[1], 'step', ARGV[2], 'data', ARGV[3], 'updated', ARGV[4])
+-- a child's result stood for the step just passed; it must not stand for a later one
+redis.call('HDEL', KEYS[1], 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch')
+return {'OK'}

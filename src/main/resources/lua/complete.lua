@@ -1,0 +1,65 @@
+-- complete: give running transactions their final status and output, schedule archiving, and notify.
+-- Takes a batch: a node completes everything that finished since its last call in one round trip.
+-- KEYS[1] processingZ   KEYS[2] inflightZ:<nodeId>   KEYS[3] toArchiveZ   KEYS[4] notify (channel)
+-- KEYS[4 + i] stateH:<txId i>, for i = 1..n
+-- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
+-- ARGV[3] key prefix: a child's parent (stateH, qOutL, qRingL of its group) is known only from the child's
+--   state, so those keys are built from it
+-- ARGV[4 + 5(i-1) ..] for transaction i: txId, attempt the node was given, status (success, failed,
+--   aborted, cancelled, timeout, internal-error), output JSON or '', note or ''
+-- Replies: a list with one code per transaction, in order:
+--   'OK'          written (or written before by this same attempt with this same status: a retry)
+--   'NOT_FOUND'   no such transaction
+--   'BAD_STATUS'  not a final status
+--   'FENCED'      the caller no longer owns the transaction (a later attempt, or not processing); nothing written
+-- Each completion is published on notify as completed:<txId>:<status>:<owner>.
+-- A completed child pipeline hands its status, output and note to its parent, if the parent still waits
+-- for it, and queues the parent on qOutL of the parent's group.
+
+local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
+local now, prefix = ARGV[1], ARGV[3]
+local archiveAt = tonumber(now) + tonumber(ARGV[2])
+local replies = {}
+
+local function wakeParent(link, child, status, output, note)
+  local pkey = prefix .. 'stateH:' .. link[1]
+  local p = redis.call('HMGET', pkey, 'processingState', 'waitingFor')
+  if p[1] ~= 'sleeping' or p[2] ~= child then
+    return
+  end
+  redis.call('HSET', pkey, 'processingState', 'queued', 'childStatus', status, 'childOutput', output,
+    'childNote', note, 'updated', now)
+  redis.call('RPUSH', prefix .. 'qOutL:' .. link[2], link[1])
+  if redis.call('LLEN', prefix .. 'qRingL:' .. link[2]) == 0 then
+    redis.call('RPUSH', prefix .. 'qRingL:' .. link[2], '1')
+  end
+end
+
+for i = 1, #KEYS - 4 do
+  local key = KEYS[4 + i]
+  local a = 4 + 5 * (i - 1)
+  local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup')
+  if not finals[status] then
+    replies[i] = 'BAD_STATUS'
+  elseif not s[1] then
+    replies[i] = 'NOT_FOUND'
+  elseif s[1] == attempt and s[2] == 'complete' and s[3] == status then
+    replies[i] = 'OK'
+  elseif s[1] ~= attempt or s[2] ~= 'processing' then
+    replies[i] = 'FENCED'
+  else
+    redis.call('HSET', key, 'status', status, 'processingState', 'complete', 'output', ARGV[a + 3],
+      'note', ARGV[a + 4], 'completed', now, 'updated', now)
+    redis.call('HDEL', key, 'data', 'childStatus', 'childOutput', 'childNote', 'waitingFor')
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZADD', KEYS[3], archiveAt, id)
+    redis.call('PUBLISH', KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
+    if s[5] then
+      wakeParent({s[5], s[6]}, id, status, ARGV[a + 3], ARGV[a + 4])
+    end
+    replies[i] = 'OK'
+  end
+end
+return replies

@@ -1,0 +1,23 @@
+-- rate: take one token from an owner's start bucket (a token bucket refilled continuously).
+-- KEYS[1] rateH:<owner>
+-- ARGV[1] now (ms)   ARGV[2] tokens per second   ARGV[3] bucket size (burst)
+-- Replies:
+--   {1, 0}        a token was taken: the start may go on
+--   {0, waitMs}   the bucket is empty: try again in waitMs
+-- The bucket expires once it would be full again, so idle owners cost nothing.
+
+local now, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate / 1000)
+local taken = 0
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  taken = 1
+else
+  wait = math.ceil((1 - tokens) * 1000 / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / rate) + 1000)
+return {taken, wait}

@@ -1,0 +1,37 @@
+-- sleep: a running transaction leaves its worker until a time, or until a named switch changes (with the
+-- time as a fallback); the same step runs again when it wakes, with its retry counter raised.
+-- KEYS[1] stateH:<txId>   KEYS[2] sleepingZ   KEYS[3] processingZ   KEYS[4] inflightZ:<nodeId>
+-- KEYS[5] qInL:<group>    KEYS[6] qRingL:<group>   (used when a switch changed already: see below)
+-- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] wake time (ms)   ARGV[4] switch name or ''
+-- ARGV[5] now (ms)
+-- Replies:
+--   {'SLEEPING'}                            in sleepingZ until the wake time (or the switch changes)
+--   {'REQUEUED'}                            the switch changed after the step last saw it: no sleep; the
+--                                           transaction is queued at once to run the step again
+--   {'FENCED', attempt, processingState}    the caller no longer owns it; nothing written
+-- Switches live in the field 'switches' as JSON {name: {value, seq}}; 'acks' holds {name: seq} as the
+-- step last saw them (dequeue writes it). A seq above its ack is a change the step has not seen.
+
+local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'switches', 'acks')
+if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+  return {'FENCED', s[1] or '', s[2] or ''}
+end
+local id, now, name = ARGV[1], ARGV[5], ARGV[4]
+redis.call('ZREM', KEYS[3], id)
+redis.call('ZREM', KEYS[4], id)
+redis.call('HINCRBY', KEYS[1], 'stepRetry', 1)
+if name ~= '' and s[3] then
+  local switch = cjson.decode(s[3])[name]
+  local acks = s[4] and cjson.decode(s[4]) or {}
+  if switch and switch.seq > (acks[name] or 0) then
+    redis.call('HSET', KEYS[1], 'processingState', 'queued', 'updated', now)
+    redis.call('RPUSH', KEYS[5], id)
+    if redis.call('LLEN', KEYS[6]) == 0 then
+      redis.call('RPUSH', KEYS[6], '1')
+    end
+    return {'REQUEUED'}
+  end
+end
+redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingSwitch', name, 'updated', now)
+redis.call('ZADD', KEYS[2], ARGV[3], id)
+return {'SLEEPING'}

@@ -1,0 +1,58 @@
+-- start: create transactions and queue each on its pipeline's node group.
+-- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
+-- For transaction i (1..n), five keys from KEYS[5(i-1) + 1]:
+--   stateH:<txId>   pipelineH:<type>   qInL:<group> (the group the caller expects; checked against pipelineH)
+--   qRingL:<group> (wake-up list idle nodes of the group block on)
+--   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
+-- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)
+-- For transaction i, seven args from ARGV[2 + 7(i-1) + 1]:
+--   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group
+-- Replies: a list with one {code, detail} per transaction, in order:
+--   {'OK', version}
+--   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
+--   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
+--   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
+--   {'GROUP_CHANGED', group}              the pipeline now belongs to another group: call again with its keys
+--   {'DUPLICATE_EXTERNAL_ID', txId}       the owner used this externalId within the period
+-- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
+
+local now, period = ARGV[1], ARGV[2]
+local replies = {}
+
+local function start(k, a)
+  if redis.call('EXISTS', KEYS[k]) == 1 then
+    return {'DUPLICATE_TX', ''}
+  end
+  local p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType')
+  if not p[1] then
+    return {'UNKNOWN_TYPE', ''}
+  end
+  if p[3] ~= '1' then
+    return {'NOT_STARTABLE', ''}
+  end
+  if p[2] ~= ARGV[a + 6] then
+    return {'GROUP_CHANGED', p[2]}
+  end
+  local txId = ARGV[a]
+  if ARGV[a + 3] ~= '' then
+    local existing = redis.call('GET', KEYS[k + 4])
+    if existing then
+      return {'DUPLICATE_EXTERNAL_ID', existing}
+    end
+    redis.call('SET', KEYS[k + 4], txId, 'PX', period)
+  end
+  redis.call('HSET', KEYS[k],
+    'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group', p[2],
+    'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
+    'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5])
+  redis.call('RPUSH', KEYS[k + 2], txId)
+  if redis.call('LLEN', KEYS[k + 3]) == 0 then
+    redis.call('RPUSH', KEYS[k + 3], '1')
+  end
+  return {'OK', p[1]}
+end
+
+for i = 1, #KEYS / 5 do
+  replies[i] = start(5 * (i - 1) + 1, 2 + 7 * (i - 1) + 1)
+end
+return replies
