@@ -1,0 +1,94 @@
+package io.conveyor.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.conveyor.model.TxException;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** conveyor.tx.start and conveyor.tx.status over the event bus, as a program in the same Vert.x calls them. */
+class BusApiTest {
+  private final TestSteps steps = new TestSteps();
+  private TestNode node;
+  private EventBus bus;
+
+  @BeforeEach
+  void startNode() {
+    node = new TestNode()
+        .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{'paid':true}}}]}")
+        .pipeline("held", "{'name':'held','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/hold'},{'type':'test/record'}]}")
+        .start(steps.registry());
+    bus = node.node().vertx().eventBus();
+  }
+
+  @AfterEach
+  void stopNode() {
+    node.close();
+  }
+
+  private JsonObject request(String address, Object body) {
+    return bus.<JsonObject>request(address, body).await().body();
+  }
+
+  @Test
+  void a_program_starts_a_transaction_and_reads_its_outcome() {
+    JsonObject started = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme")
+        .put("externalId", "o-1").put("input", new JsonObject().put("amount", 5)));
+    String txId = started.getString("txId");
+    assertEquals("running", started.getString("status"));
+    JsonObject done = Eventually.until(Duration.ofSeconds(10), "the order to finish",
+        () -> request(Addresses.TX_STATUS, new JsonObject().put("txId", txId).put("owner", "acme")),
+        s -> !"running".equals(s.getString("status")));
+    assertEquals("success", done.getString("status"));
+    assertEquals(new JsonObject().put("paid", true), done.getJsonObject("output"));
+    assertEquals("o-1", done.getString("externalId"));
+  }
+
+  @Test
+  void refusals_come_back_as_failures_with_the_status_code_and_a_problem_body() {
+    JsonObject body = new JsonObject().put("type", "order").put("owner", "acme").put("externalId", "o-1");
+    String first = request(Addresses.TX_START, body).getString("txId");
+    ReplyException dup = assertThrows(ReplyException.class, () -> request(Addresses.TX_START, body));
+    assertEquals(409, dup.failureCode());
+    TxException problem = TxException.fromJson(new JsonObject(dup.getMessage()));
+    assertEquals(TxException.Kind.DUPLICATE_EXTERNAL_ID, problem.kind());
+    assertEquals(first, problem.txId());
+    ReplyException notJson = assertThrows(ReplyException.class, () -> request(Addresses.TX_START, "hello"));
+    assertEquals(400, notJson.failureCode());
+    ReplyException missing = assertThrows(ReplyException.class, () -> request(Addresses.TX_STATUS,
+        new JsonObject().put("txId", "tx-" + "0".repeat(32)).put("owner", "acme")));
+    assertEquals(404, missing.failureCode());
+    ReplyException notText = assertThrows(ReplyException.class,
+        () -> request(Addresses.TX_STATUS, new JsonObject().put("txId", 5).put("owner", "acme")));
+    assertEquals(400, notText.failureCode());
+    ReplyException noOwner = assertThrows(ReplyException.class,
+        () -> request(Addresses.TX_STATUS, new JsonObject().put("txId", first)));
+    assertEquals(400, noOwner.failureCode());
+  }
+
+  @Test
+  void cancel_stops_a_running_transaction_at_its_next_step_and_refuses_an_ended_one() throws Exception {
+    ConveyorClient client = new ConveyorClient(node.node().vertx());
+    String txId = client.start("held", "acme", new JsonObject()).await().txId();
+    var held = steps.held.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(io.conveyor.model.TxStatus.RUNNING, client.cancel(txId, "acme").await().status());
+    held.complete(io.conveyor.pipeline.StepResult.success(new JsonObject()));
+    assertEquals(io.conveyor.model.TxStatus.CANCELLED, node.awaitFinal(txId).status());
+    org.junit.jupiter.api.Assertions.assertTrue(steps.recorded.isEmpty(), "the step after the cancel ran");
+    TxException again = assertThrows(TxException.class, () -> client.cancel(txId, "acme").await());
+    assertEquals(TxException.Kind.ALREADY_FINAL, again.kind());
+    assertEquals(TxException.Kind.NOT_FOUND,
+        assertThrows(TxException.class, () -> client.cancel(txId, "globex").await()).kind());
+  }
+}

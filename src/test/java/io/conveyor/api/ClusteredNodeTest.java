@@ -1,0 +1,107 @@
+package io.conveyor.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxStatus;
+import io.conveyor.model.TxSummary;
+import io.conveyor.testing.TestCluster;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node in a cluster with a user's own Vert.x ("shop"): eventbus steps served by the shop's consumers, and
+ * the shop starting and reading transactions through ConveyorClient.
+ */
+class ClusteredNodeTest {
+  private static final TestSteps steps = new TestSteps();
+  private static final List<String> seenTxIds = new CopyOnWriteArrayList<>();
+  private static Vertx shop;
+  private static TestNode node;
+
+  @BeforeAll
+  static void startClusterAndNode() {
+    String cluster = TestCluster.newName();
+    shop = TestCluster.join(cluster);
+    shop.eventBus().<JsonObject>consumer("shop.charge", m -> {
+      seenTxIds.add(m.headers().get("txId"));
+      m.reply(new JsonObject().put("status", "success")
+          .put("output", new JsonObject().put("charged", m.body().getInteger("amount"))));
+    }).completion().await();
+    shop.eventBus().consumer("shop.silent", m -> { }).completion().await();
+    shop.eventBus().consumer("shop.refuse", m -> m.fail(402, "card declined")).completion().await();
+    node = new TestNode().set("CLUSTER_ENABLED", "true").set("CLUSTER_NAME", cluster)
+        .pipeline("charge", "{'name':'charge','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'eventbus','params':{'address':'shop.charge'}},{'type':'test/record'}]}")
+        .pipeline("silent", "{'name':'silent','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'eventbus','params':{'address':'shop.silent'},'timeout':'300ms'},{'type':'test/record'}]}")
+        .pipeline("refused", "{'name':'refused','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'eventbus','params':{'address':'shop.refuse'}}]}")
+        .pipeline("nobody", "{'name':'nobody','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'eventbus','params':{'address':'shop.nobody'}}]}")
+        .start(steps.registry());
+  }
+
+  @AfterAll
+  static void stopAll() {
+    node.close();
+    shop.close().await();
+  }
+
+  @Test
+  void a_consumer_on_another_node_serves_the_step_and_its_output_flows_into_the_next() {
+    String txId = node.start("charge", new JsonObject().put("amount", 5));
+    TxSummary s = node.awaitFinal(txId);
+    assertEquals(TxStatus.SUCCESS, s.status());
+    assertEquals(new JsonObject().put("charged", 5), steps.recorded.stream()
+        .filter(r -> r.getString("txId").equals(txId)).findFirst().orElseThrow().getJsonObject("input"));
+    assertTrue(seenTxIds.contains(txId), "the consumer saw the txId header");
+  }
+
+  @Test
+  void a_consumer_that_never_replies_ends_the_step_timeout() {
+    String txId = node.start("silent", new JsonObject());
+    assertEquals(TxStatus.TIMEOUT, node.awaitFinal(txId).status());
+    assertTrue(steps.recorded.stream().noneMatch(r -> r.getString("txId").equals(txId)));
+  }
+
+  @Test
+  void a_consumer_that_fails_the_message_ends_the_step_failed_with_its_message() {
+    TxSummary s = node.awaitFinal(node.start("refused", new JsonObject()));
+    assertEquals(TxStatus.FAILED, s.status());
+    assertTrue(s.note().contains("card declined"), s.note());
+  }
+
+  @Test
+  void no_consumer_at_the_address_is_an_internal_error() {
+    TxSummary s = node.awaitFinal(node.start("nobody", new JsonObject()));
+    assertEquals(TxStatus.INTERNAL_ERROR, s.status());
+  }
+
+  @Test
+  void a_program_in_another_clustered_vertx_starts_and_reads_a_transaction_with_the_client() {
+    ConveyorClient client = new ConveyorClient(shop);
+    TxSummary started = client.start("charge", "acme", new JsonObject().put("amount", 7)).await();
+    assertEquals(TxStatus.RUNNING, started.status());
+    TxSummary done = io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the charge to finish",
+        () -> client.status(started.txId(), "acme").await(), x -> x.status().isFinal());
+    assertEquals(TxStatus.SUCCESS, done.status());
+    assertEquals(new JsonObject().put("charged", 7).put("recorded", true), done.output());
+    assertEquals(started.created(), done.created());
+
+    TxException refused = org.junit.jupiter.api.Assertions.assertThrows(TxException.class,
+        () -> client.status(started.txId(), "globex").await());
+    assertEquals(TxException.Kind.NOT_FOUND, refused.kind());
+    TxException unknown = org.junit.jupiter.api.Assertions.assertThrows(TxException.class,
+        () -> client.start("nope", "acme", new JsonObject()).await());
+    assertEquals(TxException.Kind.UNKNOWN_TYPE, unknown.kind());
+  }
+}

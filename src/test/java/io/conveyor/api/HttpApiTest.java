@@ -1,0 +1,270 @@
+package io.conveyor.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.pipeline.StepResult;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestRedis;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP API over a real socket, as a client sees it. */
+class HttpApiTest {
+  private final TestSteps steps = new TestSteps();
+  private final HttpClient http = HttpClient.newHttpClient();
+  private TestNode node;
+  private String base;
+
+  /** A node serving HTTP on a free port, which the test then calls. */
+  private TestNode withHttp() {
+    int port = TestRedis.freePort();
+    base = "http://127.0.0.1:" + port;
+    return new TestNode().set("HTTP_PORT", Integer.toString(port));
+  }
+
+  @BeforeEach
+  void startNode() {
+    node = withHttp().set("HTTP_MAX_BODY_BYTES", "2048")
+        .set("API_KEYS", "acme:client:k-acme,globex:client:k-globex,ops:admin:k-ops")
+        .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{'ok':true}}}]}")
+        .pipeline("held", "{'name':'held','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/hold'},{'type':'test/record'}]}")
+        .pipeline("approval", "{'name':'approval','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/wait','params':{'switch':'approve'}}]}")
+        .start(steps.registry());
+  }
+
+  @AfterEach
+  void stopNode() {
+    node.close();
+  }
+
+  private record Reply(int status, String type, JsonObject body, String retryAfter) {
+  }
+
+  private Reply send(String method, String path, String key, String contentType, String body) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (key != null) {
+      b.header("Authorization", "Bearer " + key);
+    }
+    if (contentType != null) {
+      b.header("Content-Type", contentType);
+    }
+    try {
+      HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      return new Reply(r.statusCode(), r.headers().firstValue("content-type").orElse(""), new JsonObject(r.body()),
+          r.headers().firstValue("retry-after").orElse(null));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private Reply call(String method, String path, String key, JsonObject body) {
+    return send(method, path, key, body == null ? null : "application/json", body == null ? null : body.encode());
+  }
+
+  private static JsonObject order() {
+    return new JsonObject().put("type", "order").put("input", new JsonObject());
+  }
+
+  @Test
+  void a_client_starts_a_transaction_and_long_polls_its_outcome() {
+    Reply started = call("POST", "/api/v1/transactions", "k-acme", order());
+    assertEquals(202, started.status());
+    assertEquals("acme", started.body().getString("owner"));
+    Reply done = call("GET", "/api/v1/transactions/" + started.body().getString("txId") + "?wait=10", "k-acme", null);
+    assertEquals(200, done.status());
+    assertEquals("success", done.body().getString("status"));
+    assertEquals(new JsonObject().put("ok", true), done.body().getJsonObject("output"));
+    Reply waited = call("POST", "/api/v1/transactions?wait=10", "k-acme", order());
+    assertEquals(200, waited.status());
+    assertEquals("success", waited.body().getString("status"));
+  }
+
+  @Test
+  void a_long_poll_answers_as_soon_as_the_transaction_completes() throws Exception {
+    String txId = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "held"))
+        .body().getString("txId");
+    var held = steps.held.poll(10, TimeUnit.SECONDS);
+    CompletableFuture<Reply> poll = CompletableFuture.supplyAsync(() ->
+        call("GET", "/api/v1/transactions/" + txId + "?wait=30", "k-acme", null));
+    // the poll is waiting; only the completion can answer it before its 30 s
+    held.complete(StepResult.success(new JsonObject()));
+    Reply r = poll.get(20, TimeUnit.SECONDS);
+    assertEquals("success", r.body().getString("status"));
+  }
+
+  @Test
+  void keys_decide_who_may_call_and_whose_transactions_they_see() {
+    Reply none = call("POST", "/api/v1/transactions", null, order());
+    assertEquals(401, none.status());
+    assertEquals("application/problem+json", none.type());
+    assertEquals("unauthorized", none.body().getString("type"));
+    String txId = call("POST", "/api/v1/transactions", "k-acme", order()).body().getString("txId");
+    Reply other = call("GET", "/api/v1/transactions/" + txId, "k-globex", null);
+    Reply unknown = call("GET", "/api/v1/transactions/tx-" + "0".repeat(32), "k-globex", null);
+    assertEquals(404, other.status());
+    assertEquals(unknown.status(), other.status());
+    assertEquals(unknown.body().getString("type"), other.body().getString("type"));
+    // no route lets another owner see or touch it
+    call("POST", "/api/v1/transactions", "k-acme", order().put("externalId", "mine"));
+    assertEquals(404, call("GET", "/api/v1/transactions?externalId=mine", "k-globex", null).status());
+    assertEquals(404, call("POST", "/api/v1/transactions/" + txId + "/cancel", "k-globex", null).status());
+    assertEquals(404, call("PUT", "/api/v1/transactions/" + txId + "/switches/go", "k-globex",
+        new JsonObject().put("value", 1)).status());
+    assertEquals(0, TestRedis.cmd("HEXISTS", node.keys.stateH(txId), "switches").toInteger());
+  }
+
+  @Test
+  void a_clients_mistakes_answer_problems_with_the_field_at_fault_and_write_nothing() {
+    List<String> before = TestRedis.keys(node.prefix);
+    assertEquals(415, send("POST", "/api/v1/transactions", "k-acme", "text/plain", "{}").status());
+    Reply notJson = send("POST", "/api/v1/transactions", "k-acme", "application/json", "{oops");
+    assertEquals(400, notJson.status());
+    assertEquals("body", notJson.body().getString("field"));
+    Reply big = call("POST", "/api/v1/transactions", "k-acme", order().put("input",
+        new JsonObject().put("x", "y".repeat(5000))));
+    assertEquals(413, big.status());
+    assertEquals("too-large", big.body().getString("type"));
+    Reply unknown = call("POST", "/api/v1/transactions", "k-acme", order().put("type", "nope"));
+    assertEquals(404, unknown.status());
+    assertEquals("type", unknown.body().getString("field"));
+    assertEquals(400, call("POST", "/api/v1/transactions", "k-acme", order().put("input", 5)).status());
+    // the owner's rate bucket counts attempts, refused ones too; nothing else is written
+    assertEquals(before.stream().sorted().toList(), TestRedis.keys(node.prefix).stream()
+        .filter(k -> !k.equals(node.keys.rateH("acme"))).sorted().toList());
+  }
+
+  @Test
+  void an_owner_over_its_start_rate_is_answered_429_with_retry_after_and_others_are_not() {
+    node.close();
+    node = withHttp().set("HTTP_START_RATE", "1")
+        .set("HTTP_START_BURST", "2").set("API_KEYS", "acme:client:k-acme,globex:client:k-globex")
+        .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{}}}]}")
+        .start(steps.registry());
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", order()).status());
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", order()).status());
+    Reply limited = call("POST", "/api/v1/transactions", "k-acme", order());
+    assertEquals(429, limited.status());
+    assertEquals("rate-limited", limited.body().getString("type"));
+    assertEquals("1", limited.retryAfter());
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-globex", order()).status());
+  }
+
+  @Test
+  void an_externalId_is_unique_and_finds_its_transaction() {
+    String txId = call("POST", "/api/v1/transactions", "k-acme", order().put("externalId", "o-1")).body()
+        .getString("txId");
+    Reply dup = call("POST", "/api/v1/transactions", "k-acme", order().put("externalId", "o-1"));
+    assertEquals(409, dup.status());
+    assertEquals(txId, dup.body().getString("txId"));
+    assertEquals(txId, call("GET", "/api/v1/transactions?externalId=o-1", "k-acme", null).body().getString("txId"));
+    assertEquals(404, call("GET", "/api/v1/transactions?externalId=o-1", "k-globex", null).status());
+  }
+
+  @Test
+  void cancel_and_switches_act_on_a_waiting_transaction() {
+    String waiting = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "approval"))
+        .body().getString("txId");
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the wait to sleep",
+        () -> TestRedis.cmd("HGET", node.keys.stateH(waiting), "processingState").toString(), "sleeping"::equals);
+    assertEquals(200, call("PUT", "/api/v1/transactions/" + waiting + "/switches/approve", "k-acme",
+        new JsonObject().put("value", "yes")).status());
+    Reply approved = call("GET", "/api/v1/transactions/" + waiting + "?wait=10", "k-acme", null);
+    assertEquals("success", approved.body().getString("status"));
+    assertEquals(409, call("POST", "/api/v1/transactions/" + waiting + "/cancel", "k-acme", null).status());
+
+    String other = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "approval"))
+        .body().getString("txId");
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the wait to sleep",
+        () -> TestRedis.cmd("HGET", node.keys.stateH(other), "processingState").toString(), "sleeping"::equals);
+    Reply cancelled = call("POST", "/api/v1/transactions/" + other + "/cancel", "k-acme", null);
+    assertEquals(200, cancelled.status());
+    assertEquals("cancelled", cancelled.body().getString("status"));
+  }
+
+  @Test
+  void health_needs_no_key() {
+    assertEquals(200, call("GET", "/health/live", null, null).status());
+    Reply ready = call("GET", "/health/ready", null, null);
+    assertEquals(200, ready.status());
+    assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("scripts", "ok").put("cluster", "ok")
+        .put("pipelines", "ok"), ready.body());
+    TestRedis.cmd("SREM", node.keys.pipelinesS(), "order");
+    Reply notReady = call("GET", "/health/ready", null, null);
+    assertEquals(503, notReady.status());
+    assertEquals("not uploaded: [order]", notReady.body().getString("pipelines"));
+  }
+
+  @Test
+  void an_admin_uploads_a_pipeline_a_client_starts_it_and_the_admin_sees_the_cluster() {
+    JsonObject pipeline = new JsonObject().put("name", "greet").put("nodeGroup", "master").put("transactionType", true)
+        .put("steps", new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "util/fixed-reply")
+            .put("params", new JsonObject().put("reply", new JsonObject().put("hi", 1)))));
+    assertEquals(403, call("PUT", "/api/v1/pipelines/greet", "k-acme", pipeline).status());
+    Reply uploaded = call("PUT", "/api/v1/pipelines/greet", "k-ops", pipeline);
+    assertEquals(200, uploaded.status());
+    assertEquals(16, uploaded.body().getString("version").length());
+    Reply bad = call("PUT", "/api/v1/pipelines/greet", "k-ops", pipeline.copy().put("steps",
+        new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "util/delay"))));
+    assertEquals(400, bad.status());
+    assertTrue(bad.body().getString("detail").contains("step 1 (util/delay)"), bad.body().encode());
+    assertEquals(400, call("PUT", "/api/v1/pipelines/other", "k-ops", pipeline).status());
+    assertEquals(uploaded.body().getString("version"), call("GET", "/api/v1/pipelines", "k-ops", null).body()
+        .getJsonObject("greet").getString("version"));
+
+    Reply run = call("POST", "/api/v1/transactions?wait=10", "k-acme", new JsonObject().put("type", "greet"));
+    assertEquals(new JsonObject().put("hi", 1), run.body().getJsonObject("output"));
+
+    assertEquals(403, call("GET", "/api/v1/cluster", "k-acme", null).status());
+    JsonObject cluster = call("GET", "/api/v1/cluster", "k-ops", null).body();
+    assertTrue(cluster.getJsonObject("nodes").containsKey(node.node().nodeId()), cluster.encode());
+    assertEquals(0L, cluster.getJsonObject("queues").getJsonObject("master").getLong("in"));
+    assertEquals(node.node().nodeId(), cluster.getJsonObject("leaders").getString("reaper"));
+    assertEquals(403, call("POST", "/api/v1/transactions", "k-ops", order()).status());
+  }
+
+  @Test
+  void a_long_poll_on_one_node_is_answered_by_a_completion_on_another() throws Exception {
+    // a second node of the same system that runs the work; this test's node only serves the API
+    node.close();
+    node = withHttp().set("NODE_ROLES", "api")
+        .set("API_KEYS", "acme:client:k-acme")
+        .pipeline("held", "{'name':'held','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/hold'}]}")
+        .start(steps.registry());
+    try (TestNode worker = node.sibling().set("NODE_ROLES", "dequeue").set("HTTP_PORT", "0")
+        .start(steps.registry())) {
+      String txId = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "held"))
+          .body().getString("txId");
+      var held = steps.held.poll(10, TimeUnit.SECONDS);
+      CompletableFuture<Reply> poll = CompletableFuture.supplyAsync(() ->
+          call("GET", "/api/v1/transactions/" + txId + "?wait=30", "k-acme", null));
+      held.complete(StepResult.success(new JsonObject().put("by", "worker")));
+      Reply r = poll.get(20, TimeUnit.SECONDS);
+      assertEquals("success", r.body().getString("status"));
+      assertEquals(worker.node().nodeId(), TestRedis.cmd("HGET", node.keys.stateH(txId), "node").toString());
+      // a poll with a deadline on a transaction that never ends answers at the deadline, still running
+      String stuck = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "held"))
+          .body().getString("txId");
+      var stuckStep = steps.held.poll(10, TimeUnit.SECONDS);
+      assertEquals("running", call("GET", "/api/v1/transactions/" + stuck + "?wait=1", "k-acme", null).body()
+          .getString("status"));
+      stuckStep.complete(StepResult.success(new JsonObject())); // lets the worker stop without draining
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.conveyor.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void the_shipped_file_is_the_defaults() {
+    Config c = ConfigLoader.load(Path.of("conf/config.json"), Map.of());
+    assertEquals(ConfigLoader.load(null, Map.of()), c);
+    assertEquals("redis://127.0.0.1:6379", c.redis().url());
+    assertEquals("conveyor:", c.redis().prefix());
+    assertEquals(Config.Embedded.AUTO, c.redis().embedded());
+    assertEquals(Duration.ofHours(6), c.transactions().externalIdPeriod());
+    assertEquals(Duration.ofSeconds(60), c.archive().delay());
+  }
+
+  @Test
+  void env_names_are_the_path_in_upper_snake_case_with_camel_case_words_split() {
+    assertEquals("CONVEYOR_REDIS_URL", ConfigLoader.envName("redis.url"));
+    assertEquals("CONVEYOR_NODE_GROUP", ConfigLoader.envName("node.group"));
+    assertEquals("CONVEYOR_ARCHIVE_BATCH_SIZE", ConfigLoader.envName("archive.batchSize"));
+    assertEquals("CONVEYOR_TRANSACTIONS_EXTERNAL_ID_PERIOD", ConfigLoader.envName("transactions.externalIdPeriod"));
+  }
+
+  @Test
+  void environment_variables_override_the_file_and_lists_are_comma_separated() throws IOException {
+    Path file = dir.resolve("c.json");
+    Files.writeString(file, "{\"node\":{\"group\":\"from-file\",\"workers\":7}}");
+    Config c = ConfigLoader.load(file, Map.of("CONVEYOR_NODE_GROUP", "payments", "CONVEYOR_NODE_ROLES", "dequeue, api",
+        "CONVEYOR_TRANSACTIONS_EXTERNAL_ID_PERIOD", "90m", "CONVEYOR_CLUSTER_ENABLED", "false"));
+    assertEquals("payments", c.node().group());
+    assertEquals(7, c.node().workers());
+    assertEquals(List.of("dequeue", "api"), c.node().roles());
+    assertEquals(Duration.ofMinutes(90), c.transactions().externalIdPeriod());
+    assertEquals(false, c.cluster().enabled());
+  }
+
+  @Test
+  void a_bad_value_names_the_key_its_env_name_and_the_expected_form_in_one_line() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_IDLE_WAIT", "soon")));
+    assertTrue(e.getMessage().startsWith("config key node.idleWait (env CONVEYOR_NODE_IDLE_WAIT): expected a whole "
+        + "number with a unit"), e.getMessage());
+    assertTrue(e.getMessage().endsWith("got 'soon'"), e.getMessage());
+    assertEquals(1, e.getMessage().lines().count());
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_WORKERS", "0")));
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_ROLES", "dequeue,x")));
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_URL", "localhost")));
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_EMBEDDED", "maybe")));
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_CLUSTER_ENABLED", "yes")));
+  }
+
+  @Test
+  void an_unknown_key_in_the_file_stops_the_node_naming_it() throws IOException {
+    Path file = dir.resolve("typo.json");
+    Files.writeString(file, "{\"node\":{\"wrokers\":7}}");
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of()));
+    assertTrue(e.getMessage().contains("unknown key node.wrokers"), e.getMessage());
+    Files.writeString(file, "{not json");
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of())).getMessage()
+        .contains("not a JSON object"));
+  }
+
+  @Test
+  void durations_take_a_unit_and_format_to_the_shortest_exact_text() {
+    assertEquals(Duration.ofMillis(500), Durations.parse("500ms"));
+    assertEquals(Duration.ofDays(1), Durations.parse("1d"));
+    for (String s : List.of("500ms", "90s", "5m", "6h", "2d", "1500ms")) {
+      assertEquals(s, Durations.format(Durations.parse(s)));
+    }
+    assertEquals("1m", Durations.format(Durations.parse("60s")));
+    assertThrows(IllegalArgumentException.class, () -> Durations.parse("60"));
+    assertThrows(IllegalArgumentException.class, () -> Durations.parse("-1s"));
+  }
+
+  @Test
+  void api_keys_come_as_hashed_entries_from_a_file_or_as_owner_role_key_from_the_environment() throws IOException {
+    Path file = dir.resolve("keys.json");
+    String hash = ApiKeyHash.of("from-file");
+    Files.writeString(file, "{\"api\":{\"keys\":[{\"owner\":\"acme\",\"roles\":[\"client\"],\"sha256\":\""
+        + hash + "\"}]}}");
+    assertEquals(List.of(new Config.ApiKey(hash, "acme", List.of("client"))),
+        ConfigLoader.load(file, Map.of()).api().keys());
+    Config fromEnv = ConfigLoader.load(null, Map.of("CONVEYOR_API_KEYS", "acme:client+admin:s3cret, ops:admin:x"));
+    assertEquals(new Config.ApiKey(ApiKeyHash.of("s3cret"), "acme", List.of("client", "admin")),
+        fromEnv.api().keys().get(0));
+    ConfigException bad = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(null, Map.of("CONVEYOR_API_KEYS", "acme:root:top-secret")));
+    assertTrue(bad.getMessage().startsWith("config key api.keys[0]: roles must be from"), bad.getMessage());
+    assertTrue(!bad.getMessage().contains("top-secret"), "the message shows the key");
+    ConfigException shape = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(null, Map.of("CONVEYOR_API_KEYS", "just-a-key-no-owner")));
+    assertTrue(!shape.getMessage().contains("just-a-key"), "the message shows the key");
+  }
+
+  @Test
+  void an_owner_may_have_a_start_rate_of_its_own() throws IOException {
+    Path file = dir.resolve("rates.json");
+    Files.writeString(file, "{\"http\":{\"startRate\":100,\"startBurst\":200,\"ownerStartRates\":{\"acme\":10}}}");
+    Config.Http http = ConfigLoader.load(file, Map.of()).http();
+    assertEquals(10, http.startRate("acme"));
+    assertEquals(20, http.startBurst("acme"));
+    assertEquals(100, http.startRate("globex"));
+    Files.writeString(file, "{\"http\":{\"ownerStartRates\":{\"acme\":0}}}");
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of())).getMessage()
+        .startsWith("config key http.ownerStartRates"));
+  }
+}

@@ -1,0 +1,139 @@
+package io.conveyor.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.api.ConveyorClient;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.NodeProcess;
+import io.conveyor.testing.TestCluster;
+import io.conveyor.testing.TestRedis;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three node processes run 2,000 five-step transactions while one of them is disrupted: killed, paused,
+ * or stopped. All five steps are eventbus steps served here, which is how the test sees each execution.
+ */
+class NodeFailureIT {
+  private static final int TRANSACTIONS = 2000;
+  private static final int WORKERS = 50;
+  private final String prefix = TestRedis.newPrefix();
+  private final String cluster = TestCluster.newName();
+  private final Map<String, Integer> executions = new ConcurrentHashMap<>();
+  private final AtomicLong disruptedAt = new AtomicLong();
+  private final AtomicLong firstRecovered = new AtomicLong();
+  private final List<NodeProcess> nodes = new ArrayList<>();
+  private Vertx app;
+
+  @BeforeEach
+  void startNodes() throws Exception {
+    Path pipelines = Files.createTempDirectory("pipelines");
+    String step = "{'type':'eventbus','params':{'address':'steps.record'}}";
+    Files.writeString(pipelines.resolve("five.json"), ("{'name':'five','nodeGroup':'master','transactionType':true,"
+        + "'steps':[" + String.join(",", java.util.Collections.nCopies(5, step)) + "]}").replace('\'', '"'));
+    app = TestCluster.join(cluster);
+    app.eventBus().<JsonObject>consumer("steps.record", m -> {
+      executions.merge(m.headers().get("txId") + "#" + m.headers().get("step"), 1, Integer::sum);
+      if (disruptedAt.get() > 0 && Long.parseLong(m.headers().get("attempt")) > 1) {
+        firstRecovered.compareAndSet(0, System.nanoTime());
+      }
+      // every other step takes a while, so a node has work in flight when it is disrupted
+      long ms = Integer.parseInt(m.headers().get("step")) % 2 == 1 ? 50 : 0;
+      app.setTimer(ms + 1, t -> m.reply(new JsonObject().put("output", m.body())));
+    }).completion().await();
+    for (int i = 0; i < 3; i++) {
+      Map<String, String> env = new HashMap<>(Map.of("CONVEYOR_REDIS_URL", TestRedis.url(),
+          "CONVEYOR_REDIS_PREFIX", prefix, "CONVEYOR_CLUSTER_NAME", cluster, "CONVEYOR_PIPELINES_DIR",
+          pipelines.toString(), "CONVEYOR_NODE_WORKERS", Integer.toString(WORKERS),
+          "CONVEYOR_HTTP_PORT", Integer.toString(18090 + i), "CONVEYOR_NODE_DRAIN_TIME", "200ms"));
+      nodes.add(NodeProcess.start("node-failure-" + i, env));
+    }
+    for (NodeProcess n : nodes) {
+      n.awaitLine(" started: group master", Duration.ofSeconds(90));
+    }
+  }
+
+  @AfterEach
+  void stopNodes() {
+    nodes.forEach(NodeProcess::close);
+    app.close().await();
+    TestRedis.drop(prefix);
+  }
+
+  /** Starts the transactions and waits until half the steps have run, so the disruption hits a busy node. */
+  private void runUntilHalfway() {
+    ConveyorClient client = new ConveyorClient(app);
+    List<Future<?>> starts = new ArrayList<>();
+    for (int i = 0; i < TRANSACTIONS; i++) {
+      starts.add(client.start("five", "it", new JsonObject().put("i", i)));
+    }
+    Future.all(starts).await();
+    Eventually.until(Duration.ofSeconds(60), "the run to be well under way", executions::size,
+        n -> n > 2 * TRANSACTIONS);
+    disruptedAt.set(System.nanoTime());
+  }
+
+  /** Every transaction succeeded, every step ran, nothing is left processing; answers the repeated steps. */
+  private long assertAllSucceeded(String what) {
+    Eventually.until(Duration.ofSeconds(120), "every transaction to finish",
+        () -> TestRedis.cmd("ZCARD", prefix + "toArchiveZ").toInteger(), n -> n == TRANSACTIONS);
+    long succeeded = TestRedis.keys(prefix + "stateH:").stream()
+        .filter(k -> "success".equals(TestRedis.cmd("HGET", k, "status").toString())).count();
+    long repeated = executions.values().stream().filter(n -> n > 1).count();
+    System.out.printf("%s: %d of %d succeeded; %d step executions repeated; first recovered step %d ms after%n",
+        what, succeeded, TRANSACTIONS, repeated,
+        firstRecovered.get() == 0 ? -1 : (firstRecovered.get() - disruptedAt.get()) / 1_000_000);
+    assertEquals(TRANSACTIONS, succeeded);
+    assertEquals(5 * TRANSACTIONS, executions.size(), "a recorded step is missing");
+    assertEquals(0, TestRedis.cmd("ZCARD", prefix + "processingZ").toInteger());
+    return repeated;
+  }
+
+  @Test
+  void killing_a_node_mid_run_loses_nothing_and_repeats_only_what_it_was_running() throws Exception {
+    runUntilHalfway();
+    nodes.get(1).kill();
+    long repeated = assertAllSucceeded("kill -9");
+    // only what the dead node was running can run again: at most one step for each of its slots
+    assertTrue(repeated <= WORKERS, repeated + " repeated step executions");
+  }
+
+  @Test
+  void a_paused_node_that_comes_back_finds_its_late_writes_refused() throws Exception {
+    runUntilHalfway();
+    NodeProcess paused = nodes.get(1);
+    paused.signal("STOP");
+    // Hazelcast drops the silent member within seconds and another node takes its work over
+    Eventually.until(Duration.ofSeconds(30), "the paused node's work to be taken over",
+        () -> TestRedis.cmd("LLEN", prefix + "eventsL").toInteger(), n -> n > 0);
+    paused.signal("CONT");
+    assertAllSucceeded("kill -STOP, then -CONT");
+    paused.awaitLine("refused (FENCED); another attempt owns it, dropping this one", Duration.ofSeconds(30));
+  }
+
+  @Test
+  void a_node_stopped_with_sigterm_mid_run_leaves_nothing_behind() throws Exception {
+    runUntilHalfway();
+    NodeProcess stopped = nodes.get(1);
+    String nodeId = stopped.awaitLine(" started: group master", Duration.ofSeconds(1)).replaceAll(".*node (node-\\w+).*", "$1");
+    stopped.terminate(Duration.ofSeconds(60));
+    assertAllSucceeded("SIGTERM");
+    assertEquals(0, TestRedis.cmd("EXISTS", prefix + "node:" + nodeId + ":heartbeat").toInteger());
+    assertEquals(null, TestRedis.cmd("ZSCORE", prefix + "nodesZ", nodeId));
+    assertEquals(0, TestRedis.cmd("EXISTS", prefix + "inflightZ:" + nodeId).toInteger());
+  }
+}

@@ -1,0 +1,122 @@
+package io.conveyor.redis;
+
+import static io.conveyor.testing.TestRedis.cmd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.model.TxStatus;
+import io.conveyor.testing.ScriptTest;
+import io.vertx.core.json.JsonObject;
+import io.vertx.redis.client.Response;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** checkpoint and complete: what they write, and that an older attempt writes nothing. */
+class FencedWriteScriptTest extends ScriptTest {
+  private static final Duration DELAY = Duration.ofSeconds(60);
+  private String state;
+
+  @BeforeEach
+  void arrange() {
+    state = h.keys.stateH("tx-1");
+    cmd("HSET", state, "processingState", "processing", "attempt", 2, "status", "running", "step", 0,
+        "input", "{}", "node", "node-a", "owner", "acme");
+    cmd("ZADD", h.keys.processingZ(), 1, "tx-1");
+    cmd("ZADD", h.keys.inflightZ("node-a"), 1, "tx-1");
+  }
+
+  private Map<String, String> hash() {
+    Map<String, String> m = new TreeMap<>();
+    Response r = cmd("HGETALL", state);
+    for (String k : r.getKeys()) {
+      m.put(k, r.get(k).toString());
+    }
+    return m;
+  }
+
+  private WriteOutcome complete(TxStore.Completion c) {
+    return h.store.complete("node-a", DELAY, List.of(c)).await().get(0);
+  }
+
+  @Test
+  void checkpoint_saves_the_next_step_and_its_input() {
+    assertEquals(WriteOutcome.OK, h.store.checkpoint("tx-1", 2, 1, new JsonObject().put("a", 1)).await());
+    assertEquals("1", cmd("HGET", state, "step").toString());
+    assertEquals("{\"a\":1}", cmd("HGET", state, "data").toString());
+    assertEquals(Long.toString(h.clock.millis()), cmd("HGET", state, "updated").toString());
+  }
+
+  @Test
+  void checkpoint_or_complete_with_an_older_attempt_is_refused_and_changes_nothing() {
+    cmd("HSET", state, "attempt", 3);
+    Map<String, String> before = hash();
+    assertEquals(WriteOutcome.FENCED, h.store.checkpoint("tx-1", 2, 1, new JsonObject()).await());
+    assertEquals(WriteOutcome.FENCED,
+        complete(new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS, new JsonObject(), null)));
+    assertEquals(before, hash());
+    assertEquals(1, cmd("ZCARD", h.keys.processingZ()).toInteger());
+    assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ()).toInteger());
+  }
+
+  @Test
+  void writes_to_an_unknown_transaction_are_not_found() {
+    assertEquals(WriteOutcome.NOT_FOUND, h.store.checkpoint("tx-x", 1, 1, new JsonObject()).await());
+    assertEquals(WriteOutcome.NOT_FOUND,
+        complete(new TxStore.Completion("tx-x", 1, TxStatus.FAILED, null, "n")));
+    assertEquals(0, cmd("EXISTS", h.keys.stateH("tx-x")).toInteger());
+  }
+
+  @Test
+  void complete_finishes_the_transaction_schedules_archiving_and_notifies() throws Exception {
+    try (NotifyProbe probe = NotifyProbe.subscribe(h)) {
+      assertEquals(WriteOutcome.OK, complete(new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS,
+          new JsonObject().put("done", true), null)));
+      assertEquals("completed:tx-1:success:acme", probe.next());
+    }
+    assertEquals("complete", cmd("HGET", state, "processingState").toString());
+    assertEquals("success", cmd("HGET", state, "status").toString());
+    assertEquals("{\"done\":true}", cmd("HGET", state, "output").toString());
+    assertEquals(Long.toString(h.clock.millis()), cmd("HGET", state, "completed").toString());
+    assertNull(cmd("ZSCORE", h.keys.processingZ(), "tx-1"));
+    assertNull(cmd("ZSCORE", h.keys.inflightZ("node-a"), "tx-1"));
+    assertEquals(h.clock.millis() + DELAY.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(), "tx-1").toLong());
+  }
+
+  @Test
+  void complete_again_with_the_same_attempt_and_status_answers_ok_and_a_second_status_is_refused() {
+    complete(new TxStore.Completion("tx-1", 2, TxStatus.FAILED, null, "nope"));
+    assertEquals(WriteOutcome.OK, complete(new TxStore.Completion("tx-1", 2, TxStatus.FAILED, null, "nope")));
+    assertEquals(WriteOutcome.FENCED,
+        complete(new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null)));
+    assertEquals("failed", cmd("HGET", state, "status").toString());
+    assertEquals("nope", cmd("HGET", state, "note").toString());
+  }
+
+  @Test
+  void complete_takes_a_batch_and_answers_each_transaction_on_its_own() {
+    cmd("HSET", h.keys.stateH("tx-2"), "processingState", "processing", "attempt", 1, "status", "running");
+    cmd("HSET", h.keys.stateH("tx-3"), "processingState", "processing", "attempt", 9, "status", "running");
+    List<WriteOutcome> answers = h.store.complete("node-a", DELAY, List.of(
+        new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null),
+        new TxStore.Completion("tx-2", 1, TxStatus.TIMEOUT, null, "slow"),
+        new TxStore.Completion("tx-3", 8, TxStatus.SUCCESS, null, null),
+        new TxStore.Completion("tx-4", 1, TxStatus.SUCCESS, null, null))).await();
+    assertEquals(List.of(WriteOutcome.OK, WriteOutcome.OK, WriteOutcome.FENCED, WriteOutcome.NOT_FOUND), answers);
+    assertEquals("timeout", cmd("HGET", h.keys.stateH("tx-2"), "status").toString());
+    assertEquals("processing", cmd("HGET", h.keys.stateH("tx-3"), "processingState").toString());
+    assertEquals(2, cmd("ZCARD", h.keys.toArchiveZ()).toInteger());
+  }
+
+  @Test
+  void complete_refuses_a_status_that_is_not_final() {
+    assertEquals(WriteOutcome.BAD_STATUS,
+        complete(new TxStore.Completion("tx-1", 2, TxStatus.RUNNING, null, null)));
+    assertEquals("processing", cmd("HGET", state, "processingState").toString());
+    assertTrue(cmd("ZSCORE", h.keys.processingZ(), "tx-1") != null);
+  }
+}

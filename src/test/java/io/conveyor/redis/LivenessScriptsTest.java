@@ -1,0 +1,137 @@
+package io.conveyor.redis;
+
+import static io.conveyor.testing.TestRedis.cmd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.testing.ScriptTest;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** lease, heartbeat and reap, each against the real Redis. */
+class LivenessScriptsTest extends ScriptTest {
+  private static final Duration LEASE = Duration.ofSeconds(10);
+  private static final Duration GRACE = Duration.ofSeconds(2);
+
+  @Test
+  void the_first_caller_takes_the_lease_renews_it_and_others_are_refused() {
+    assertTrue(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
+    assertFalse(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
+    assertTrue(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
+    assertEquals("node-a", cmd("GET", h.keys.lock1("reaper")).toString());
+    long ttl1 = cmd("PTTL", h.keys.lock1("reaper")).toLong();
+    long ttl2 = cmd("PTTL", h.keys.lock2("reaper")).toLong();
+    assertTrue(ttl1 > 9_000 && ttl1 <= 10_000, "lock1 ttl " + ttl1);
+    assertTrue(ttl2 > 11_000 && ttl2 <= 12_000, "lock2 ttl " + ttl2);
+  }
+
+  @Test
+  void when_only_lock2_remains_nobody_leads_not_even_the_old_leader_until_it_expires() {
+    h.store.lease("reaper", "node-a", LEASE, GRACE).await();
+    cmd("DEL", h.keys.lock1("reaper")); // the lease ran out; the grace marker stays
+    assertFalse(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
+    assertFalse(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
+    cmd("DEL", h.keys.lock2("reaper")); // the grace ran out too
+    assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
+  }
+
+  @Test
+  void a_lease_held_by_a_departed_node_is_freed_and_one_held_by_another_is_not() {
+    h.store.lease("reaper", "node-a", LEASE, GRACE).await();
+    assertFalse(h.store.breakLease("reaper", List.of("node-x")).await());
+    assertEquals("node-a", cmd("GET", h.keys.lock1("reaper")).toString());
+    assertTrue(h.store.breakLease("reaper", List.of("node-x", "node-a")).await());
+    assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
+  }
+
+  @Test
+  void a_heartbeat_writes_the_node_info_with_its_ttl_and_registers_the_node_once() {
+    h.store.heartbeat("node-a", new JsonObject().put("group", "g"), Duration.ofSeconds(10)).await();
+    long registered = cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong();
+    h.clock.advance(Duration.ofSeconds(2));
+    h.store.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3), Duration.ofSeconds(10)).await();
+    assertEquals(registered, cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong());
+    assertEquals(3, new JsonObject(cmd("GET", h.keys.heartbeat("node-a")).toString()).getInteger("busy"));
+    assertTrue(cmd("PTTL", h.keys.heartbeat("node-a")).toLong() > 9_000);
+    assertEquals(Map.of("node-a", new JsonObject().put("group", "g").put("busy", 3)), h.store.nodes().await());
+    h.store.leave("node-a").await();
+    assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a"), h.keys.nodesZ()).toInteger());
+  }
+
+  private Map<String, Integer> reap(List<String> forced) {
+    Map<String, Integer> out = h.store.reap(forced, Duration.ofSeconds(10)).await();
+    assertEquals(0, out.remove("garbage"));
+    return out;
+  }
+
+  private void running(String txId, String node, int attempt) {
+    cmd("HSET", h.keys.stateH(txId), "processingState", "processing", "node", node, "group", "g", "attempt", attempt);
+    cmd("ZADD", h.keys.processingZ(), 1, txId);
+    cmd("ZADD", h.keys.inflightZ(node), 1, txId);
+  }
+
+  @Test
+  void reap_puts_a_dead_nodes_work_back_first_in_line_with_the_attempt_raised_and_leaves_live_nodes_alone() {
+    h.store.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
+    cmd("ZADD", h.keys.nodesZ(), 1, "node-dead"); // registered, heartbeat expired
+    running("tx-1", "node-dead", 2);
+    running("tx-2", "node-live", 1);
+    cmd("RPUSH", h.keys.qInL("g"), "tx-waiting");
+
+    assertEquals(Map.of("node-dead", 1), reap(List.of()));
+
+    assertEquals(List.of("tx-1", "tx-waiting"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream()
+        .map(Object::toString).toList());
+    assertEquals("queued", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
+    assertEquals("3", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
+    assertNull(cmd("ZSCORE", h.keys.processingZ(), "tx-1"));
+    assertEquals(0, cmd("EXISTS", h.keys.inflightZ("node-dead")).toInteger());
+    assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-dead"));
+    assertEquals("processing", cmd("HGET", h.keys.stateH("tx-2"), "processingState").toString());
+    JsonObject event = new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString());
+    assertEquals("node-dead", event.getString("event"));
+    assertEquals("node-dead", event.getString("nodeId"));
+    assertEquals("heartbeat expired", event.getString("reason"));
+    assertEquals(1, event.getInteger("recovered"));
+    // the dead node's late write is refused
+    assertEquals(WriteOutcome.FENCED, h.store.checkpoint("tx-1", 2, 1, new JsonObject()).await());
+  }
+
+  @Test
+  void reap_takes_over_a_node_named_to_it_even_with_a_heartbeat_left() {
+    h.store.heartbeat("node-gone", new JsonObject(), Duration.ofSeconds(10)).await();
+    running("tx-1", "node-gone", 1);
+    assertEquals(Map.of(), reap(List.of()));
+    assertEquals(Map.of("node-gone", 1), reap(List.of("node-gone")));
+    assertEquals("left the cluster", new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString()).getString("reason"));
+  }
+
+  @Test
+  void old_processing_entries_with_no_live_owner_are_put_back_cleared_or_set_aside_never_lost() {
+    h.store.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
+    running("tx-live", "node-live", 1);              // a live owner: left alone
+    running("tx-orphan", "node-unknown", 1);         // its node is not registered: put back
+    cmd("DEL", h.keys.inflightZ("node-unknown"));
+    cmd("HSET", h.keys.stateH("tx-done"), "processingState", "complete");
+    cmd("ZADD", h.keys.processingZ(), 1, "tx-done"); // finished, entry left behind: cleared
+    cmd("ZADD", h.keys.processingZ(), 1, "tx-ghost"); // no state at all: set aside
+    cmd("ZADD", h.keys.processingZ(), h.clock.millis(), "tx-young"); // too recent to judge
+    h.clock.advance(Duration.ofSeconds(60));
+    cmd("ZADD", h.keys.processingZ(), h.clock.millis(), "tx-young");
+
+    Map<String, Integer> out = h.store.reap(List.of(), Duration.ofSeconds(10)).await();
+    assertEquals(3, out.get("garbage"));
+    assertEquals(List.of("tx-orphan"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList());
+    assertEquals("2", cmd("HGET", h.keys.stateH("tx-orphan"), "attempt").toString());
+    assertEquals(List.of("tx-live", "tx-young"), cmd("ZRANGE", h.keys.processingZ(), 0, -1).stream()
+        .map(Object::toString).sorted().toList());
+    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.exceptionZ(), "tx-ghost").toLong());
+    assertEquals("in processingZ without a state",
+        new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString()).getString("reason"));
+  }
+}

@@ -1,0 +1,52 @@
+package io.conveyor.redis;
+
+import static io.conveyor.testing.TestRedis.cmd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.model.TxStatus;
+import io.conveyor.model.TxSummary;
+import io.conveyor.testing.ScriptTest;
+import org.junit.jupiter.api.Test;
+
+/** get-state and put-pipeline. */
+class ReadScriptsTest extends ScriptTest {
+
+  @Test
+  void get_state_of_an_unknown_transaction_is_null() {
+    assertNull(h.store.getState("tx-none").await());
+  }
+
+  @Test
+  void get_state_maps_the_fields_to_a_summary() {
+    cmd("HSET", h.keys.stateH("tx-1"), "owner", "acme", "externalId", "e-1", "type", "order", "version", "v1",
+        "status", "success", "processingState", "complete", "attempt", 2, "created", 1000, "updated", 2000,
+        "completed", 2000, "output", "{\"ok\":true}", "note", "", "metadata", "{\"m\":1}", "step", 3);
+    TxSummary s = h.store.getState("tx-1").await();
+    assertEquals("acme", s.owner());
+    assertEquals("e-1", s.externalId());
+    assertEquals(TxStatus.SUCCESS, s.status());
+    assertEquals("complete", s.processingState());
+    assertEquals(2, s.attempt());
+    assertEquals(1000, s.created().toEpochMilli());
+    assertEquals(2000, s.completed().toEpochMilli());
+    assertEquals(true, s.output().getBoolean("ok"));
+    assertEquals(1, s.metadata().getInteger("m"));
+    assertNull(s.note());
+    assertNull(s.progressReport());
+  }
+
+  @Test
+  void put_pipeline_publishes_a_new_version_and_keeps_the_old_one_readable() {
+    assertTrue(h.store.putPipeline("order", "v1", "shop", true, "{\"n\":1}").await());
+    assertFalse(h.store.putPipeline("order", "v1", "shop", true, "{\"n\":1}").await());
+    assertTrue(h.store.putPipeline("order", "v2", "other", false, "{\"n\":2}").await());
+    assertEquals("v2", cmd("HGET", h.keys.pipelineH("order"), "version").toString());
+    assertEquals("other", cmd("HGET", h.keys.pipelineH("order"), "nodeGroup").toString());
+    assertEquals("0", cmd("HGET", h.keys.pipelineH("order"), "isTransactionType").toString());
+    assertEquals("{\"n\":1}", h.store.pipelineDefinition("order", "v1").await());
+    assertEquals("{\"n\":2}", h.store.pipelineDefinition("order", "v2").await());
+  }
+}

@@ -1,0 +1,95 @@
+package io.conveyor.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/** The fat jar run as its own process, with its output collected (and copied to target/ for a reader). */
+public final class NodeProcess implements AutoCloseable {
+  private final Process process;
+  private final List<String> lines = new CopyOnWriteArrayList<>();
+
+  private NodeProcess(Process process, Path log) {
+    this.process = process;
+    Thread reader = new Thread(() -> copy(log), "node-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  public static NodeProcess start(String name, Map<String, String> env) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-jar", "target/conveyor.jar"));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    return new NodeProcess(pb.start(), Path.of("target", name + ".log"));
+  }
+
+  private void copy(Path log) {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+        StandardCharsets.UTF_8)); PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        lines.add(line);
+        out.println(line);
+        out.flush();
+      }
+    } catch (IOException e) {
+      lines.add("(output reader stopped: " + e.getMessage() + ")");
+    }
+  }
+
+  /** Waits (bounded) for a line containing the text; fails early if the process exits. */
+  public String awaitLine(String text, Duration bound) {
+    return Eventually.until(bound, "a line with '" + text + "' in the node's output (seen: " + lines + ")",
+        () -> {
+          String hit = lines.stream().filter(l -> l.contains(text)).findFirst().orElse(null);
+          if (hit == null && !process.isAlive()) {
+            throw new AssertionError("the node exited with " + process.exitValue() + ": " + lines);
+          }
+          return hit;
+        }, l -> l != null);
+  }
+
+  /** Sends SIGTERM and waits for the exit code. */
+  public int terminate(Duration bound) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("the node did not stop within " + bound + " of SIGTERM: " + lines);
+    }
+    return process.exitValue();
+  }
+
+  /** Sends a signal by name (STOP, CONT, …) with kill(1). */
+  public void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + name + " failed");
+    }
+  }
+
+  /** SIGKILL: the node gets no chance to clean up, as in a crash. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  public List<String> lines() {
+    return lines;
+  }
+
+  @Override
+  public void close() {
+    process.destroyForcibly();
+  }
+}
