@@ -49,8 +49,12 @@ public final class Node {
   private HazelcastClusterManager clusterManager;
   private final io.vertx.core.Promise<Void> dequeueStopped = io.vertx.core.Promise.promise();
   private Vertx vertx;
+  private final java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator;
+  private io.conveyor.archive.ArchiveStore archive;
 
-  private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded) {
+  private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded,
+               java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator) {
+    this.archiveDecorator = archiveDecorator;
     this.config = config;
     this.clock = clock;
     this.keys = new Keys(config.redis().prefix());
@@ -65,16 +69,23 @@ public final class Node {
    * starts Redis, so call it from main or a test thread, never from an event loop.
    */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry) {
+    return start(config, clock, registry, java.util.function.UnaryOperator.identity());
+  }
+
+  /** The same, with the archive store wrapped by the given decorator (tests record what it is given). */
+  public static Future<Node> start(Config config, Clock clock, StepRegistry registry,
+                                   java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archive) {
     Node node;
     List<CompiledPipeline> pipelines;
     try {
       pipelines = new PipelineParser(registry).loadDir(Path.of(config.pipelines().dir()));
-      node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()));
+      node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive);
     } catch (Exception e) {
       return Future.failedFuture(e);
     }
     return node.createVertx()
         .compose(v -> node.prepareRedis(pipelines))
+        .compose(v -> node.openArchive())
         .compose(v -> node.deployRoles())
         .map(v -> {
           log.info("node {} started: group {}, roles {}, {} workers, Redis {}{}, {} pipelines", node.nodeId,
@@ -149,6 +160,29 @@ public final class Node {
         .eventually(link::close);
   }
 
+  /** Nodes that archive or answer clients open the archive (status reads fall through to it). */
+  private Future<Void> openArchive() {
+    if (!config.node().has("archive") && !config.node().has("api")) {
+      return Future.succeededFuture();
+    }
+    io.conveyor.archive.ArchiveStore store;
+    try {
+      store = archiveDecorator.apply(io.conveyor.archive.ArchiveStore.forConfig(vertx, config.archive()));
+    } catch (ConfigException e) {
+      return Future.failedFuture(e);
+    }
+    archive = store;
+    return store.open()
+        .onSuccess(v -> log.info("archive: {}", store.describe()))
+        .recover(e -> Future.failedFuture(new IllegalStateException("cannot open the archive ("
+            + store.describe() + "): " + e.getMessage(), e)));
+  }
+
+  /** The archive store, or null when this node neither archives nor answers clients. */
+  public io.conveyor.archive.ArchiveStore archive() {
+    return archive;
+  }
+
   /** The heartbeat comes first: a node that takes work must already be known to be alive. */
   private Future<Void> deployRoles() {
     return vertx.deployVerticle(new HeartbeatVerticle(this)).compose(id -> deployOthers());
@@ -163,6 +197,9 @@ public final class Node {
     }
     if (config.node().has("reaper")) {
       deployed.add(vertx.deployVerticle(new ReaperVerticle(this)));
+    }
+    if (config.node().has("archive")) {
+      deployed.add(vertx.deployVerticle(new io.conveyor.archive.ArchiveVerticle(this)));
     }
     if (config.node().has("api")) {
       deployed.add(vertx.deployVerticle(new BusApiVerticle(this)));
@@ -186,6 +223,9 @@ public final class Node {
   public Future<Void> stop() {
     Future<Void> closed = vertx == null ? Future.succeededFuture() : vertx.close();
     return closed.eventually(() -> {
+      if (archive != null) {
+        archive.close().onFailure(e -> log.debug("closing the archive: {}", e.getMessage()));
+      }
       if (embedded != null) {
         embedded.stop();
       }

@@ -23,7 +23,7 @@ public final class BusApiVerticle extends VerticleBase {
   public Future<?> start() {
     link = node.link(vertx);
     Transactions tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(),
-        node.config());
+        node.config(), Future.succeededFuture(node.archive()));
     return Future.all(
         vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m).compose(tx::start))).completion(),
         vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m)

@@ -40,7 +40,8 @@ public final class HttpApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     link = node.link(vertx);
-    tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(), node.config());
+    tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(), node.config(),
+        Future.succeededFuture(node.archive()));
     server = vertx.createHttpServer().requestHandler(router());
     return server.listen(node.config().http().port(), node.config().http().host());
   }

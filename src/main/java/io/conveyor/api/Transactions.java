@@ -1,5 +1,6 @@
 package io.conveyor.api;
 
+import io.conveyor.archive.ArchiveStore;
 import io.conveyor.config.Config;
 import io.conveyor.model.Ids;
 import io.conveyor.model.StartRequest;
@@ -22,8 +23,16 @@ public final class Transactions {
   private final java.time.Duration archiveDelay;
   private final StartRequest.Limits limits;
   private final Batcher<TxStore.NewTx, TxStore.StartReply> starts;
+  private final Future<ArchiveStore> archive;
 
+  /** Without an archive: only what Redis still holds can be read. */
   public Transactions(TxStore store, PipelineCatalog catalog, Config config) {
+    this(store, catalog, config, Future.succeededFuture(null));
+  }
+
+  /** Reads fall through to the archive (when it is there and opened) for what Redis no longer holds. */
+  public Transactions(TxStore store, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive) {
+    this.archive = archive;
     this.store = store;
     this.catalog = catalog;
     this.settings = config.transactions();
@@ -83,9 +92,30 @@ public final class Transactions {
     if (bad != null) {
       return Future.failedFuture(bad);
     }
-    return store.getState(txId).compose(s -> s == null || !owner.equals(s.owner())
-        ? Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId))
-        : Future.succeededFuture(s)).recover(Transactions::asRefusal);
+    return store.getState(txId).recover(Transactions::asRefusal)
+        .compose(s -> s != null ? Future.succeededFuture(s) : archived(txId))
+        .compose(s -> s == null || !owner.equals(s.owner())
+            ? Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId))
+            : Future.succeededFuture(s));
+  }
+
+  /** The summary from the archive, or null when it has none (or there is no archive). */
+  private Future<TxSummary> archived(String txId) {
+    return archive.compose(a -> a == null ? Future.succeededFuture(null) : a.find(txId))
+        .transform(ar -> ar.succeeded() ? Future.succeededFuture(ar.result() == null ? null : ar.result().summary())
+            : Future.failedFuture(archiveUnavailable(ar.cause())));
+  }
+
+  private static TxException archiveUnavailable(Throwable cause) {
+    return new TxException(Kind.UNAVAILABLE, "the archive did not answer: " + cause.getMessage(), null, null);
+  }
+
+  /** Redis has no such transaction: an archived one of this owner has ended; else there is none. */
+  private Future<TxSummary> notInRedis(String txId, String owner) {
+    return archived(txId).compose(s -> s != null && owner.equals(s.owner())
+        ? Future.failedFuture(new TxException(Kind.ALREADY_FINAL, "transaction " + txId + " has ended already ("
+            + s.status().wire() + ")", null, txId))
+        : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId)));
   }
 
   /**
@@ -98,8 +128,7 @@ public final class Transactions {
       return Future.failedFuture(bad);
     }
     return store.cancel(txId, owner, archiveDelay).compose(r -> switch (r.code()) {
-      case "NOT_FOUND" -> Future.<TxSummary>failedFuture(
-          new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));
+      case "NOT_FOUND" -> notInRedis(txId, owner);
       case "ALREADY_FINAL" -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
           "transaction " + txId + " has ended already (" + r.detail() + ")", null, txId));
       default -> status(txId, owner);
@@ -119,8 +148,7 @@ public final class Transactions {
       return Future.failedFuture(TxException.invalid("name", "expected a switch name of letters, digits, _ . -"));
     }
     return store.setSwitch(txId, owner, name, value).compose(code -> switch (code) {
-      case "NOT_FOUND" -> Future.<TxSummary>failedFuture(
-          new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));
+      case "NOT_FOUND" -> notInRedis(txId, owner);
       case "ALREADY_FINAL" -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
           "transaction " + txId + " has ended already", null, txId));
       default -> status(txId, owner);
@@ -132,8 +160,9 @@ public final class Transactions {
     TxStore store = new TxStore(new io.conveyor.redis.RedisLink(vertx, io.conveyor.redis.RedisLink.options(
         config.redis().url(), config.redis().maxPipelined()), config.redis().timeout()), new io.conveyor.redis.Keys(config.redis().prefix()),
         new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC());
+    ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
     return new Transactions(store, new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
-        io.conveyor.pipeline.StepRegistry.withBuiltIns())), config);
+        io.conveyor.pipeline.StepRegistry.withBuiltIns())), config, archive.open().map(v -> archive));
   }
 
   /** An owner's transaction by its externalId, while the externalId's uniqueness period lasts. */
@@ -141,10 +170,14 @@ public final class Transactions {
     if (externalId == null || externalId.isEmpty()) {
       return Future.failedFuture(TxException.invalid("externalId", "is required"));
     }
-    return store.txIdForExternalId(owner, externalId).compose(txId -> txId == null
-        ? Future.<TxSummary>failedFuture(new TxException(Kind.NOT_FOUND, "no transaction with externalId "
-            + externalId, "externalId", null))
-        : status(txId, owner)).recover(Transactions::asRefusal);
+    TxException none = new TxException(Kind.NOT_FOUND, "no transaction with externalId " + externalId,
+        "externalId", null);
+    // within its uniqueness period Redis names the txId; after it, only the archive knows
+    return store.txIdForExternalId(owner, externalId).recover(Transactions::asRefusal).compose(txId -> txId != null
+        ? status(txId, owner)
+        : archive.compose(a -> a == null ? Future.succeededFuture(null) : a.findByExternalId(owner, externalId))
+            .transform(ar -> ar.failed() ? Future.failedFuture(archiveUnavailable(ar.cause()))
+                : ar.result() == null ? Future.failedFuture(none) : Future.succeededFuture(ar.result().summary())));
   }
 
   public TxStore store() {

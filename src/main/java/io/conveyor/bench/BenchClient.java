@@ -30,7 +30,8 @@ final class BenchClient extends VerticleBase {
   public Future<?> start() {
     link = new RedisLink(vertx, node.redisOptions());
     store = new TxStore(link, node.keys(), node.scripts(), node.clock());
-    transactions = new Transactions(store, node.catalog(), node.config());
+    transactions = new Transactions(store, node.catalog(), node.config(),
+        io.vertx.core.Future.succeededFuture(node.archive()));
     completions = new Completions(link, node.keys().notifyChannel());
     return completions.subscribe();
   }
@@ -92,6 +93,12 @@ final class BenchClient extends VerticleBase {
           (System.nanoTime() - began) / 1e9, tracker.issued(), tracker.replied(), tracker.completed());
       progress(label, tracker, over, began);
     });
+  }
+
+  /** The size of a sorted set. */
+  Future<Long> zcard(String key) {
+    return onContext(() -> link.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.ZCARD).arg(key))
+        .map(io.vertx.redis.client.Response::toLong));
   }
 
   Future<Long> usedMemory() {

@@ -68,7 +68,13 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
                              int maxInputBytes) {
   }
 
-  public record Archive(String url, Duration delay) {
+  /**
+   * The archive: where (url; empty = embedded H2), how long a finished transaction stays in Redis first
+   * (delay), the leader's lease and grace, the batch size, the idle poll interval, the longest wait between
+   * retries of a failed write, how long a write may take before it counts as failed, and the table.
+   */
+  public record Archive(String url, Duration delay, Duration lease, Duration grace, int batchSize, Duration interval,
+                        Duration maxBackoff, Duration timeout, String table) {
   }
 
   public Config withRedis(Redis r) {

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /** Turns the merged JSON tree into typed records, checking every value and naming the key at fault. */
 final class ConfigReader {
-  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper");
+  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper", "archive");
   static final Set<String> KEY_ROLES = Set.of("client", "admin", "step");
   private final JsonObject tree;
 
@@ -29,7 +29,7 @@ final class ConfigReader {
             r.duration("node.idleWait", Duration.ofMillis(10)), r.duration("node.drainTime", Duration.ZERO)),
         r.heartbeat(),
         new Config.Reaper(r.duration("reaper.interval", Duration.ofMillis(10)),
-            r.duration("reaper.lease", Duration.ofMillis(100)), r.duration("reaper.grace", Duration.ZERO)),
+            r.lease("reaper.lease", "reaper.interval"), r.duration("reaper.grace", Duration.ZERO)),
         new Config.Http(r.integer("http.port", 0, 65535), r.text("http.host", false),
             r.integer("http.maxBodyBytes", 1024, 512 * 1024 * 1024), r.duration("http.maxWait", Duration.ZERO),
             r.integer("http.startRate", 1, 10_000_000), r.integer("http.startBurst", 1, 10_000_000),
@@ -44,7 +44,32 @@ final class ConfigReader {
             r.duration("transactions.stepTimeout", Duration.ofMillis(1)),
             r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
             r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024)),
-        new Config.Archive(r.text("archive.url", true), r.duration("archive.delay", Duration.ZERO)));
+        r.archive());
+  }
+
+  Config.Archive archive() {
+    String url = text("archive.url", true);
+    if (!url.isEmpty() && !url.startsWith("h2:") && !url.startsWith("postgresql://")
+        && !url.startsWith("postgres://")) {
+      throw bad("archive.url", "empty (an embedded H2 file under data/), h2:PATH or postgresql://user@host:port/db");
+    }
+    Object table = raw("archive.table");
+    if (!(table instanceof String t) || !t.matches("[a-z_][a-z0-9_]{0,47}")) {
+      throw bad("archive.table", "a table name of lower-case letters, digits and '_' (at most 48)");
+    }
+    return new Config.Archive(url, duration("archive.delay", Duration.ZERO), lease("archive.lease", "archive.interval"), duration("archive.grace", Duration.ZERO), integer("archive.batchSize", 1, 100_000),
+        duration("archive.interval", Duration.ofMillis(1)), duration("archive.maxBackoff", Duration.ofMillis(1)),
+        duration("archive.timeout", Duration.ofMillis(10)), (String) table);
+  }
+
+  /** A leader renews its lease once per interval: the lease must outlast two, or it lapses between them. */
+  Duration lease(String path, String intervalPath) {
+    Duration lease = duration(path, Duration.ofMillis(100));
+    Duration interval = duration(intervalPath, Duration.ofMillis(1));
+    if (lease.compareTo(interval.multipliedBy(2)) < 0) {
+      throw bad(path, "at least twice " + intervalPath + " (" + Durations.format(interval) + ")");
+    }
+    return lease;
   }
 
   /** The TTL must outlast a few beats, or a live node would look dead between two of them. */

@@ -44,6 +44,30 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         j.getString("note"), j.getJsonObject("progressReport"));
   }
 
+  /**
+   * The summary from a transaction's stored fields (stateH, or the copy of it in the archive): the one
+   * mapping both use, so a summary reads the same before and after archiving.
+   */
+  public static TxSummary fromState(String txId, java.util.function.Function<String, String> field) {
+    return new TxSummary(txId, field.apply("owner"), blankToNull(field.apply("externalId")), field.apply("type"),
+        TxStatus.fromWire(field.apply("status")), field.apply("processingState"),
+        Long.parseLong(field.apply("attempt")), millis(field.apply("created")), millis(field.apply("updated")),
+        millis(field.apply("completed")), object(field.apply("metadata")), object(field.apply("output")),
+        blankToNull(field.apply("note")), object(field.apply("progress")));
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
+  private static JsonObject object(String s) {
+    return s == null || s.isEmpty() ? null : new JsonObject(s);
+  }
+
+  private static Instant millis(String s) {
+    return s == null || s.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(s));
+  }
+
   private static Instant instant(String s) {
     return s == null ? null : Instant.parse(s);
   }

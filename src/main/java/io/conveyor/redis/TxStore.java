@@ -12,7 +12,6 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -355,12 +354,53 @@ public final class TxStore {
         .map(r -> r.size() == 0 ? null : summary(txId, r));
   }
 
+  /** The fields get-state.lua reads, in its order. */
+  private static final List<String> STATE_FIELDS = List.of("owner", "externalId", "type", "version", "status",
+      "processingState", "attempt", "created", "updated", "completed", "output", "note", "progress", "metadata",
+      "step");
+
   private static TxSummary summary(String txId, Response r) {
-    return new TxSummary(txId, str(r.get(0)), emptyToNull(str(r.get(1))), str(r.get(2)),
-        TxStatus.fromWire(str(r.get(4))), str(r.get(5)), Long.parseLong(str(r.get(6))), time(r.get(7)),
-        time(r.get(8)), time(r.get(9)), json(r.get(13)), json(r.get(10)), emptyToNull(str(r.get(11))),
-        json(r.get(12)));
+    return TxSummary.fromState(txId, name -> str(r.get(STATE_FIELDS.indexOf(name))));
   }
+
+  /** A transaction handed out for archiving: its stored fields, and the stamp that confirms it. */
+  public record ToArchive(String txId, String stamp, JsonObject fields) {
+  }
+
+  /** What archive.lua answered: whether the caller leads, how many it confirmed, and the next batch. */
+  public record ArchiveBatch(boolean leader, int confirmed, List<ToArchive> batch) {
+  }
+
+  /**
+   * Confirms what the caller wrote to the archive (deleting it from Redis), then, if the caller leads the
+   * archive role, takes up to max due transactions (see archive.lua).
+   */
+  public Future<ArchiveBatch> archiveBatch(String nodeId, List<ToArchive> written, int max, Duration lease,
+                                           Duration grace) {
+    List<String> args = new ArrayList<>(6 + 2 * written.size());
+    args.addAll(List.of(nodeId, now(), Integer.toString(max), Long.toString(lease.toMillis()),
+        Long.toString(grace.toMillis()), keys.prefix()));
+    for (ToArchive t : written) {
+      args.add(t.txId());
+      args.add(t.stamp());
+    }
+    return Scripts.run(link, scripts.archive, List.of(keys.toArchiveZ(), keys.lock1(ARCHIVE_ROLE),
+        keys.lock2(ARCHIVE_ROLE), keys.exceptionZ()), args).map(r -> {
+          List<ToArchive> batch = new ArrayList<>((r.size() - 2) / 3);
+          for (int i = 2; i + 2 < r.size(); i += 3) {
+            Response flat = r.get(i + 2);
+            JsonObject fields = new JsonObject();
+            for (int f = 0; f + 1 < flat.size(); f += 2) {
+              fields.put(flat.get(f).toString(), flat.get(f + 1).toString());
+            }
+            batch.add(new ToArchive(r.get(i).toString(), r.get(i + 1).toString(), fields));
+          }
+          return new ArchiveBatch(r.get(0).toInteger() == 1, r.get(1).toInteger(), batch);
+        });
+  }
+
+  /** The lease keys of the archive role are toArchiveLock1 and toArchiveLock2. */
+  public static final String ARCHIVE_ROLE = "toArchive";
 
   /** Publishes a pipeline version; true when it became the current one. */
   public Future<Boolean> putPipeline(String name, String version, String group, boolean transactionType,
@@ -392,11 +432,6 @@ public final class TxStore {
   private static JsonObject json(Response r) {
     String s = str(r);
     return s == null || s.isEmpty() ? null : new JsonObject(s);
-  }
-
-  private static Instant time(Response r) {
-    String s = str(r);
-    return s == null || s.isEmpty() ? null : Instant.ofEpochMilli(Long.parseLong(s));
   }
 
   /** Failures of Redis itself, as a refusal a client can understand. */

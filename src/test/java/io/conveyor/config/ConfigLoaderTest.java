@@ -65,6 +65,23 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void archive_settings_are_checked_a_lease_must_outlast_two_rounds_and_the_url_must_name_a_known_store() {
+    Config c = ConfigLoader.load(null, Map.of());
+    assertEquals(new Config.Archive("", Duration.ofSeconds(60), Duration.ofSeconds(60), Duration.ofSeconds(5), 1000,
+        Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30), "conveyor_transactions"), c.archive());
+    assertTrue(c.node().has("archive"));
+    ConfigException lease = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_ARCHIVE_LEASE", "1s")));
+    assertTrue(lease.getMessage().contains("archive.lease") && lease.getMessage().contains("twice archive.interval"),
+        lease.getMessage());
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REAPER_LEASE", "1s")));
+    ConfigException url = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_ARCHIVE_URL", "mysql://db/x")));
+    assertTrue(url.getMessage().contains("postgresql://"), url.getMessage());
+    assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_ARCHIVE_TABLE", "x; drop")));
+  }
+
+  @Test
   void an_unknown_key_in_the_file_stops_the_node_naming_it() throws IOException {
     Path file = dir.resolve("typo.json");
     Files.writeString(file, "{\"node\":{\"wrokers\":7}}");

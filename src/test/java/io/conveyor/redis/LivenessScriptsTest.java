@@ -31,13 +31,15 @@ class LivenessScriptsTest extends ScriptTest {
   }
 
   @Test
-  void when_only_lock2_remains_nobody_leads_not_even_the_old_leader_until_it_expires() {
+  void when_only_lock2_remains_nobody_else_leads_until_it_expires_but_the_old_leader_may_go_on() {
     h.store.lease("reaper", "node-a", LEASE, GRACE).await();
     cmd("DEL", h.keys.lock1("reaper")); // the lease ran out; the grace marker stays
     assertFalse(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
-    assertFalse(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
     cmd("DEL", h.keys.lock2("reaper")); // the grace ran out too
     assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
+    cmd("DEL", h.keys.lock1("reaper")); // node-b was paused past its lease, but within its grace
+    assertFalse(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
+    assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await(), "nobody can have led in between");
   }
 
   @Test

@@ -70,6 +70,14 @@ public final class NodeProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** Waits (bounded) for the process to end by itself, and answers its exit code. */
+  public int awaitExit(Duration bound) throws InterruptedException {
+    if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("the node did not exit within " + bound + ": " + lines);
+    }
+    return process.exitValue();
+  }
+
   /** Sends a signal by name (STOP, CONT, …) with kill(1). */
   public void signal(String name) throws IOException, InterruptedException {
     Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();

@@ -66,6 +66,17 @@ public final class TestNode implements AutoCloseable {
     env.put("CONVEYOR_PIPELINES_DIR", pipelines.toString());
     env.put("CONVEYOR_NODE_IDLE_WAIT", "1s");
     env.put("CONVEYOR_HTTP_PORT", "0"); // off unless a test asks for it
+    // one embedded archive per system under test, shared by siblings
+    env.put("CONVEYOR_ARCHIVE_URL", "h2:target/test-archives/" + prefix.replaceAll("[^A-Za-z0-9]", "_") + "/archive");
+  }
+
+  private java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator =
+      java.util.function.UnaryOperator.identity();
+
+  /** Wraps the node's archive store (a test records what the node writes). */
+  public TestNode archive(java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> decorator) {
+    this.archiveDecorator = decorator;
+    return this;
   }
 
   /** Sets a config key by its environment name, e.g. set("NODE_WORKERS", "2"). */
@@ -96,12 +107,13 @@ public final class TestNode implements AutoCloseable {
 
   public TestNode start(StepRegistry registry) {
     Config config = config();
-    node = Node.start(config, clock, registry).await();
+    node = Node.start(config, clock, registry, archiveDecorator).await();
     clientVertx = Vertx.vertx();
     // the test's own link goes straight to Redis, whatever the node's URL (a test may put a proxy there)
     link = new RedisLink(clientVertx, RedisLink.options(TestRedis.url(), 10_000));
     store = new TxStore(link, keys, node.scripts(), Clock.systemUTC());
-    transactions = new Transactions(store, node.catalog(), config);
+    transactions = new Transactions(store, node.catalog(), config,
+        io.vertx.core.Future.succeededFuture(node.archive()));
     return this;
   }
 

@@ -1,0 +1,51 @@
+package io.conveyor.archive;
+
+import io.conveyor.config.Config;
+import io.conveyor.config.ConfigException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Where finished transactions go to stay: PostgreSQL in production, an embedded H2 file by default. One
+ * contract (ArchiveStoreContract in the tests) holds for both.
+ */
+public interface ArchiveStore {
+
+  /** Connects and creates or migrates the schema; safe when several nodes open the same archive at once. */
+  Future<Void> open();
+
+  /** Writes a batch in one round trip, replacing any earlier copy of the same transactions (upsert by txId). */
+  Future<Void> write(List<ArchivedTx> batch);
+
+  /** One transaction, or null. */
+  Future<ArchivedTx> find(String txId);
+
+  /** An owner's latest transaction with that externalId, or null. */
+  Future<ArchivedTx> findByExternalId(String owner, String externalId);
+
+  Future<Void> close();
+
+  /** Where it is, for logs (never a password). */
+  String describe();
+
+  /**
+   * The store archive.url names: empty for the embedded H2 file data/archive, h2:PATH for another H2 file,
+   * postgresql://… (or postgres://…) for PostgreSQL.
+   */
+  static ArchiveStore forConfig(Vertx vertx, Config.Archive config) {
+    String url = config.url();
+    if (url.isEmpty()) {
+      return new H2ArchiveStore(vertx, Path.of("data", "archive"), config.table());
+    }
+    if (url.startsWith("h2:")) {
+      return new H2ArchiveStore(vertx, Path.of(url.substring(3)), config.table());
+    }
+    if (url.startsWith("postgresql://") || url.startsWith("postgres://")) {
+      return new PgArchiveStore(vertx, url, config.table());
+    }
+    throw new ConfigException("archive.url (CONVEYOR_ARCHIVE_URL): expected empty (embedded H2 under data/), "
+        + "h2:PATH or postgresql://user@host:port/database, got " + url.replaceAll(":[^:@/]*@", ":***@"));
+  }
+}

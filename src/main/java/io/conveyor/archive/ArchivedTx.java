@@ -1,0 +1,28 @@
+package io.conveyor.archive;
+
+import io.conveyor.model.TxSummary;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A finished transaction as the archive keeps it: the columns it is searched by, and the full state (every
+ * field of its stateH, as Redis held them) from which its summary is rebuilt.
+ */
+public record ArchivedTx(String txId, String owner, String externalId, String type, String status, long created,
+                         Long completed, JsonObject state, JsonObject webhook) {
+
+  /** From the fields of a stateH, as archive.lua hands them out. */
+  public static ArchivedTx fromState(String txId, JsonObject state) {
+    String ext = state.getString("externalId");
+    String completed = state.getString("completed");
+    String webhook = state.getString("webhookState");
+    return new ArchivedTx(txId, state.getString("owner"), ext == null || ext.isEmpty() ? null : ext,
+        state.getString("type"), state.getString("status"), Long.parseLong(state.getString("created")),
+        completed == null || completed.isEmpty() ? null : Long.valueOf(completed), state,
+        webhook == null || webhook.isEmpty() ? null : new JsonObject(webhook));
+  }
+
+  /** The summary, by the same mapping as a read from Redis. */
+  public TxSummary summary() {
+    return TxSummary.fromState(txId, state::getString);
+  }
+}

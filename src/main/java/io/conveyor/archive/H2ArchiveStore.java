@@ -1,0 +1,211 @@
+package io.conveyor.archive;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * The embedded archive: an H2 database file (the default when archive.url is empty). JDBC blocks, so every
+ * call runs on one worker thread of its own, in order. AUTO_SERVER lets other processes on this machine (a
+ * second node, the shell client) open the same file.
+ */
+final class H2ArchiveStore implements ArchiveStore {
+  private final Vertx vertx;
+  private final Path file;
+  private final String table;
+  private final java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors
+      .newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "conveyor-archive-h2");
+        t.setDaemon(true);
+        return t;
+      });
+  private Connection connection;
+
+  H2ArchiveStore(Vertx vertx, Path file, String table) {
+    this.vertx = vertx;
+    this.file = file.toAbsolutePath();
+    this.table = table;
+  }
+
+  private List<List<String>> migrations() {
+    return List.of(List.of(
+        "CREATE TABLE " + table + " (tx_id VARCHAR(64) PRIMARY KEY, owner VARCHAR(1024) NOT NULL, "
+            + "external_id VARCHAR(4096), type VARCHAR(1024) NOT NULL, status VARCHAR(32) NOT NULL, "
+            + "created TIMESTAMP WITH TIME ZONE NOT NULL, completed TIMESTAMP WITH TIME ZONE, "
+            + "state CHARACTER LARGE OBJECT NOT NULL, webhook CHARACTER LARGE OBJECT, "
+            + "archived TIMESTAMP WITH TIME ZONE NOT NULL)",
+        "CREATE INDEX " + table + "_owner_external_id ON " + table + " (owner, external_id)",
+        "CREATE INDEX " + table + "_completed ON " + table + " (completed)"));
+  }
+
+  /** Runs JDBC work on the store's own thread and answers on the caller's Vert.x context. */
+  private <T> Future<T> blocking(Callable<T> work) {
+    io.vertx.core.Context ctx = vertx.getOrCreateContext();
+    io.vertx.core.Promise<T> answer = io.vertx.core.Promise.promise();
+    executor.execute(() -> {
+      try {
+        T result = work.call();
+        ctx.runOnContext(v -> answer.complete(result));
+      } catch (Throwable e) {
+        ctx.runOnContext(v -> answer.fail(e));
+      }
+    });
+    return answer.future();
+  }
+
+  @Override
+  public Future<Void> open() {
+    return blocking(() -> {
+      java.nio.file.Files.createDirectories(file.getParent());
+      connection = connect();
+      connection.setAutoCommit(false);
+      try (Statement s = connection.createStatement()) {
+        s.execute("CREATE TABLE IF NOT EXISTS " + table + "_schema (version INT NOT NULL)");
+        int have;
+        try (ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(version), 0) FROM " + table + "_schema")) {
+          rs.next();
+          have = rs.getInt(1);
+        }
+        List<List<String>> all = migrations();
+        for (int v = have; v < all.size(); v++) {
+          for (String sql : all.get(v)) {
+            s.execute(sql);
+          }
+          s.execute("INSERT INTO " + table + "_schema VALUES (" + (v + 1) + ")");
+        }
+        connection.commit();
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      }
+      return null;
+    });
+  }
+
+  /**
+   * Opens the file. Processes that start at the same moment race for H2's lock file (the loser hears "lock
+   * file recently modified" until the winner's server is up), so a refused open is tried again for a while.
+   */
+  private Connection connect() throws SQLException, InterruptedException {
+    long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+    while (true) {
+      try {
+        return DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "");
+      } catch (SQLException e) {
+        if (System.nanoTime() > giveUp || !String.valueOf(e.getMessage()).toLowerCase().contains("lock")) {
+          throw e;
+        }
+        Thread.sleep(100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(400));
+      }
+    }
+  }
+
+  @Override
+  public Future<Void> write(List<ArchivedTx> batch) {
+    if (batch.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return blocking(() -> {
+      try (PreparedStatement p = connection.prepareStatement("MERGE INTO " + table + " (tx_id, owner, external_id, "
+          + "type, status, created, completed, state, webhook, archived) KEY (tx_id) "
+          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+        for (ArchivedTx t : batch) {
+          p.setString(1, t.txId());
+          p.setString(2, t.owner());
+          p.setString(3, t.externalId());
+          p.setString(4, t.type());
+          p.setString(5, t.status());
+          p.setTimestamp(6, new Timestamp(t.created()));
+          if (t.completed() == null) {
+            p.setNull(7, Types.TIMESTAMP_WITH_TIMEZONE);
+          } else {
+            p.setTimestamp(7, new Timestamp(t.completed()));
+          }
+          p.setString(8, t.state().encode());
+          p.setString(9, t.webhook() == null ? null : t.webhook().encode());
+          p.addBatch();
+        }
+        p.executeBatch();
+        connection.commit();
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public Future<ArchivedTx> find(String txId) {
+    return query("SELECT tx_id, state, webhook FROM " + table + " WHERE tx_id = ?", txId);
+  }
+
+  @Override
+  public Future<ArchivedTx> findByExternalId(String owner, String externalId) {
+    return query("SELECT tx_id, state, webhook FROM " + table
+        + " WHERE owner = ? AND external_id = ? ORDER BY created DESC LIMIT 1", owner, externalId);
+  }
+
+  private Future<ArchivedTx> query(String sql, String... params) {
+    return blocking(() -> {
+      try (PreparedStatement p = connection.prepareStatement(sql)) {
+        for (int i = 0; i < params.length; i++) {
+          p.setString(i + 1, params[i]);
+        }
+        try (ResultSet rs = p.executeQuery()) {
+          ArchivedTx t = null;
+          if (rs.next()) {
+            t = ArchivedTx.fromState(rs.getString(1), new JsonObject(rs.getString(2)));
+            String webhook = rs.getString(3);
+            if (webhook != null) {
+              t = new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(), t.created(),
+                  t.completed(), t.state(), new JsonObject(webhook));
+            }
+          }
+          connection.commit();
+          return t;
+        }
+      }
+    });
+  }
+
+  /** Closes the connection on the store's thread and waits for it (Vert.x may be closed already). */
+  @Override
+  public Future<Void> close() {
+    if (executor.isShutdown()) {
+      return Future.succeededFuture();
+    }
+    java.util.concurrent.Future<?> closed = executor.submit(() -> {
+      if (connection != null) {
+        try {
+          connection.close();
+        } catch (SQLException e) {
+          // closing at shutdown: nothing is left to lose
+        }
+      }
+    });
+    executor.shutdown();
+    try {
+      closed.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return Future.failedFuture(e);
+    }
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public String describe() {
+    return "embedded H2 file " + file + " table " + table + " (not for production: use PostgreSQL)";
+  }
+}

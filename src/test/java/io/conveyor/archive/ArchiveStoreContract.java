@@ -1,0 +1,132 @@
+package io.conveyor.archive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.conveyor.model.Ids;
+import io.conveyor.model.TxSummary;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What every archive store must do; run against each store by a subclass. */
+abstract class ArchiveStoreContract {
+  protected Vertx vertx;
+  protected ArchiveStore store;
+
+  /** A new, empty store (its own table or file), not yet opened. */
+  protected abstract ArchiveStore newStore(Vertx vertx);
+
+  /** Another store on the same table or file, as a second node would open it. */
+  protected abstract ArchiveStore sameStore(Vertx vertx);
+
+  /** How many rows hold this txId, read around the store. */
+  protected abstract long rows(String txId);
+
+  protected void cleanUp() {
+  }
+
+  @BeforeEach
+  void openStore() {
+    vertx = Vertx.vertx();
+    store = newStore(vertx);
+    store.open().await();
+  }
+
+  @AfterEach
+  void closeStore() {
+    store.close().await();
+    vertx.close().await();
+    cleanUp();
+  }
+
+  static ArchivedTx tx(String owner, String externalId, long created, String status, JsonObject output) {
+    String txId = Ids.txId();
+    JsonObject state = new JsonObject().put("owner", owner).put("type", "order").put("version", "v1")
+        .put("status", status).put("processingState", "complete").put("attempt", "1")
+        .put("created", Long.toString(created)).put("updated", Long.toString(created + 5))
+        .put("completed", Long.toString(created + 5)).put("metadata", "{\"k\":\"v\"}")
+        .put("output", output.encode()).put("note", "").put("step", "2");
+    if (externalId != null) {
+      state.put("externalId", externalId);
+    }
+    return ArchivedTx.fromState(txId, state);
+  }
+
+  @Test
+  void a_written_transaction_reads_back_with_the_same_state_and_summary() {
+    ArchivedTx t = tx("acme", "order-1", 1_800_000_000_123L, "success", new JsonObject().put("done", true));
+    store.write(List.of(t)).await();
+    ArchivedTx back = store.find(t.txId()).await();
+    assertEquals(t.state(), back.state());
+    assertEquals(t, back);
+    TxSummary summary = back.summary();
+    assertEquals(t.summary().toJson(), summary.toJson());
+    assertEquals("acme", summary.owner());
+    assertEquals(new JsonObject().put("done", true), summary.output());
+  }
+
+  @Test
+  void writing_a_transaction_again_replaces_it_and_keeps_one_row() {
+    ArchivedTx t = tx("acme", null, 1_800_000_000_000L, "success", new JsonObject().put("n", 1));
+    store.write(List.of(t)).await();
+    JsonObject later = t.state().copy().put("output", "{\"n\":2}");
+    store.write(List.of(ArchivedTx.fromState(t.txId(), later))).await();
+    assertEquals(later, store.find(t.txId()).await().state());
+    assertEquals(1, rows(t.txId()));
+  }
+
+  @Test
+  void an_unknown_transaction_or_external_id_is_null() {
+    assertNull(store.find(Ids.txId()).await());
+    assertNull(store.findByExternalId("acme", "nothing").await());
+  }
+
+  @Test
+  void lookup_by_external_id_finds_the_owners_latest_and_never_another_owners() {
+    ArchivedTx older = tx("acme", "shared", 1_800_000_000_000L, "failed", new JsonObject());
+    ArchivedTx newer = tx("acme", "shared", 1_800_000_100_000L, "success", new JsonObject());
+    ArchivedTx other = tx("globex", "shared", 1_800_000_200_000L, "success", new JsonObject());
+    store.write(List.of(older, newer, other)).await();
+    assertEquals(newer.txId(), store.findByExternalId("acme", "shared").await().txId());
+    assertEquals(other.txId(), store.findByExternalId("globex", "shared").await().txId());
+    assertNull(store.findByExternalId("initech", "shared").await());
+  }
+
+  @Test
+  void a_large_batch_lands_whole_in_one_write_and_odd_text_survives() {
+    List<ArchivedTx> batch = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      batch.add(tx("acme", "e-" + i, 1_800_000_000_000L + i, "success",
+          new JsonObject().put("i", i).put("text", "ünïcødé ✓ \"quoted\" \\ back\nslash")));
+    }
+    JsonObject big = new JsonObject().put("blob", "x".repeat(200_000));
+    ArchivedTx large = tx("acme", null, 1_800_000_000_000L, "success", big);
+    batch.add(large);
+    store.write(batch).await();
+    for (int i : new int[] {0, 999, 1999}) {
+      assertEquals(batch.get(i).state(), store.find(batch.get(i).txId()).await().state());
+    }
+    assertEquals(big, store.find(large.txId()).await().summary().output());
+    assertEquals(batch.get(1234).txId(), store.findByExternalId("acme", "e-1234").await().txId());
+  }
+
+  @Test
+  void an_empty_batch_is_a_no_op_and_opening_again_keeps_the_data() {
+    ArchivedTx t = tx("acme", null, 1_800_000_000_000L, "success", new JsonObject());
+    store.write(List.of()).await();
+    store.write(List.of(t)).await();
+    // two more nodes open the same archive at once: the schema is there, nothing is lost
+    ArchiveStore second = sameStore(vertx);
+    ArchiveStore third = sameStore(vertx);
+    Future.all(second.open(), third.open()).await();
+    assertEquals(t, second.find(t.txId()).await());
+    second.close().await();
+    third.close().await();
+  }
+}

@@ -1,0 +1,213 @@
+package io.conveyor.archive;
+
+import static io.conveyor.testing.TestRedis.cmd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.model.TxException;
+import io.conveyor.testing.BlackholeProxy;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.MutableClock;
+import io.conveyor.testing.RecordingArchive;
+import io.conveyor.testing.RecordingArchive.Write;
+import io.conveyor.testing.TestDatabase;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Archiving on real nodes: one leader at a time, takeover, outages, and reads that fall through. */
+class ArchiveTest {
+  private static final String ORDER = "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
+      + "{'type':'util/fixed-reply','params':{'reply':{'done':true}}}]}";
+  private final List<TestNode> nodes = new ArrayList<>();
+  private final List<Write> writes = new CopyOnWriteArrayList<>();
+  private final Map<String, RecordingArchive> archives = new HashMap<>();
+  private final List<String> tables = new ArrayList<>();
+
+  @AfterEach
+  void stopNodes() {
+    archives.values().forEach(RecordingArchive::release);
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      nodes.get(i).close();
+    }
+    tables.forEach(TestDatabase::drop);
+  }
+
+  /** A node whose archive writes are recorded under its name. */
+  private TestNode start(TestNode n, String name) {
+    n.archive(real -> {
+      RecordingArchive r = new RecordingArchive(real, name, writes);
+      archives.put(name, r);
+      return r;
+    }).start(new TestSteps().registry());
+    nodes.add(n);
+    return n;
+  }
+
+  private TestNode onPostgres(TestNode n) {
+    String table = TestDatabase.newTable();
+    tables.add(table);
+    return n.set("ARCHIVE_URL", TestDatabase.url()).set("ARCHIVE_TABLE", table);
+  }
+
+  private static long inRedis(TestNode n, List<String> txIds) {
+    return txIds.stream().filter(id -> cmd("EXISTS", n.keys.stateH(id)).toLong() == 1).count();
+  }
+
+  private List<String> startMany(TestNode n, int count) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ids.add(n.start("order", new JsonObject().put("i", i)));
+    }
+    // read through the archive too: with no archive delay a transaction may leave Redis at once
+    for (String id : ids) {
+      Eventually.until(Duration.ofSeconds(10), id + " to finish", () -> n.transactions.status(id, "acme").await(),
+          s -> s.status().isFinal());
+    }
+    return ids;
+  }
+
+  private Set<String> written() {
+    Set<String> all = new HashSet<>();
+    writes.forEach(w -> all.addAll(w.txIds()));
+    return all;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"h2", "postgresql"})
+  void an_archived_transaction_reads_exactly_as_before_by_txId_and_by_externalId(String store) {
+    MutableClock clock = new MutableClock(System.currentTimeMillis());
+    TestNode n = new TestNode().clock(clock).set("ARCHIVE_INTERVAL", "50ms").pipeline("order", ORDER);
+    TestNode node = start(store.equals("h2") ? n : onPostgres(n), "a");
+    String txId = node.transactions.start(new JsonObject().put("type", "order").put("owner", "acme")
+        .put("externalId", "order-77").put("metadata", new JsonObject().put("shop", "north"))
+        .put("input", new JsonObject())).await().txId();
+    node.awaitFinal(txId);
+    JsonObject before = node.transactions.status(txId, "acme").await().toJson();
+    clock.advance(Duration.ofSeconds(61)); // past archive.delay
+    Eventually.until(Duration.ofSeconds(10), "the archive to take it", () -> inRedis(node, List.of(txId)),
+        left -> left == 0);
+    assertEquals(before, node.transactions.status(txId, "acme").await().toJson());
+    assertEquals(before, node.transactions.byExternalId("order-77", "acme").await().toJson());
+    // once the externalId's uniqueness period is over, only the archive knows it
+    cmd("DEL", node.keys.externalId("acme", "order-77"));
+    assertEquals(before, node.transactions.byExternalId("order-77", "acme").await().toJson());
+    assertEquals(TxException.Kind.NOT_FOUND, refusal(() -> node.transactions.status(txId, "globex").await()));
+    assertEquals(TxException.Kind.ALREADY_FINAL, refusal(() -> node.transactions.cancel(txId, "acme").await()));
+    assertEquals(TxException.Kind.ALREADY_FINAL,
+        refusal(() -> node.transactions.setSwitch(txId, "acme", "go", true).await()));
+    assertEquals(TxException.Kind.NOT_FOUND, refusal(() -> node.transactions.cancel(txId, "globex").await()));
+  }
+
+  private static TxException.Kind refusal(Runnable call) {
+    try {
+      call.run();
+    } catch (TxException e) {
+      return e.kind();
+    }
+    throw new AssertionError("expected a refusal");
+  }
+
+  @Test
+  void three_nodes_compete_one_writes_at_a_time_and_another_takes_over_from_a_leader_that_hangs() {
+    TestNode first = new TestNode().set("ARCHIVE_DELAY", "0s").set("ARCHIVE_LEASE", "1s")
+        .set("ARCHIVE_GRACE", "500ms").set("ARCHIVE_INTERVAL", "50ms").set("ARCHIVE_BATCH_SIZE", "25")
+        .set("ARCHIVE_TIMEOUT", "1h").pipeline("order", ORDER);
+    start(first, "a");
+    start(first.sibling(), "b");
+    start(first.sibling(), "c");
+    List<String> ids = startMany(first, 300);
+    Eventually.until(Duration.ofSeconds(20), "all 300 archived and gone from Redis",
+        () -> inRedis(first, ids), left -> left == 0);
+    assertTrue(written().containsAll(ids));
+    assertNoOverlap();
+
+    // the leader hangs mid-batch: it stops renewing its lease, and another node must take over
+    String leaderId = cmd("GET", first.keys.lock1(io.conveyor.redis.TxStore.ARCHIVE_ROLE)).toString();
+    String leader = nodes.stream().filter(n -> n.node().nodeId().equals(leaderId)).findFirst()
+        .map(n -> List.of("a", "b", "c").get(nodes.indexOf(n))).orElseThrow();
+    archives.get(leader).freeze();
+    int before = writes.size();
+    List<String> more = startMany(first, 100);
+    Eventually.until(Duration.ofSeconds(20), "another node to archive the rest",
+        () -> inRedis(first, more), left -> left == 0);
+    assertTrue(archives.get(leader).frozenAt() > 0, "the leader was given a batch and hung on it");
+    List<Write> after = writes.subList(before, writes.size());
+    assertTrue(after.stream().noneMatch(w -> w.node().equals(leader)));
+    assertTrue(written().containsAll(more));
+    long takeoverMs = (after.get(0).start() - archives.get(leader).frozenAt()) / 1_000_000;
+    System.out.printf("archive takeover after a hung leader: %d ms (lease 1000 + grace 500 + interval 50)%n",
+        takeoverMs);
+    assertNoOverlap();
+  }
+
+  /** No two writes of different nodes were ever under way at the same time. */
+  private void assertNoOverlap() {
+    List<Write> all = new ArrayList<>(writes);
+    for (int i = 0; i < all.size(); i++) {
+      for (int j = i + 1; j < all.size(); j++) {
+        Write x = all.get(i);
+        Write y = all.get(j);
+        if (!x.node().equals(y.node())) {
+          assertTrue(x.end() <= y.start() || y.end() <= x.start(), x.node() + " and " + y.node() + " overlapped");
+        }
+      }
+    }
+  }
+
+  @Test
+  void while_the_database_is_unreachable_redis_keeps_everything_and_afterwards_all_is_archived_and_cleaned() {
+    try (BlackholeProxy proxy = new BlackholeProxy(TestDatabase.port())) {
+      String table = TestDatabase.newTable();
+      tables.add(table);
+      TestNode node = start(new TestNode().set("ARCHIVE_URL", TestDatabase.urlVia(proxy.port()))
+          .set("ARCHIVE_TABLE", table).set("ARCHIVE_DELAY", "0s").set("ARCHIVE_INTERVAL", "50ms")
+          .set("ARCHIVE_TIMEOUT", "300ms").set("ARCHIVE_MAX_BACKOFF", "200ms").pipeline("order", ORDER), "a");
+      proxy.blackhole();
+      List<String> ids = startMany(node, 50);
+      List<JsonObject> before = ids.stream().map(id -> node.transactions.status(id, "acme").await().toJson()).toList();
+      int attempts = archives.get("a").attempts();
+      Eventually.until(Duration.ofSeconds(20), "writes to be tried and fail", () -> archives.get("a").attempts(),
+          n -> n >= attempts + 3);
+      assertEquals(50, inRedis(node, ids), "nothing leaves Redis while the archive is down");
+      assertEquals(50L, cmd("ZCARD", node.keys.toArchiveZ()).toLong());
+      proxy.reopen();
+      Eventually.until(Duration.ofSeconds(20), "the archive to catch up", () -> inRedis(node, ids), n -> n == 0);
+      assertEquals(50L, ((Number) TestDatabase.query("SELECT count(*) FROM " + table)).longValue());
+      assertEquals(0L, cmd("ZCARD", node.keys.toArchiveZ()).toLong());
+      for (int i = 0; i < ids.size(); i++) {
+        assertEquals(before.get(i), node.transactions.status(ids.get(i), "acme").await().toJson());
+      }
+    }
+  }
+
+  @Test
+  void a_node_that_stops_gracefully_confirms_its_last_batch_and_hands_the_lease_on_at_once() {
+    TestNode a = start(new TestNode().set("ARCHIVE_DELAY", "0s").set("ARCHIVE_INTERVAL", "50ms")
+        .pipeline("order", ORDER), "a");
+    List<String> ids = startMany(a, 20);
+    Eventually.until(Duration.ofSeconds(10), "the batch to be archived", () -> inRedis(a, ids), n -> n == 0);
+    String lock = a.keys.lock1(io.conveyor.redis.TxStore.ARCHIVE_ROLE);
+    assertEquals(a.node().nodeId(), cmd("GET", lock).toString());
+    TestNode b = start(a.sibling(), "b");
+    a.node().stop().await();
+    Eventually.until(Duration.ofSeconds(10), "b to lead", () -> String.valueOf(cmd("GET", lock)),
+        b.node().nodeId()::equals);
+    List<String> more = startMany(b, 5);
+    Eventually.until(Duration.ofSeconds(10), "b to archive", () -> inRedis(b, more), n -> n == 0);
+    assertNotEquals(0, writes.stream().filter(w -> w.node().equals("b")).count());
+  }
+}
