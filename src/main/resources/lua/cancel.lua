@@ -1,12 +1,27 @@
 -- cancel: end an owner's transaction as cancelled; at once when it waits, at its next step boundary when running.
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
--- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)
+-- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)   ARGV[5] key prefix
+--   (webhookH:<txId> and webhooksZ, for a transaction with a webhook, are built from it)
 -- Replies:
 --   {'CANCELLED'}             it was queued or sleeping: now complete with status cancelled, notified,
 --                             scheduled for archiving (a queue entry left behind is dropped by dequeue)
 --   {'CANCEL_REQUESTED'}      it is running: the node running it ends it cancelled at its next checkpoint
 --   {'ALREADY_FINAL', status} it had ended already; nothing written
 --   {'NOT_FOUND'}             no such transaction, or another owner's: nothing written
+
+-- A transaction with a webhook URL gets a delivery for its completion: webhookH:<txId> (the event, its
+-- delivery state) and webhooksZ (txId → first attempt: now, or later by webhookDelay when the client asked
+-- that a long-poll reply may cancel it), and a 'webhook:<txId>' note on notify wakes the webhook leader.
+local function scheduleWebhook(prefix, key, id, now, notify)
+  local w = redis.call('HMGET', key, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner')
+  if not w[1] or w[1] == '' then
+    return
+  end
+  redis.call('HSET', prefix .. 'webhookH:' .. id, 'txId', id, 'owner', w[4], 'url', w[1], 'urlHash', w[2],
+    'event', 'complete', 'eventTime', now, 'status', 'pending', 'attempts', 0)
+  redis.call('ZADD', prefix .. 'webhooksZ', tonumber(now) + tonumber(w[3] or 0), id)
+  redis.call('PUBLISH', notify, 'webhook:' .. id)
+end
 
 local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner')
 if not s[1] or s[3] ~= ARGV[2] then
@@ -26,4 +41,5 @@ redis.call('HDEL', KEYS[1], 'data', 'waitingFor')
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZADD', KEYS[2], tonumber(now) + tonumber(ARGV[4]), ARGV[1])
 redis.call('PUBLISH', KEYS[3], 'completed:' .. ARGV[1] .. ':cancelled:' .. s[3])
+scheduleWebhook(ARGV[5], KEYS[1], ARGV[1], now, KEYS[3])
 return {'CANCELLED'}

@@ -12,9 +12,24 @@
 --   'NOT_FOUND'   no such transaction
 --   'BAD_STATUS'  not a final status
 --   'FENCED'      the caller no longer owns the transaction (a later attempt, or not processing); nothing written
--- Each completion is published on notify as completed:<txId>:<status>:<owner>.
+-- Each completion is published on notify as completed:<txId>:<status>:<owner>; one with a webhook URL is
+-- scheduled for delivery (webhookH:<txId>, webhooksZ) and noted on notify as webhook:<txId>.
 -- A completed child pipeline hands its status, output and note to its parent, if the parent still waits
 -- for it, and queues the parent on qOutL of the parent's group.
+
+-- A transaction with a webhook URL gets a delivery for its completion: webhookH:<txId> (the event, its
+-- delivery state) and webhooksZ (txId → first attempt: now, or later by webhookDelay when the client asked
+-- that a long-poll reply may cancel it), and a 'webhook:<txId>' note on notify wakes the webhook leader.
+local function scheduleWebhook(prefix, key, id, now, notify)
+  local w = redis.call('HMGET', key, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner')
+  if not w[1] or w[1] == '' then
+    return
+  end
+  redis.call('HSET', prefix .. 'webhookH:' .. id, 'txId', id, 'owner', w[4], 'url', w[1], 'urlHash', w[2],
+    'event', 'complete', 'eventTime', now, 'status', 'pending', 'attempts', 0)
+  redis.call('ZADD', prefix .. 'webhooksZ', tonumber(now) + tonumber(w[3] or 0), id)
+  redis.call('PUBLISH', notify, 'webhook:' .. id)
+end
 
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 local now, prefix = ARGV[1], ARGV[3]
@@ -56,6 +71,7 @@ for i = 1, #KEYS - 4 do
     redis.call('ZREM', KEYS[2], id)
     redis.call('ZADD', KEYS[3], archiveAt, id)
     redis.call('PUBLISH', KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
+    scheduleWebhook(prefix, key, id, now, KEYS[4])
     if s[5] then
       wakeParent({s[5], s[6]}, id, status, ARGV[a + 3], ARGV[a + 4])
     end

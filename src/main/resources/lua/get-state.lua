@@ -1,13 +1,20 @@
 -- get-state: read the fields of a transaction that make its summary.
--- KEYS[1] stateH:<txId>
+-- KEYS[1] stateH:<txId>   KEYS[2] webhookH:<txId> (its completion webhook, while delivery goes on)
 -- ARGV: none
 -- Replies: {} when there is no such transaction, else
 --   {owner, externalId, type, version, status, processingState, attempt, created, updated, completed,
---    output, note, progress, metadata, step}
+--    output, note, progress, metadata, step, webhookUrl, webhook, then of webhookH: status, attempts,
+--    lastError, lastCode, nextAttempt, lastAttempt}
 -- (nil entries come back as false; the caller maps them to absent fields)
 
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {}
 end
-return redis.call('HMGET', KEYS[1], 'owner', 'externalId', 'type', 'version', 'status', 'processingState',
-  'attempt', 'created', 'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step')
+local r = redis.call('HMGET', KEYS[1], 'owner', 'externalId', 'type', 'version', 'status', 'processingState',
+  'attempt', 'created', 'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl',
+  'webhook')
+local w = redis.call('HMGET', KEYS[2], 'status', 'attempts', 'lastError', 'lastCode', 'nextAttempt', 'lastAttempt')
+for i = 1, #w do
+  r[#r + 1] = w[i]
+end
+return r

@@ -5,8 +5,10 @@
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)
--- For transaction i, seven args from ARGV[2 + 7(i-1) + 1]:
---   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group
+-- For transaction i, eleven args from ARGV[2 + 11(i-1) + 1]:
+--   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
+--   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
+--   '1' when progress reports go to the webhook too (see progress.lua) or ''
 -- Replies: a list with one {code, detail} per transaction, in order:
 --   {'OK', version}
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
@@ -45,6 +47,10 @@ local function start(k, a)
     'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group', p[2],
     'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
     'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5])
+  if ARGV[a + 7] ~= '' then
+    redis.call('HSET', KEYS[k], 'webhookUrl', ARGV[a + 7], 'webhookUrlHash', ARGV[a + 8], 'webhookDelay', ARGV[a + 9],
+      'webhookProgress', ARGV[a + 10])
+  end
   redis.call('RPUSH', KEYS[k + 2], txId)
   if redis.call('LLEN', KEYS[k + 3]) == 0 then
     redis.call('RPUSH', KEYS[k + 3], '1')
@@ -53,6 +59,6 @@ local function start(k, a)
 end
 
 for i = 1, #KEYS / 5 do
-  replies[i] = start(5 * (i - 1) + 1, 2 + 7 * (i - 1) + 1)
+  replies[i] = start(5 * (i - 1) + 1, 2 + 11 * (i - 1) + 1)
 end
 return replies

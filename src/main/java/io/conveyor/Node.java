@@ -160,9 +160,12 @@ public final class Node {
         .eventually(link::close);
   }
 
-  /** Nodes that archive or answer clients open the archive (status reads fall through to it). */
+  /**
+   * Nodes that archive, answer clients or deliver webhooks open the archive (status reads fall through to
+   * it; a webhook of an archived transaction is delivered from it).
+   */
   private Future<Void> openArchive() {
-    if (!config.node().has("archive") && !config.node().has("api")) {
+    if (!config.node().has("archive") && !config.node().has("api") && !config.node().has("webhooks")) {
       return Future.succeededFuture();
     }
     io.conveyor.archive.ArchiveStore store;
@@ -200,6 +203,9 @@ public final class Node {
     }
     if (config.node().has("archive")) {
       deployed.add(vertx.deployVerticle(new io.conveyor.archive.ArchiveVerticle(this)));
+    }
+    if (config.node().has("webhooks")) {
+      deployed.add(vertx.deployVerticle(new io.conveyor.webhook.WebhookVerticle(this)));
     }
     if (config.node().has("api")) {
       deployed.add(vertx.deployVerticle(new BusApiVerticle(this)));

@@ -16,6 +16,8 @@ public final class Addresses {
   public static final String TX_SWITCH = "conveyor.tx.switch";
   /** Published on each node (local only) when any transaction completes: {txId, status}. */
   public static final String TX_COMPLETED = "conveyor.tx.completed";
+  /** Local only: a webhook became due (the body is its id); wakes this node's webhook leader. */
+  public static final String WEBHOOKS_DUE = "conveyor.internal.webhooks.due";
 
   /** Published on each node (local only) when one of this owner's transactions completes: {txId, status}. */
   public static String completedFor(String owner) {

@@ -149,7 +149,8 @@ public final class HttpApiVerticle extends VerticleBase {
   /** The nodes with their heartbeat, the queues of every group they serve, and each role's leader. */
   private Future<JsonObject> cluster() {
     TxStore store = tx.store();
-    return Future.all(store.nodes(), store.leader("reaper")).compose(f -> {
+    return Future.all(store.nodes(), store.leader("reaper"), store.leader(TxStore.ARCHIVE_ROLE),
+        store.leader(TxStore.WEBHOOK_ROLE)).compose(f -> {
       java.util.Map<String, JsonObject> nodes = f.resultAt(0);
       java.util.Set<String> groups = new java.util.TreeSet<>();
       nodes.values().forEach(n -> groups.add(n.getString("group")));
@@ -161,7 +162,8 @@ public final class HttpApiVerticle extends VerticleBase {
           queues.put(g, q.<JsonObject>resultAt(i++));
         }
         return new JsonObject().put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
-            .put("queues", queues).put("leaders", new JsonObject().put("reaper", f.<String>resultAt(1)));
+            .put("queues", queues).put("leaders", new JsonObject().put("reaper", f.<String>resultAt(1))
+                .put("archive", f.<String>resultAt(2)).put("webhooks", f.<String>resultAt(3)));
       });
     });
   }
@@ -213,8 +215,11 @@ public final class HttpApiVerticle extends VerticleBase {
    */
   private Future<TxSummary> awaitOutcome(RoutingContext ctx, TxSummary now) {
     long waitMs = waitMillis(ctx);
-    if (now.status().isFinal() || waitMs <= 0) {
+    if (waitMs <= 0) {
       return Future.succeededFuture(now);
+    }
+    if (now.status().isFinal()) {
+      return tx.pollAnswered(now);
     }
     Promise<Void> ended = Promise.promise();
     MessageConsumer<JsonObject> c = vertx.eventBus().consumer(Addresses.completedFor(now.owner()), m -> {
@@ -226,6 +231,7 @@ public final class HttpApiVerticle extends VerticleBase {
     return c.completion().compose(v -> tx.status(now.txId(), now.owner())).compose(again -> again.status().isFinal()
         ? Future.succeededFuture(again)
         : ended.future().compose(v -> tx.status(now.txId(), now.owner())))
+        .compose(tx::pollAnswered)
         .eventually(() -> {
           vertx.cancelTimer(timer);
           return c.unregister();

@@ -70,13 +70,18 @@ public final class NotifyVerticle extends VerticleBase {
   /**
    * completed:<txId>:<status>:<owner> becomes {txId, status} on conveyor.tx.completed (every owner's) and on
    * conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
-   * on this node only.
+   * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle.
    */
   private void onMessage(Response push) {
     if (push.size() != 3 || !"message".equals(push.get(0).toString())) {
       return;
     }
-    Completion c = Completion.parse(push.get(2).toString());
+    String text = push.get(2).toString();
+    if (text.startsWith("webhook:")) {
+      vertx.eventBus().publish(Addresses.WEBHOOKS_DUE, text.substring("webhook:".length()), LOCAL);
+      return;
+    }
+    Completion c = Completion.parse(text);
     if (c != null) {
       JsonObject event = new JsonObject().put("txId", c.txId()).put("status", c.status());
       vertx.eventBus().publish(Addresses.TX_COMPLETED, event, LOCAL);

@@ -24,6 +24,7 @@ public final class Transactions {
   private final StartRequest.Limits limits;
   private final Batcher<TxStore.NewTx, TxStore.StartReply> starts;
   private final Future<ArchiveStore> archive;
+  private final Config.Webhooks webhooks;
 
   /** Without an archive: only what Redis still holds can be read. */
   public Transactions(TxStore store, PipelineCatalog catalog, Config config) {
@@ -33,6 +34,7 @@ public final class Transactions {
   /** Reads fall through to the archive (when it is there and opened) for what Redis no longer holds. */
   public Transactions(TxStore store, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive) {
     this.archive = archive;
+    this.webhooks = config.webhooks();
     this.store = store;
     this.catalog = catalog;
     this.settings = config.transactions();
@@ -50,7 +52,15 @@ public final class Transactions {
       return Future.failedFuture(e);
     }
     String txId = Ids.txId();
-    return catalog.groupOf(store, req.type())
+    Future<Void> allowed = Future.succeededFuture();
+    if (req.webhook() != null) {
+      if (webhooks.secretFor(req.owner()).isEmpty()) {
+        return Future.failedFuture(TxException.invalid("webhook", "webhooks are not set up here: "
+            + "webhooks.secret (CONVEYOR_WEBHOOKS_SECRET) is empty"));
+      }
+      allowed = io.conveyor.webhook.WebhookGuard.check(java.net.URI.create(req.webhook()), webhooks);
+    }
+    return allowed.compose(v -> catalog.groupOf(store, req.type()))
         .compose(group -> group == null ? Future.failedFuture(unknownType(req.type())) : start(txId, req, group, true))
         .recover(e -> e instanceof TxException ? Future.failedFuture(e) : confirm(txId, e));
   }
@@ -68,10 +78,15 @@ public final class Transactions {
   }
 
   private Future<TxSummary> start(String txId, StartRequest req, String group, boolean mayRetry) {
-    return starts.add(new TxStore.NewTx(txId, req, group)).compose(r -> switch (r.code()) {
+    // a client that will long-poll may ask that its reply cancel the webhook: give it time to
+    java.time.Duration webhookDelay = req.webhook() != null
+        && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
+        : java.time.Duration.ZERO;
+    return starts.add(new TxStore.NewTx(txId, req, group, webhookDelay)).compose(r -> switch (r.code()) {
       case "OK" -> Future.succeededFuture(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
           TxStatus.RUNNING, "queued", 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null,
-          req.metadata(), null, null, null));
+          req.metadata(), null, null, null,
+          req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting")));
       case "GROUP_CHANGED" -> mayRetry
           ? catalog.refreshGroup(store, req.type()).compose(g -> start(txId, req, r.detail(), false))
           : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
@@ -103,7 +118,31 @@ public final class Transactions {
   private Future<TxSummary> archived(String txId) {
     return archive.compose(a -> a == null ? Future.succeededFuture(null) : a.find(txId))
         .transform(ar -> ar.succeeded() ? Future.succeededFuture(ar.result() == null ? null : ar.result().summary())
-            : Future.failedFuture(archiveUnavailable(ar.cause())));
+            : Future.failedFuture(archiveUnavailable(ar.cause())))
+        .compose(this::withLiveWebhook);
+  }
+
+  /** An archived transaction whose webhook delivery still goes on: Redis has the current delivery state. */
+  private Future<TxSummary> withLiveWebhook(TxSummary s) {
+    if (s == null || s.webhook() == null || !"waiting".equals(s.webhook().getString("status"))) {
+      return Future.succeededFuture(s);
+    }
+    return store.webhookState(s.txId(), s.webhook().getString("url"))
+        .map(w -> w == null ? s : s.withWebhook(TxSummary.webhookView(w)))
+        .recover(e -> Future.succeededFuture(s));
+  }
+
+  /**
+   * After a long-poll answered with the outcome: if the client asked (metadata pollReplyCancelsWebhook), its
+   * completion webhook is cancelled, unless an attempt has begun. Answers the summary to reply with.
+   */
+  public Future<TxSummary> pollAnswered(TxSummary s) {
+    if (s.webhook() == null || !s.status().isFinal()
+        || !Boolean.TRUE.equals(s.metadata() == null ? null : s.metadata().getValue("pollReplyCancelsWebhook"))) {
+      return Future.succeededFuture(s);
+    }
+    return store.cancelWebhook(s.txId()).compose(code -> code.equals("CANCELLED") ? status(s.txId(), s.owner())
+        : Future.succeededFuture(s)).recover(e -> Future.succeededFuture(s));
   }
 
   private static TxException archiveUnavailable(Throwable cause) {

@@ -19,6 +19,9 @@ public interface ArchiveStore {
   /** Writes a batch in one round trip, replacing any earlier copy of the same transactions (upsert by txId). */
   Future<Void> write(List<ArchivedTx> batch);
 
+  /** Records how a webhook delivery ended for an archived transaction; false when it has no row. */
+  Future<Boolean> updateWebhook(String txId, io.vertx.core.json.JsonObject webhook);
+
   /** One transaction, or null. */
   Future<ArchivedTx> find(String txId);
 

@@ -14,15 +14,19 @@ public record ArchivedTx(String txId, String owner, String externalId, String ty
   public static ArchivedTx fromState(String txId, JsonObject state) {
     String ext = state.getString("externalId");
     String completed = state.getString("completed");
-    String webhook = state.getString("webhookState");
+    String webhook = state.getString("webhook");
     return new ArchivedTx(txId, state.getString("owner"), ext == null || ext.isEmpty() ? null : ext,
         state.getString("type"), state.getString("status"), Long.parseLong(state.getString("created")),
         completed == null || completed.isEmpty() ? null : Long.valueOf(completed), state,
         webhook == null || webhook.isEmpty() ? null : new JsonObject(webhook));
   }
 
-  /** The summary, by the same mapping as a read from Redis. */
+  /**
+   * The summary, by the same mapping as a read from Redis; the webhook column (written when a delivery
+   * ends after archiving) wins over the state's copy.
+   */
   public TxSummary summary() {
-    return TxSummary.fromState(txId, state::getString);
+    return TxSummary.fromState(txId, f -> f.equals("webhook") && webhook != null ? webhook.encode()
+        : state.getString(f));
   }
 }

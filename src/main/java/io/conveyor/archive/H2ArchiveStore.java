@@ -95,7 +95,8 @@ final class H2ArchiveStore implements ArchiveStore {
 
   /**
    * Opens the file. Processes that start at the same moment race for H2's lock file (the loser hears "lock
-   * file recently modified" until the winner's server is up), so a refused open is tried again for a while.
+   * file recently modified" or "another process was faster" until the winner's server is up), so such a
+   * refusal is tried again for a while.
    */
   private Connection connect() throws SQLException, InterruptedException {
     long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
@@ -103,7 +104,10 @@ final class H2ArchiveStore implements ArchiveStore {
       try {
         return DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "");
       } catch (SQLException e) {
-        if (System.nanoTime() > giveUp || !String.valueOf(e.getMessage()).toLowerCase().contains("lock")) {
+        // 8000 covers "another process was faster" and lock-file races; 90020 is "already in use"
+        boolean race = e.getErrorCode() == 8000 || e.getErrorCode() == 90020
+            || String.valueOf(e.getMessage()).toLowerCase().contains("lock");
+        if (System.nanoTime() > giveUp || !race) {
           throw e;
         }
         Thread.sleep(100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(400));
@@ -143,6 +147,22 @@ final class H2ArchiveStore implements ArchiveStore {
         throw e;
       }
       return null;
+    });
+  }
+
+  @Override
+  public Future<Boolean> updateWebhook(String txId, JsonObject webhook) {
+    return blocking(() -> {
+      try (PreparedStatement p = connection.prepareStatement("UPDATE " + table + " SET webhook = ? WHERE tx_id = ?")) {
+        p.setString(1, webhook.encode());
+        p.setString(2, txId);
+        int n = p.executeUpdate();
+        connection.commit();
+        return n == 1;
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      }
     });
   }
 

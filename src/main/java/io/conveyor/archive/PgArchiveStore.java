@@ -111,6 +111,12 @@ final class PgArchiveStore implements ArchiveStore {
   }
 
   @Override
+  public Future<Boolean> updateWebhook(String txId, JsonObject webhook) {
+    return pool.preparedQuery("UPDATE " + table + " SET webhook = $2::text::jsonb WHERE tx_id = $1")
+        .execute(Tuple.of(txId, webhook.encode())).map(r -> r.rowCount() == 1);
+  }
+
+  @Override
   public Future<ArchivedTx> find(String txId) {
     return pool.preparedQuery("SELECT tx_id, state::text, webhook::text FROM " + table + " WHERE tx_id = $1")
         .execute(Tuple.of(txId)).map(PgArchiveStore::first);

@@ -21,8 +21,16 @@ final class BenchClient extends VerticleBase {
   private Transactions transactions;
   private Completions completions;
 
+  private String webhook;
+
   BenchClient(Node node) {
     this.node = node;
+  }
+
+  /** Every transaction of later runs carries this webhook URL. */
+  BenchClient webhook(String url) {
+    this.webhook = url;
+    return this;
   }
 
   /** Subscribes before anything starts, so no completion can slip by. */
@@ -66,7 +74,7 @@ final class BenchClient extends VerticleBase {
       long giveUp = vertx.setTimer(timeoutMs, t -> over.tryComplete(false));
       long began = System.nanoTime();
       progress(label, tracker, over.future(), began);
-      new Load(vertx, transactions, tracker, options).begin();
+      new Load(vertx, transactions, tracker, options, webhook).begin();
       return over.future().map(finished -> {
         vertx.cancelTimer(giveUp);
         if (!finished) {

@@ -20,7 +20,15 @@ final class Load {
   private long firstNanos;
   private boolean toldRefusal;
 
+  private final String webhook;
+
   Load(Vertx vertx, Transactions transactions, Tracker tracker, BenchOptions options) {
+    this(vertx, transactions, tracker, options, null);
+  }
+
+  /** With a webhook URL on every transaction (the webhook benchmark). */
+  Load(Vertx vertx, Transactions transactions, Tracker tracker, BenchOptions options, String webhook) {
+    this.webhook = webhook;
     this.vertx = vertx;
     this.transactions = transactions;
     this.tracker = tracker;
@@ -59,6 +67,9 @@ final class Load {
   private void startOne(int n) {
     JsonObject body = new JsonObject().put("type", options.pipeline()).put("owner", "bench")
         .put("input", new JsonObject().put("n", n));
+    if (webhook != null) {
+      body.put("webhook", webhook);
+    }
     awaitingReply++;
     long startNanos = System.nanoTime();
     tracker.issued(startNanos);

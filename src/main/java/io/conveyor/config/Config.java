@@ -2,10 +2,12 @@ package io.conveyor.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** Every setting of a node, typed and validated; read once at start by {@link ConfigLoader}. */
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
-                     Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive) {
+                     Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
+                     Webhooks webhooks) {
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 
@@ -77,7 +79,26 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
                         Duration maxBackoff, Duration timeout, String table) {
   }
 
+  /**
+   * Webhook delivery: the signing secret (whsec_…, and per-owner ones), the retry schedule (initialDelay ×
+   * factor^n, capped at maxDelay, at most maxAttempts), the request timeout, deliveries at once, which
+   * targets are allowed, the per-URL failure limit within a window and the pause it causes, the leader's
+   * poll interval, lease and grace, and how long a transaction whose metadata says pollReplyCancelsWebhook
+   * waits before its first attempt.
+   */
+  public record Webhooks(String secret, Map<String, String> ownerSecrets, Duration initialDelay, double factor,
+                         Duration maxDelay, int maxAttempts, Duration timeout, int concurrency,
+                         boolean allowPrivateTargets, List<String> allowHosts, int failureLimit, Duration failureWindow,
+                         Duration pause, Duration interval, Duration lease, Duration grace, Duration pollGrace) {
+
+    /** The secret an owner's webhooks are signed with ("" when none is configured). */
+    public String secretFor(String owner) {
+      return ownerSecrets.getOrDefault(owner, secret);
+    }
+  }
+
   public Config withRedis(Redis r) {
-    return new Config(r, node, heartbeat, reaper, http, api, bridge, cluster, pipelines, transactions, archive);
+    return new Config(r, node, heartbeat, reaper, http, api, bridge, cluster, pipelines, transactions, archive,
+        webhooks);
   }
 }

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /** Turns the merged JSON tree into typed records, checking every value and naming the key at fault. */
 final class ConfigReader {
-  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper", "archive");
+  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper", "archive", "webhooks");
   static final Set<String> KEY_ROLES = Set.of("client", "admin", "step");
   private final JsonObject tree;
 
@@ -44,7 +44,65 @@ final class ConfigReader {
             r.duration("transactions.stepTimeout", Duration.ofMillis(1)),
             r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
             r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024)),
-        r.archive());
+        r.archive(), r.webhooks());
+  }
+
+  Config.Webhooks webhooks() {
+    String secret = text("webhooks.secret", true);
+    if (!secret.isEmpty()) {
+      checkSecret("webhooks.secret", secret);
+    }
+    java.util.Map<String, String> owners = new java.util.HashMap<>();
+    Object list = raw("webhooks.ownerSecrets");
+    if (!(list instanceof io.vertx.core.json.JsonArray entries)) {
+      throw bad("webhooks.ownerSecrets", "a list of owner:whsec_… entries");
+    }
+    for (Object o : entries) {
+      String e = String.valueOf(o);
+      int colon = e.indexOf(':');
+      if (colon < 1) {
+        throw bad("webhooks.ownerSecrets", "entries of the form owner:whsec_…");
+      }
+      checkSecret("webhooks.ownerSecrets", e.substring(colon + 1));
+      owners.put(e.substring(0, colon), e.substring(colon + 1));
+    }
+    List<String> hosts = new ArrayList<>();
+    Object allow = raw("webhooks.allowHosts");
+    if (!(allow instanceof io.vertx.core.json.JsonArray a)) {
+      throw bad("webhooks.allowHosts", "a list of host names or addresses");
+    }
+    a.forEach(h -> hosts.add(String.valueOf(h).toLowerCase(java.util.Locale.ROOT)));
+    Object factor = raw("webhooks.factor");
+    double f;
+    try {
+      f = factor instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(factor));
+    } catch (NumberFormatException e) {
+      f = 0;
+    }
+    if (!(f >= 1 && f <= 100)) {
+      throw bad("webhooks.factor", "a number from 1 to 100 (how much each retry's delay grows)");
+    }
+    Duration interval = duration("webhooks.interval", Duration.ofMillis(1));
+    return new Config.Webhooks(secret, java.util.Map.copyOf(owners), duration("webhooks.initialDelay",
+        Duration.ofMillis(1)), f, duration("webhooks.maxDelay", Duration.ofMillis(1)),
+        integer("webhooks.maxAttempts", 1, 10_000), duration("webhooks.timeout", Duration.ofMillis(10)),
+        integer("webhooks.concurrency", 1, 100_000), bool("webhooks.allowPrivateTargets"), List.copyOf(hosts),
+        integer("webhooks.failureLimit", 1, 1_000_000), duration("webhooks.failureWindow", Duration.ofMillis(1)),
+        duration("webhooks.pause", Duration.ofMillis(1)), interval, lease("webhooks.lease", "webhooks.interval"),
+        duration("webhooks.grace", Duration.ZERO), duration("webhooks.pollGrace", Duration.ZERO));
+  }
+
+  /** A Standard Webhooks secret: whsec_ and the base64 of at least 16 bytes. */
+  private void checkSecret(String path, String secret) {
+    try {
+      if (secret.startsWith("whsec_") && java.util.Base64.getDecoder().decode(secret.substring(6)).length >= 16) {
+        return;
+      }
+    } catch (IllegalArgumentException e) {
+      // falls through to the message
+    }
+    throw new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path) + "): expected whsec_ "
+        + "and the base64 of at least 16 random bytes (the secret itself is not shown)");
   }
 
   Config.Archive archive() {

@@ -6,14 +6,19 @@ import java.util.regex.Pattern;
 
 /** A validated request to start a transaction; metadata and input are kept as the JSON text Redis stores. */
 public record StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input,
-                           String metadataJson, String inputJson) {
+                           String metadataJson, String inputJson, String webhook) {
   /** Pipeline names, as in pipeline files. */
   private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
   /** No ':' in an owner: it ends the owner in the key externalId:<owner>:<externalId>, so owners cannot collide. */
   private static final Pattern OWNER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}");
 
   public StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input) {
-    this(type, owner, externalId, metadata, input, metadata.encode(), input.encode());
+    this(type, owner, externalId, metadata, input, metadata.encode(), input.encode(), null);
+  }
+
+  /** The same request with a webhook URL. */
+  public StartRequest withWebhook(String url) {
+    return new StartRequest(type, owner, externalId, metadata, input, metadataJson, inputJson, url);
   }
 
   /** Reads a start request from JSON, refusing what cannot be started with the field at fault. */
@@ -26,8 +31,12 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     String externalId = optionalText(body, "externalId", 256);
     JsonObject metadata = object(body, "metadata");
     JsonObject input = object(body, "input");
+    String webhook = optionalText(body, "webhook", 2048);
+    if (webhook != null) {
+      WebhookUrl.check(webhook);
+    }
     return new StartRequest(type, owner, externalId, metadata, input, encode(metadata, "metadata",
-        limits.maxMetadataBytes()), encode(input, "input", limits.maxInputBytes()));
+        limits.maxMetadataBytes()), encode(input, "input", limits.maxInputBytes()), webhook);
   }
 
   /** Size limits of metadata and input, in bytes of their JSON text. */

@@ -6,7 +6,8 @@ import java.time.Instant;
 /** What a client learns of a transaction. Times are absent until they happen; output only once final. */
 public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                         String processingState, long attempt, Instant created, Instant updated, Instant completed,
-                        JsonObject metadata, JsonObject output, String note, JsonObject progressReport) {
+                        JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
+                        JsonObject webhook) {
 
   public JsonObject toJson() {
     JsonObject j = new JsonObject()
@@ -22,6 +23,9 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         .put("completed", time(completed))
         .put("metadata", metadata)
         .put("progressReport", progressReport);
+    if (webhook != null) {
+      j.put("webhook", webhook);
+    }
     if (status.isFinal()) {
       j.put("output", output);
       if (note != null) {
@@ -41,7 +45,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         j.getString("type"), TxStatus.fromWire(j.getString("status")), j.getString("processingState"),
         j.getLong("attempt", 0L), instant(j.getString("created")), instant(j.getString("updated")),
         instant(j.getString("completed")), j.getJsonObject("metadata"), j.getJsonObject("output"),
-        j.getString("note"), j.getJsonObject("progressReport"));
+        j.getString("note"), j.getJsonObject("progressReport"), j.getJsonObject("webhook"));
   }
 
   /**
@@ -53,7 +57,37 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         TxStatus.fromWire(field.apply("status")), field.apply("processingState"),
         Long.parseLong(field.apply("attempt")), millis(field.apply("created")), millis(field.apply("updated")),
         millis(field.apply("completed")), object(field.apply("metadata")), object(field.apply("output")),
-        blankToNull(field.apply("note")), object(field.apply("progress")));
+        blankToNull(field.apply("note")), object(field.apply("progress")), webhook(field));
+  }
+
+  /**
+   * The webhook's delivery state: the stored one (field webhook, written when delivery ended), else, for a
+   * transaction with a webhook URL that is still running, {url, status: waiting}.
+   */
+  private static JsonObject webhook(java.util.function.Function<String, String> field) {
+    JsonObject stored = object(field.apply("webhook"));
+    if (stored != null) {
+      return webhookView(stored);
+    }
+    String url = blankToNull(field.apply("webhookUrl"));
+    return url == null ? null : new JsonObject().put("url", url).put("status", "waiting");
+  }
+
+  /** A stored webhook state as a client sees it: times (stored in ms) as ISO-8601 text. */
+  public static JsonObject webhookView(JsonObject stored) {
+    JsonObject v = stored.copy();
+    for (String t : new String[] {"nextAttempt", "lastAttempt", "deliveredAt"}) {
+      if (v.getValue(t) instanceof Number n) {
+        v.put(t, Instant.ofEpochMilli(n.longValue()).toString());
+      }
+    }
+    return v;
+  }
+
+  /** The same summary with another webhook state. */
+  public TxSummary withWebhook(JsonObject state) {
+    return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
+        metadata, output, note, progressReport, state);
   }
 
   private static String blankToNull(String s) {

@@ -120,7 +120,10 @@ public final class PipelineRunner {
     String type = p.pipeline().steps().get(i).type();
     StepContext ctx = new StepContext(tx.txId(), tx.owner(), tx.externalId(), tx.attempt(), i, type, input,
         tx.metadata(), settings.nodeId(), timeout, i == tx.step() ? tx.retry() : 0,
-        tx.switches() == null ? new JsonObject() : tx.switches(), vertx, stepLog);
+        tx.switches() == null ? new JsonObject() : tx.switches(), vertx, stepLog,
+        report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code.equals("OK")
+            ? Future.<Void>succeededFuture()
+            : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))));
     Promise<StepResult> result = Promise.promise();
     long timer = vertx.setTimer(timeout.toMillis(),
         t -> result.tryFail(new StepTimeout("exceeded its timeout of " + Durations.format(timeout))));

@@ -10,9 +10,20 @@ import org.slf4j.Logger;
  * idempotency key towards other systems; attempt rises each time the transaction is handed to a node, so
  * an attempt above 1 tells a step it may be running again after a recovery. timeout is this step's: the
  * runner ends the transaction timeout when it passes. retry counts this step's runs after sleeping (0 the
- * first time); switches holds the transaction's switch values as the step runs.
+ * first time); switches holds the transaction's switch values as the step runs; reportProgress tells the
+ * client how far it has got.
  */
 public record StepContext(String txId, String owner, String externalId, long attempt, int step, String stepType,
                           JsonObject input, JsonObject metadata, String nodeId, Duration timeout, int retry,
-                          JsonObject switches, Vertx vertx, Logger log) {
+                          JsonObject switches, Vertx vertx, Logger log,
+                          java.util.function.Function<JsonObject, io.vertx.core.Future<Void>> progressSink) {
+
+  /**
+   * Reports progress: the report becomes the transaction's progressReport, and a transaction with a webhook
+   * whose metadata says progressReports: true gets it as a progress webhook. Fails when this node no longer
+   * owns the transaction.
+   */
+  public io.vertx.core.Future<Void> reportProgress(JsonObject report) {
+    return progressSink.apply(report);
+  }
 }

@@ -60,6 +60,15 @@ public final class Keys {
     return prefix + "sleepingZ";
   }
 
+  /** A webhook event and its delivery state; the completion event of a transaction has the txId as its id. */
+  public String webhookH(String webhookId) {
+    return prefix + "webhookH:" + webhookId;
+  }
+
+  public String webhooksZ() {
+    return prefix + "webhooksZ";
+  }
+
   public String toArchiveZ() {
     return prefix + "toArchiveZ";
   }

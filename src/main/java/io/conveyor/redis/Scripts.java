@@ -11,7 +11,7 @@ import java.util.List;
 public final class Scripts {
   public static final List<String> NAMES =
       List.of("start", "dequeue", "checkpoint", "complete", "get-state", "put-pipeline", "requeue", "hop", "cancel", "lease", "heartbeat", "reap",
-      "lease-break", "sleep", "set-switch", "wake", "rate", "archive");
+      "lease-break", "sleep", "set-switch", "wake", "rate", "archive", "webhook", "webhook-cancel", "progress");
 
   public final LuaScript start = LuaScript.load("start");
   public final LuaScript dequeue = LuaScript.load("dequeue");
@@ -31,10 +31,13 @@ public final class Scripts {
   public final LuaScript wake = LuaScript.load("wake");
   public final LuaScript rate = LuaScript.load("rate");
   public final LuaScript archive = LuaScript.load("archive");
+  public final LuaScript webhook = LuaScript.load("webhook");
+  public final LuaScript webhookCancel = LuaScript.load("webhook-cancel");
+  public final LuaScript progress = LuaScript.load("progress");
 
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, requeue, hop, cancel, lease, heartbeat, reap, leaseBreak, sleep, setSwitch,
-        wake, rate, archive);
+        wake, rate, archive, webhook, webhookCancel, progress);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

@@ -46,7 +46,10 @@ public final class TxStore {
   }
 
   /** One transaction to start: its new txId, the request, and the group its pipeline is believed to be in. */
-  public record NewTx(String txId, StartRequest req, String group) {
+  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay) {
+    public NewTx(String txId, StartRequest req, String group) {
+      this(txId, req, group, Duration.ZERO);
+    }
   }
 
   /** Starts one transaction. */
@@ -58,7 +61,7 @@ public final class TxStore {
   public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod) {
     List<String> k = new ArrayList<>(5 * txs.size());
     long now = clock.millis();
-    List<String> args = new ArrayList<>(2 + 7 * txs.size());
+    List<String> args = new ArrayList<>(2 + 11 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     for (NewTx tx : txs) {
@@ -70,7 +73,10 @@ public final class TxStore {
       k.add(keys.qRingL(tx.group()));
       k.add(req.externalId() == null ? state : keys.externalId(req.owner(), req.externalId()));
       args.addAll(List.of(tx.txId(), req.owner(), req.type(), req.externalId() == null ? "" : req.externalId(),
-          req.metadataJson(), req.inputJson(), tx.group()));
+          req.metadataJson(), req.inputJson(), tx.group(), req.webhook() == null ? "" : req.webhook(),
+          req.webhook() == null ? "" : io.conveyor.model.WebhookUrl.hash(req.webhook()),
+          req.webhook() == null ? "" : Long.toString(tx.webhookDelay().toMillis()),
+          req.webhook() != null && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : ""));
     }
     return Scripts.run(link, scripts.start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
@@ -133,7 +139,7 @@ public final class TxStore {
   public Future<CancelReply> cancel(String txId, String owner, Duration archiveDelay) {
     return Scripts.run(link, scripts.cancel, List.of(keys.stateH(txId), keys.toArchiveZ(), keys.notifyChannel(),
             keys.sleepingZ()),
-            List.of(txId, owner, now(), Long.toString(archiveDelay.toMillis())))
+            List.of(txId, owner, now(), Long.toString(archiveDelay.toMillis()), keys.prefix()))
         .map(r -> new CancelReply(r.get(0).toString(), r.size() > 1 ? r.get(1).toString() : null));
   }
 
@@ -350,17 +356,51 @@ public final class TxStore {
 
   /** The summary of a transaction, or null when Redis has none. */
   public Future<TxSummary> getState(String txId) {
-    return Scripts.run(link, scripts.getState, List.of(keys.stateH(txId)), List.of())
+    return Scripts.run(link, scripts.getState, List.of(keys.stateH(txId), keys.webhookH(txId)), List.of())
         .map(r -> r.size() == 0 ? null : summary(txId, r));
   }
 
   /** The fields get-state.lua reads, in its order. */
   private static final List<String> STATE_FIELDS = List.of("owner", "externalId", "type", "version", "status",
       "processingState", "attempt", "created", "updated", "completed", "output", "note", "progress", "metadata",
-      "step");
+      "step", "webhookUrl", "webhook");
 
   private static TxSummary summary(String txId, Response r) {
-    return TxSummary.fromState(txId, name -> str(r.get(STATE_FIELDS.indexOf(name))));
+    JsonObject pending = pendingWebhook(str(r.get(STATE_FIELDS.size())), r, STATE_FIELDS.size() + 1);
+    if (pending != null) {
+      pending.put("url", str(r.get(STATE_FIELDS.indexOf("webhookUrl"))));
+    }
+    return TxSummary.fromState(txId, name -> name.equals("webhook") && pending != null ? pending.encode()
+        : str(r.get(STATE_FIELDS.indexOf(name))));
+  }
+
+  /**
+   * A delivery still under way, as the stored webhook state (times in ms): from webhookH fields status,
+   * attempts, lastError, lastCode, nextAttempt, lastAttempt (from index from of the reply), or null.
+   */
+  static JsonObject pendingWebhook(String status, Response r, int from) {
+    if (status == null) {
+      return null;
+    }
+    JsonObject w = new JsonObject().put("status", status).put("attempts", Integer.parseInt(str(r.get(from))));
+    String[] names = {"lastError", "lastCode", "nextAttempt", "lastAttempt"};
+    for (int i = 0; i < names.length; i++) {
+      String v = str(r.get(from + 1 + i));
+      if (v != null && !v.isEmpty()) {
+        w.put(names[i], i == 0 ? v : Long.parseLong(v));
+      }
+    }
+    return w;
+  }
+
+  /** The delivery state of a transaction's completion webhook while it goes on, or null (see get-state.lua). */
+  public Future<JsonObject> webhookState(String txId, String url) {
+    return link.send(Request.cmd(Command.HMGET).arg(keys.webhookH(txId)).arg("status").arg("attempts")
+        .arg("lastError").arg("lastCode").arg("nextAttempt").arg("lastAttempt"))
+        .map(r -> {
+          JsonObject w = pendingWebhook(str(r.get(0)), r, 1);
+          return w == null ? null : w.put("url", url);
+        });
   }
 
   /** A transaction handed out for archiving: its stored fields, and the stamp that confirms it. */
@@ -397,6 +437,72 @@ public final class TxStore {
           }
           return new ArchiveBatch(r.get(0).toInteger() == 1, r.get(1).toInteger(), batch);
         });
+  }
+
+  /** A delivery's result, reported in the next webhook.lua call. */
+  public record WebhookResult(String webhookId, String outcome, int attempt, Integer code, String error, long next) {
+  }
+
+  /** A delivery handed out: deliver (POST it) or sync (write its final state to the archive). */
+  public record WebhookJob(String kind, String webhookId, JsonObject event, TxSummary summary) {
+  }
+
+  /** What webhook.lua answered: whether the caller leads, and the deliveries handed out. */
+  public record WebhookBatch(boolean leader, List<WebhookJob> jobs) {
+  }
+
+  /** The webhook settings webhook.lua needs, in milliseconds. */
+  public record WebhookLimits(Duration lease, Duration grace, Duration lostAfter, int failureLimit,
+                              Duration failureWindow, Duration pause) {
+  }
+
+  /** Records results and, if the caller leads the webhook role, hands out up to max due deliveries. */
+  public Future<WebhookBatch> webhookBatch(String nodeId, List<WebhookResult> results, int max, WebhookLimits l) {
+    List<String> args = new ArrayList<>(10 + 6 * results.size());
+    args.addAll(List.of(nodeId, now(), Integer.toString(max), Long.toString(l.lease().toMillis()),
+        Long.toString(l.grace().toMillis()), keys.prefix(), Long.toString(l.lostAfter().toMillis()),
+        Integer.toString(l.failureLimit()), Long.toString(l.failureWindow().toMillis()),
+        Long.toString(l.pause().toMillis())));
+    for (WebhookResult r : results) {
+      args.addAll(List.of(r.webhookId(), r.outcome(), Integer.toString(r.attempt()),
+          r.code() == null ? "" : r.code().toString(), r.error() == null ? "" : r.error(),
+          r.outcome().equals("retry") ? Long.toString(r.next()) : ""));
+    }
+    return Scripts.run(link, scripts.webhook, List.of(keys.webhooksZ(), keys.lock1(WEBHOOK_ROLE),
+        keys.lock2(WEBHOOK_ROLE), keys.eventsL()), args).map(r -> {
+          List<WebhookJob> jobs = new ArrayList<>(r.size() - 1);
+          for (int i = 1; i < r.size(); i++) {
+            Response job = r.get(i);
+            JsonObject event = new JsonObject();
+            Response flat = job.get(2);
+            for (int f = 0; f + 1 < flat.size(); f += 2) {
+              event.put(flat.get(f).toString(), flat.get(f + 1).toString());
+            }
+            Response fields = job.get(3);
+            TxSummary summary = fields.size() == 0 ? null : TxSummary.fromState(event.getString("txId"),
+                name -> {
+                  int at = STATE_FIELDS.indexOf(name);
+                  return at < 0 || at >= fields.size() ? null : str(fields.get(at));
+                });
+            jobs.add(new WebhookJob(job.get(0).toString(), job.get(1).toString(), event, summary));
+          }
+          return new WebhookBatch(r.get(0).toInteger() == 1, jobs);
+        });
+  }
+
+  /** The lease keys of the webhook role are webhookLock1 and webhookLock2. */
+  public static final String WEBHOOK_ROLE = "webhook";
+
+  /** Records a running step's progress report (fenced by attempt): OK, NOT_FOUND or FENCED. */
+  public Future<String> progress(String txId, long attempt, JsonObject report) {
+    return Scripts.run(link, scripts.progress, List.of(keys.stateH(txId), keys.webhooksZ(), keys.notifyChannel()),
+        List.of(txId, Long.toString(attempt), report.encode(), now(), keys.prefix())).map(r -> r.get(0).toString());
+  }
+
+  /** Cancels a transaction's completion webhook after a long-poll reply: CANCELLED, TOO_LATE or NOT_PENDING. */
+  public Future<String> cancelWebhook(String txId) {
+    return Scripts.run(link, scripts.webhookCancel, List.of(keys.webhookH(txId), keys.webhooksZ(), keys.stateH(txId)),
+        List.of(txId, now())).map(r -> r.get(0).toString());
   }
 
   /** The lease keys of the archive role are toArchiveLock1 and toArchiveLock2. */

@@ -235,6 +235,9 @@ class HttpApiTest {
     assertTrue(cluster.getJsonObject("nodes").containsKey(node.node().nodeId()), cluster.encode());
     assertEquals(0L, cluster.getJsonObject("queues").getJsonObject("master").getLong("in"));
     assertEquals(node.node().nodeId(), cluster.getJsonObject("leaders").getString("reaper"));
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the archive and webhook leases",
+        () -> call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("leaders"),
+        l -> node.node().nodeId().equals(l.getString("archive")) && node.node().nodeId().equals(l.getString("webhooks")));
     assertEquals(403, call("POST", "/api/v1/transactions", "k-ops", order()).status());
   }
 

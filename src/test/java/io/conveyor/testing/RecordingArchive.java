@@ -78,6 +78,11 @@ public final class RecordingArchive implements ArchiveStore {
   }
 
   @Override
+  public Future<Boolean> updateWebhook(String txId, io.vertx.core.json.JsonObject webhook) {
+    return real.updateWebhook(txId, webhook);
+  }
+
+  @Override
   public Future<ArchivedTx> find(String txId) {
     return real.find(txId);
   }

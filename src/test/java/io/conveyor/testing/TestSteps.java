@@ -26,6 +26,9 @@ public final class TestSteps {
               .put("step", ctx.step()).put("input", ctx.input()).put("nodeId", ctx.nodeId()));
           return Future.succeededFuture(StepResult.success(ctx.input().copy().put("recorded", true)));
         }))
+        .register(type("test/progress", p -> ctx -> ctx.reportProgress(new JsonObject().put("percent", 50))
+            .compose(v -> ctx.reportProgress(new JsonObject().put("percent", 90)))
+            .map(v -> StepResult.success(ctx.input()))))
         .register(type("test/throw", p -> ctx -> {
           throw new IllegalStateException("boom");
         }))

@@ -1,0 +1,300 @@
+package io.conveyor.webhook;
+
+import io.conveyor.Node;
+import io.conveyor.api.Addresses;
+import io.conveyor.config.Config;
+import io.conveyor.model.TxSummary;
+import io.conveyor.redis.RedisLink;
+import io.conveyor.redis.TxStore;
+import io.conveyor.redis.TxStore.WebhookJob;
+import io.conveyor.redis.TxStore.WebhookLimits;
+import io.conveyor.redis.TxStore.WebhookResult;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers webhooks, on the leader of the webhook role only (webhookLock1/2). A tick is one webhook.lua
+ * call: it records the results of finished deliveries and hands out due ones (each rescheduled first, so
+ * a crash means a retry), up to webhooks.concurrency under way at once. Each delivery is a signed POST
+ * (Standard Webhooks); 2xx is delivered, 410 gone, anything else (or no answer within webhooks.timeout) is
+ * retried with exponential backoff and jitter until webhooks.maxAttempts, honouring Retry-After on 429 and
+ * 503. Redirects are not followed. The leader ticks when a webhook becomes due (a note on notify), when a
+ * delivery ends, and every webhooks.interval.
+ */
+public final class WebhookVerticle extends VerticleBase {
+  private static final Logger log = LoggerFactory.getLogger(WebhookVerticle.class);
+  private final Node node;
+  private final Config.Webhooks settings;
+  private final WebhookLimits limits;
+  private final Map<String, Signer> signers = new HashMap<>();
+  private RedisLink link;
+  private TxStore store;
+  private HttpClient http;
+  private List<WebhookResult> results = new ArrayList<>();
+  private int inFlight;
+  private boolean ticking;
+  private boolean tickAgain;
+  private boolean leader;
+  private int redisFailures;
+  private long timer = -1;
+  private boolean stopping;
+  private Promise<Void> idle;
+
+  public WebhookVerticle(Node node) {
+    this.node = node;
+    this.settings = node.config().webhooks();
+    this.limits = new WebhookLimits(settings.lease(), settings.grace(), settings.timeout().plusSeconds(5),
+        settings.failureLimit(), settings.failureWindow(), settings.pause());
+  }
+
+  @Override
+  public Future<?> start() {
+    link = node.link(vertx);
+    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
+    http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
+        .setKeepAlive(true).setIdleTimeout(60), new PoolOptions().setHttp1MaxSize(Math.min(settings.concurrency(), 50)));
+    return vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> tick()).completion()
+        .onSuccess(v -> tick());
+  }
+
+  private void tick() {
+    if (ticking) {
+      tickAgain = true;
+      return;
+    }
+    vertx.cancelTimer(timer);
+    ticking = true;
+    List<WebhookResult> reporting = results;
+    results = new ArrayList<>();
+    int max = stopping ? 0 : Math.max(0, settings.concurrency() - inFlight);
+    store.webhookBatch(node.nodeId(), reporting, max, limits).onComplete(ar -> {
+      ticking = false;
+      if (ar.failed()) {
+        reporting.addAll(results);
+        results = reporting; // they go again: a result for an attempt already recorded is ignored
+        redisFailures++;
+        log.warn("webhook round failed on Redis: {}", ar.cause().getMessage());
+        next(Math.min(settings.interval().toMillis(), 50L << Math.min(6, redisFailures)));
+        checkIdle();
+        return;
+      }
+      redisFailures = 0;
+      leadership(ar.result().leader());
+      for (WebhookJob job : ar.result().jobs()) {
+        if (job.kind().equals("sync")) {
+          sync(job);
+        } else {
+          deliver(job);
+        }
+      }
+      if (tickAgain || !results.isEmpty()) {
+        tickAgain = false;
+        tick();
+      } else if (max > 0 && ar.result().jobs().size() >= max) {
+        tick(); // more may be due
+      } else {
+        next(settings.interval().toMillis());
+      }
+      checkIdle();
+    });
+  }
+
+  private void next(long millis) {
+    if (stopping) {
+      return;
+    }
+    vertx.cancelTimer(timer);
+    timer = vertx.setTimer(Math.max(1, millis), t -> tick());
+  }
+
+  private void report(WebhookResult r) {
+    results.add(r);
+    if (stopping) {
+      checkIdle();
+    } else {
+      tick();
+    }
+  }
+
+  /** Delivery ended for an archived transaction: the archive gets its final state, then Redis lets it go. */
+  private void sync(WebhookJob job) {
+    inFlight++;
+    String txId = job.event().getString("txId");
+    node.archive().updateWebhook(txId, new JsonObject(job.event().getString("state"))).onComplete(ar -> {
+      inFlight--;
+      if (ar.succeeded()) {
+        report(new WebhookResult(job.webhookId(), "synced", 0, null, null, 0));
+      } else {
+        // it stays scheduled and comes back once the archive answers
+        log.warn("could not record the webhook outcome of {} in the archive: {}", txId, ar.cause().getMessage());
+        checkIdle();
+      }
+    });
+  }
+
+  private void deliver(WebhookJob job) {
+    inFlight++;
+    JsonObject event = job.event();
+    int attempt = Integer.parseInt(event.getString("attempts")) + 1;
+    String url = event.getString("url");
+    Future<TxSummary> summary = job.summary() != null ? Future.succeededFuture(job.summary())
+        : node.archive() == null ? Future.succeededFuture(null)
+        : node.archive().find(event.getString("txId")).map(a -> a == null ? null : a.summary());
+    URI target = URI.create(url);
+    summary.compose(s -> s == null
+            ? Future.failedFuture(new IllegalStateException("transaction " + event.getString("txId") + " not found"))
+            : WebhookGuard.check(target, settings).map(v -> s))
+        .compose(s -> post(job.webhookId(), event, s))
+        .onComplete(ar -> {
+          inFlight--;
+          report(ar.succeeded() ? outcome(job.webhookId(), attempt, ar.result())
+              : failure(job.webhookId(), attempt, null, ar.cause().getMessage(), null));
+        });
+  }
+
+  /** The POST of one attempt; answers the HTTP status and Retry-After header. */
+  private Future<Answer> post(String id, JsonObject event, TxSummary summary) {
+    long now = System.currentTimeMillis();
+    JsonObject body = new JsonObject().put("eventType", event.getString("event"))
+        .put("eventTime", Instant.ofEpochMilli(Long.parseLong(event.getString("eventTime"))).toString())
+        .put("deliveryTime", Instant.ofEpochMilli(now).toString());
+    JsonObject s = summary.toJson();
+    s.remove("webhook");
+    body.mergeIn(s);
+    if (event.containsKey("report")) {
+      body.put("progressReport", new JsonObject(event.getString("report"))); // as it was when reported
+    }
+    String text = body.encode();
+    long ts = now / 1000;
+    RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(event.getString("url"))
+        .setFollowRedirects(false)
+        .putHeader("content-type", "application/json")
+        .putHeader("user-agent", "Conveyor/" + io.conveyor.Node.version())
+        .putHeader("webhook-id", id)
+        .putHeader("webhook-timestamp", Long.toString(ts))
+        .putHeader("webhook-signature", signer(event.getString("owner")).sign(id, ts, text));
+    AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+    return http.request(o)
+        .compose(req -> {
+          sent.set(req);
+          return req.send(text);
+        })
+        .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.getHeader("retry-after"))))
+        .timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)
+        .onFailure(e -> {
+          if (sent.get() != null) {
+            sent.get().reset();
+          }
+        });
+  }
+
+  private record Answer(int code, String retryAfter) {
+  }
+
+  private Signer signer(String owner) {
+    return signers.computeIfAbsent(settings.secretFor(owner), Signer::new);
+  }
+
+  private WebhookResult outcome(String id, int attempt, Answer a) {
+    if (a.code() >= 200 && a.code() < 300) {
+      return new WebhookResult(id, "delivered", attempt, a.code(), null, 0);
+    }
+    if (a.code() == 410) {
+      return new WebhookResult(id, "gone", attempt, a.code(), "HTTP 410: the receiver wants no more", 0);
+    }
+    String error = "HTTP " + a.code() + (a.code() >= 300 && a.code() < 400 ? " (redirects are not followed)" : "");
+    Long after = (a.code() == 429 || a.code() == 503) ? retryAfterMillis(a.retryAfter()) : null;
+    return failure(id, attempt, a.code(), error, after);
+  }
+
+  /** A failed attempt: retried after the backoff (or the receiver's Retry-After), or exhausted. */
+  private WebhookResult failure(String id, int attempt, Integer code, String error, Long retryAfter) {
+    String e = error == null ? "failed" : error.length() > 300 ? error.substring(0, 300) : error;
+    if (attempt >= settings.maxAttempts()) {
+      return new WebhookResult(id, "exhausted", attempt, code, e, 0);
+    }
+    long delay = retryAfter != null ? retryAfter : backoff(attempt);
+    return new WebhookResult(id, "retry", attempt, code, e, node.clock().millis() + delay);
+  }
+
+  /** initialDelay × factor^(attempt-1), capped at maxDelay, then up to a fifth less at random. */
+  long backoff(int attempt) {
+    double d = settings.initialDelay().toMillis() * Math.pow(settings.factor(), attempt - 1);
+    long capped = (long) Math.min(d, settings.maxDelay().toMillis());
+    return capped - (long) (capped * 0.2 * ThreadLocalRandom.current().nextDouble());
+  }
+
+  /** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+  static Long retryAfterMillis(String header) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    try {
+      return Math.max(0, Long.parseLong(header.trim())) * 1000;
+    } catch (NumberFormatException e) {
+      try {
+        return Math.max(0, java.time.ZonedDateTime.parse(header.trim(),
+            java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli()
+            - System.currentTimeMillis());
+      } catch (java.time.format.DateTimeParseException e2) {
+        return null;
+      }
+    }
+  }
+
+  private void leadership(boolean now) {
+    if (now != leader) {
+      leader = now;
+      log.info(now ? "node {} leads webhook delivery" : "node {} no longer leads webhook delivery", node.nodeId());
+    }
+  }
+
+  private void checkIdle() {
+    if (idle != null && !ticking && inFlight == 0) {
+      idle.tryComplete();
+    }
+  }
+
+  /** Lets deliveries under way end, records their results, and hands the lease on. */
+  @Override
+  public Future<?> stop() {
+    stopping = true;
+    vertx.cancelTimer(timer);
+    idle = Promise.promise();
+    checkIdle();
+    return idle.future()
+        .timeout(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS)
+        .compose(v -> store.webhookBatch(node.nodeId(), results, 0, limits))
+        .compose(v -> leader ? store.breakLease(TxStore.WEBHOOK_ROLE, List.of(node.nodeId()))
+            : Future.succeededFuture())
+        .onFailure(e -> log.warn("webhook delivery stopped uncleanly (the next leader retries): {}", e.getMessage()))
+        .transform(ar -> http.close().transform(x -> link.close()));
+  }
+
+  /** For tests: the delay before retry n, without jitter. */
+  Duration nominalDelay(int attempt) {
+    double d = settings.initialDelay().toMillis() * Math.pow(settings.factor(), attempt - 1);
+    return Duration.ofMillis((long) Math.min(d, settings.maxDelay().toMillis()));
+  }
+}

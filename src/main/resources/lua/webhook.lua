@@ -1,0 +1,138 @@
+-- webhook: record the results of the caller's deliveries, then, if the caller leads the webhook role,
+-- hand out due deliveries, each rescheduled before it leaves Redis so a crash means a retry, not a loss.
+-- KEYS[1] webhooksZ   KEYS[2] webhookLock1   KEYS[3] webhookLock2   KEYS[4] eventsL
+-- ARGV[1] nodeId   ARGV[2] now (ms)   ARGV[3] most deliveries to hand out   ARGV[4] lease (ms)   ARGV[5] grace (ms)
+-- ARGV[6] key prefix (webhookH:<id>, stateH:<txId>, webhookCounter:<urlHash>, webhookPause:<urlHash>)
+-- ARGV[7] how far a handed-out delivery moves in webhooksZ (ms): due again then if no result came
+-- ARGV[8] failures of one URL that pause it   ARGV[9] the window they count in (ms)   ARGV[10] the pause (ms)
+-- ARGV[11 + 6(i-1) ..] result i: webhookId, outcome (delivered | retry | exhausted | gone | synced), the
+--   attempt it is for (attempts so far + 1), HTTP status or '', error or '', next attempt (ms, for retry) or ''
+-- Replies: {leader (1 or 0), then per handed-out delivery: {kind, webhookId, {event field, value, …},
+--   {summary fields of its transaction, or empty when the transaction is archived}}}
+--   kind 'deliver': POST it.   kind 'sync': delivery has ended for an archived transaction; write its
+--   final state (event field 'state') to the archive, then answer 'synced'.
+-- A result for another attempt than the next one is stale (a former leader's) and ignored. When delivery
+-- ends, the state {url, status, attempts, lastCode, lastError, lastAttempt, deliveredAt} goes into the
+-- transaction's stateH field webhook (raising rev, so the archive writes it again), and the event is
+-- deleted; if the transaction is archived already, the event stays as a sync job. A URL that fails
+-- ARGV[8] times within ARGV[9] is paused for ARGV[10]: its deliveries move past the pause.
+
+local now, prefix = tonumber(ARGV[2]), ARGV[6]
+local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'processingState', 'attempt', 'created',
+  'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl'}
+
+local function event(type, fields)
+  redis.call('LPUSH', KEYS[4], cjson.encode({type = type, time = now, details = fields}))
+  redis.call('LTRIM', KEYS[4], 0, 9999)
+end
+
+local function finish(id, key)
+  local w = redis.call('HMGET', key, 'txId', 'event', 'url', 'status', 'attempts', 'lastCode', 'lastError',
+    'lastAttempt', 'deliveredAt')
+  local state = {url = w[3], status = w[4], attempts = tonumber(w[5])}
+  if w[6] and w[6] ~= '' then state.lastCode = tonumber(w[6]) end
+  if w[7] and w[7] ~= '' then state.lastError = w[7] end
+  if w[8] and w[8] ~= '' then state.lastAttempt = tonumber(w[8]) end
+  if w[9] and w[9] ~= '' then state.deliveredAt = tonumber(w[9]) end
+  local json = cjson.encode(state)
+  local stateKey = prefix .. 'stateH:' .. w[1]
+  if w[2] ~= 'complete' then
+    redis.call('DEL', key)
+    redis.call('ZREM', KEYS[1], id)
+  elseif redis.call('EXISTS', stateKey) == 1 then
+    redis.call('HSET', stateKey, 'webhook', json)
+    redis.call('HINCRBY', stateKey, 'rev', 1)
+    redis.call('DEL', key)
+    redis.call('ZREM', KEYS[1], id)
+  else
+    redis.call('HSET', key, 'sync', '1', 'state', json)
+    redis.call('ZADD', KEYS[1], now, id)
+  end
+end
+
+local function failed(w)
+  local counter = prefix .. 'webhookCounter:' .. w[4]
+  local n = redis.call('INCR', counter)
+  if n == 1 then
+    redis.call('PEXPIRE', counter, ARGV[9])
+  end
+  if n >= tonumber(ARGV[8]) then
+    redis.call('SET', prefix .. 'webhookPause:' .. w[4], now + tonumber(ARGV[10]), 'PX', ARGV[10])
+    redis.call('DEL', counter)
+    event('webhook-url-paused', {url = w[5], failures = n, pausedUntil = now + tonumber(ARGV[10])})
+  end
+end
+
+for i = 11, #ARGV - 5, 6 do
+  local id, outcome, attempt = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local key = prefix .. 'webhookH:' .. id
+  local w = redis.call('HMGET', key, 'status', 'attempts', 'txId', 'urlHash', 'url', 'sync')
+  if outcome == 'synced' then
+    if w[6] == '1' then
+      redis.call('DEL', key)
+      redis.call('ZREM', KEYS[1], id)
+    end
+  elseif w[1] == 'pending' and w[6] ~= '1' and tonumber(w[2]) + 1 == attempt then
+    redis.call('HSET', key, 'attempts', attempt, 'lastAttempt', now, 'lastCode', ARGV[i + 3], 'lastError', ARGV[i + 4])
+    redis.call('HDEL', key, 'handedAt')
+    if outcome == 'retry' or outcome == 'exhausted' then
+      failed(w)
+    end
+    if outcome == 'retry' then
+      redis.call('HSET', key, 'nextAttempt', ARGV[i + 5])
+      redis.call('ZADD', KEYS[1], ARGV[i + 5], id)
+    else
+      redis.call('HSET', key, 'status', outcome)
+      redis.call('HDEL', key, 'nextAttempt')
+      if outcome == 'delivered' then
+        redis.call('HSET', key, 'deliveredAt', now)
+      elseif outcome == 'exhausted' then
+        event('webhook-exhausted', {txId = w[3], webhookId = id, url = w[5], attempts = attempt,
+          lastError = ARGV[i + 4]})
+      end
+      finish(id, key)
+    end
+  end
+end
+
+local holder = redis.call('GET', KEYS[2])
+local marker = redis.call('GET', KEYS[3])
+if not (holder == ARGV[1] or (not holder and (not marker or marker == ARGV[1]))) then
+  return {0}
+end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
+redis.call('SET', KEYS[3], ARGV[1], 'PX', tonumber(ARGV[4]) + tonumber(ARGV[5]))
+
+local reply = {1}
+local max = tonumber(ARGV[3])
+if max > 0 then
+  local lost = now + tonumber(ARGV[7])
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)) do
+    local key = prefix .. 'webhookH:' .. id
+    local w = redis.call('HMGET', key, 'status', 'urlHash', 'sync', 'txId')
+    if not w[1] then
+      redis.call('ZREM', KEYS[1], id)
+    elseif w[3] == '1' then
+      redis.call('ZADD', KEYS[1], lost, id)
+      reply[#reply + 1] = {'sync', id, redis.call('HGETALL', key), {}}
+    elseif w[1] ~= 'pending' then
+      redis.call('ZREM', KEYS[1], id)
+    else
+      local paused = redis.call('GET', prefix .. 'webhookPause:' .. w[2])
+      if paused then
+        redis.call('ZADD', KEYS[1], paused, id)
+        redis.call('HSET', key, 'nextAttempt', paused)
+      else
+        redis.call('ZADD', KEYS[1], lost, id)
+        redis.call('HSET', key, 'handedAt', now)
+        local stateKey = prefix .. 'stateH:' .. w[4]
+        local summary = {}
+        if redis.call('EXISTS', stateKey) == 1 then
+          summary = redis.call('HMGET', stateKey, unpack(STATE_FIELDS))
+        end
+        reply[#reply + 1] = {'deliver', id, redis.call('HGETALL', key), summary}
+      end
+    end
+  end
+end
+return reply
