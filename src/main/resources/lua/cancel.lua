@@ -23,7 +23,9 @@ local function scheduleWebhook(prefix, key, id, now, notify)
   redis.call('PUBLISH', notify, 'webhook:' .. id)
 end
 
-local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner')
+-- #include stats
+
+local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type')
 if not s[1] or s[3] ~= ARGV[2] then
   return {'NOT_FOUND'}
 end
@@ -42,4 +44,8 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZADD', KEYS[2], tonumber(now) + tonumber(ARGV[4]), ARGV[1])
 redis.call('PUBLISH', KEYS[3], 'completed:' .. ARGV[1] .. ':cancelled:' .. s[3])
 scheduleWebhook(ARGV[5], KEYS[1], ARGV[1], now, KEYS[3])
+local counts = {}
+stats_tally(counts, 'completed', s[4], s[5], s[3])
+stats_tally(counts, 'completed.cancelled', s[4], s[5], s[3])
+stats_write(ARGV[5], now, counts)
 return {'CANCELLED'}

@@ -1,7 +1,7 @@
 -- checkpoint: record that a step finished, so a recovered transaction resumes at the next step.
 -- KEYS[1] stateH:<txId>
 -- ARGV[1] attempt the node was given   ARGV[2] index of the next step   ARGV[3] next step's input JSON
--- ARGV[4] now (ms)
+-- ARGV[4] now (ms)   ARGV[5] the step just run, "step:startMs:durationMs", or '' (appended to stepTimes)
 -- Replies:
 --   {'OK'}
 --   {'NOT_FOUND'}                               no such transaction
@@ -20,6 +20,9 @@ if s[3] == '1' then
   return {'CANCELLED'}
 end
 redis.call('HSET', KEYS[1], 'step', ARGV[2], 'data', ARGV[3], 'updated', ARGV[4])
+if ARGV[5] and ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'stepTimes', (redis.call('HGET', KEYS[1], 'stepTimes') or '') .. ARGV[5] .. ';')
+end
 -- a child's result stood for the step just passed; it must not stand for a later one
 redis.call('HDEL', KEYS[1], 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch')
 return {'OK'}

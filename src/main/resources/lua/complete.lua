@@ -5,8 +5,9 @@
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
 -- ARGV[3] key prefix: a child's parent (stateH, qOutL, qRingL of its group) is known only from the child's
 --   state, so those keys are built from it
--- ARGV[4 + 5(i-1) ..] for transaction i: txId, attempt the node was given, status (success, failed,
---   aborted, cancelled, timeout, internal-error), output JSON or '', note or ''
+-- ARGV[4 + 6(i-1) ..] for transaction i: txId, attempt the node was given, status (success, failed,
+--   aborted, cancelled, timeout, internal-error), output JSON or '', note or '', the last step's time
+--   ("step:startMs:durationMs", appended to stepTimes) or ''
 -- Replies: a list with one code per transaction, in order:
 --   'OK'          written (or written before by this same attempt with this same status: a retry)
 --   'NOT_FOUND'   no such transaction
@@ -15,7 +16,8 @@
 -- Each completion is published on notify as completed:<txId>:<status>:<owner>; one with a webhook URL is
 -- scheduled for delivery (webhookH:<txId>, webhooksZ) and noted on notify as webhook:<txId>.
 -- A completed child pipeline hands its status, output and note to its parent, if the parent still waits
--- for it, and queues the parent on qOutL of the parent's group.
+-- for it, and queues the parent on qOutL of the parent's group. Each completion counts as completed and
+-- completed.<status> in the stats (see lib/stats.lua).
 
 -- A transaction with a webhook URL gets a delivery for its completion: webhookH:<txId> (the event, its
 -- delivery state) and webhooksZ (txId → first attempt: now, or later by webhookDelay when the client asked
@@ -31,10 +33,13 @@ local function scheduleWebhook(prefix, key, id, now, notify)
   redis.call('PUBLISH', notify, 'webhook:' .. id)
 end
 
+-- #include stats
+
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 local now, prefix = ARGV[1], ARGV[3]
 local archiveAt = tonumber(now) + tonumber(ARGV[2])
 local replies = {}
+local counts = {}
 
 local function wakeParent(link, child, status, output, note)
   local pkey = prefix .. 'stateH:' .. link[1]
@@ -52,9 +57,10 @@ end
 
 for i = 1, #KEYS - 4 do
   local key = KEYS[4 + i]
-  local a = 4 + 5 * (i - 1)
+  local a = 4 + 6 * (i - 1)
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
-  local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup')
+  local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
+    'group', 'type')
   if not finals[status] then
     replies[i] = 'BAD_STATUS'
   elseif not s[1] then
@@ -67,15 +73,21 @@ for i = 1, #KEYS - 4 do
     redis.call('HSET', key, 'status', status, 'processingState', 'complete', 'output', ARGV[a + 3],
       'note', ARGV[a + 4], 'completed', now, 'updated', now)
     redis.call('HDEL', key, 'data', 'childStatus', 'childOutput', 'childNote', 'waitingFor')
+    if ARGV[a + 5] ~= '' then
+      redis.call('HSET', key, 'stepTimes', (redis.call('HGET', key, 'stepTimes') or '') .. ARGV[a + 5] .. ';')
+    end
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', KEYS[2], id)
     redis.call('ZADD', KEYS[3], archiveAt, id)
     redis.call('PUBLISH', KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
     scheduleWebhook(prefix, key, id, now, KEYS[4])
+    stats_tally(counts, 'completed', s[7], s[8], s[4])
+    stats_tally(counts, 'completed.' .. status, s[7], s[8], s[4])
     if s[5] then
       wakeParent({s[5], s[6]}, id, status, ARGV[a + 3], ARGV[a + 4])
     end
     replies[i] = 'OK'
   end
 end
+stats_write(prefix, now, counts)
 return replies

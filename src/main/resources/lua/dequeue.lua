@@ -3,6 +3,7 @@
 -- KEYS[4] processingZ       KEYS[5] inflightZ:<nodeId>   KEYS[6] qRingL:<group>
 -- ARGV[1] max (free worker slots)   ARGV[2] nodeId   ARGV[3] now (ms)
 -- ARGV[4] key prefix: the popped txIds name their stateH keys, which cannot be known before the pop
+-- ARGV[5] the group (for the stats: a transaction's first dequeue counts as started)
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches}
@@ -13,7 +14,10 @@
 -- before it reads the reply leaves the work where the reaper finds it.
 -- When the node took all it asked for and work remains, the ring gets a token so another idle node wakes.
 
+-- #include stats
+
 local max = tonumber(ARGV[1])
+local counts = {}
 local node, now, prefix = ARGV[2], ARGV[3], ARGV[4]
 local names = {'admin', 'out', 'in'}
 local taken = {}
@@ -30,6 +34,9 @@ for q = 1, 3 do
         'switches')
       if s[1] == 'queued' then
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
+        if attempt == 1 then
+          stats_tally(counts, 'started', ARGV[5], s[2], s[7])
+        end
         redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now)
         if s[15] then
           -- the step is about to see these switches: acknowledge them (see sleep.lua)
@@ -54,4 +61,5 @@ if #taken >= max and redis.call('LLEN', KEYS[6]) == 0 then
     redis.call('RPUSH', KEYS[6], '1')
   end
 end
+stats_write(prefix, now, counts)
 return taken

@@ -4,8 +4,8 @@
 --   stateH:<txId>   pipelineH:<type>   qInL:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
--- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)
--- For transaction i, eleven args from ARGV[2 + 11(i-1) + 1]:
+-- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] key prefix (stats keys)
+-- For transaction i, eleven args from ARGV[3 + 11(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or ''
@@ -17,9 +17,12 @@
 --   {'GROUP_CHANGED', group}              the pipeline now belongs to another group: call again with its keys
 --   {'DUPLICATE_EXTERNAL_ID', txId}       the owner used this externalId within the period
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
+-- Each start counts as queued in the stats (see lib/stats.lua).
+-- #include stats
 
 local now, period = ARGV[1], ARGV[2]
 local replies = {}
+local counts = {}
 
 local function start(k, a)
   if redis.call('EXISTS', KEYS[k]) == 1 then
@@ -55,10 +58,12 @@ local function start(k, a)
   if redis.call('LLEN', KEYS[k + 3]) == 0 then
     redis.call('RPUSH', KEYS[k + 3], '1')
   end
+  stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
   return {'OK', p[1]}
 end
 
 for i = 1, #KEYS / 5 do
-  replies[i] = start(5 * (i - 1) + 1, 2 + 11 * (i - 1) + 1)
+  replies[i] = start(5 * (i - 1) + 1, 3 + 11 * (i - 1) + 1)
 end
+stats_write(ARGV[3], now, counts)
 return replies

@@ -42,6 +42,9 @@ public final class Main {
     if (cli) {
       System.exit(Cli.run(command, config));
     }
+    if (config.logging().format().equals("json")) {
+      LogFormat.json();
+    }
     Node node;
     try {
       node = Node.start(config, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);

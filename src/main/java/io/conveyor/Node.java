@@ -56,6 +56,8 @@ public final class Node {
                java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator) {
     this.archiveDecorator = archiveDecorator;
     this.config = config;
+    this.metrics = new io.conveyor.node.NodeMetrics(config.metrics().ownerLabels());
+    metrics.busyWorkers(busy::get, config.node().workers());
     this.clock = clock;
     this.keys = new Keys(config.redis().prefix());
     this.catalog = new PipelineCatalog(new PipelineParser(registry));
@@ -97,9 +99,12 @@ public final class Node {
   }
 
   private Future<Void> createVertx() {
-    VertxOptions options = new VertxOptions();
+    VertxOptions options = new VertxOptions().setMetricsOptions(new io.vertx.micrometer.MicrometerMetricsOptions()
+        .setEnabled(true).setJvmMetricsEnabled(true));
+    io.vertx.micrometer.MicrometerMetricsFactory meters = new io.vertx.micrometer.MicrometerMetricsFactory(
+        metrics.registry());
     if (!config.cluster().enabled()) {
-      vertx = Vertx.builder().with(options).build();
+      vertx = Vertx.builder().with(options).withMetrics(meters).build();
       return Future.succeededFuture();
     }
     com.hazelcast.config.Config hz;
@@ -114,7 +119,7 @@ public final class Node {
     }
     options.getEventBusOptions().setHost(config.cluster().host());
     clusterManager = new HazelcastClusterManager(hz);
-    return Vertx.builder().with(options).withClusterManager(clusterManager).buildClustered()
+    return Vertx.builder().with(options).withMetrics(meters).withClusterManager(clusterManager).buildClustered()
         .map(v -> {
           vertx = v;
           // Vert.x keeps the cluster manager's one node listener for itself; Hazelcast takes more
@@ -275,7 +280,14 @@ public final class Node {
 
   /** A pipelined link for a verticle of this node, with the configured timeout. */
   public RedisLink link(Vertx on) {
-    return new RedisLink(on, redisOptions(), config.redis().timeout());
+    return new RedisLink(on, redisOptions(), config.redis().timeout()).metrics(metrics);
+  }
+
+  private final io.conveyor.node.NodeMetrics metrics;
+
+  /** This node's meters (and Vert.x's), served at /metrics. */
+  public io.conveyor.node.NodeMetrics metrics() {
+    return metrics;
   }
 
   public Config config() {

@@ -57,10 +57,14 @@ public final class HttpApiVerticle extends VerticleBase {
       ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
     }));
     r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(node.config().http().maxBodyBytes()));
+    r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type",
+        "text/plain; version=0.0.4; charset=utf-8").end(node.metrics().scrape()));
     r.route("/api/v1/*").handler(this::authenticate);
     r.route("/api/v1/transactions*").handler(ctx -> requireRole(ctx, "client"));
     r.route("/api/v1/pipelines*").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/cluster").handler(ctx -> requireRole(ctx, "admin"));
+    r.route("/api/v1/stats").handler(ctx -> requireRole(ctx, "admin"));
+    r.route("/api/v1/admin/*").handler(ctx -> requireRole(ctx, "admin"));
     r.get("/api/v1/pipelines").handler(ctx -> json(ctx, tx.store().pipelines()));
     r.get("/api/v1/pipelines/:name").handler(ctx -> json(ctx, tx.store().pipelines().compose(all ->
         all.containsKey(ctx.pathParam("name")) ? Future.succeededFuture(all.getJsonObject(ctx.pathParam("name")))
@@ -68,6 +72,7 @@ public final class HttpApiVerticle extends VerticleBase {
                 null)))));
     r.put("/api/v1/pipelines/:name").handler(ctx -> json(ctx, body(ctx).compose(b -> upload(ctx, b))));
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
+    r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(tx.store(), node.clock(), ctx.request().params())));
     r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
         .compose(v -> tx.start(b.put("owner", owner(ctx))))).compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
@@ -79,6 +84,26 @@ public final class HttpApiVerticle extends VerticleBase {
         tx.cancel(ctx.pathParam("txId"), owner(ctx)), s -> 200));
     r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx).compose(b ->
         tx.setSwitch(ctx.pathParam("txId"), owner(ctx), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
+    AdminApi admin = new AdminApi(node, tx);
+    r.get("/api/v1/admin/transactions").handler(ctx -> json(ctx, admin.list(ctx.request().getParam("list"),
+        ctx.request().getParam("limit"))));
+    r.get("/api/v1/admin/transactions/:txId").handler(ctx -> json(ctx, admin.detail(ctx.pathParam("txId"))));
+    r.post("/api/v1/admin/transactions/:txId/cancel").handler(ctx -> answer(ctx, admin.cancel(ctx.pathParam("txId")),
+        s -> 200));
+    r.post("/api/v1/admin/transactions/:txId/wake").handler(ctx -> answer(ctx, admin.wake(ctx.pathParam("txId")),
+        s -> 200));
+    r.put("/api/v1/admin/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx).compose(b ->
+        admin.setSwitch(ctx.pathParam("txId"), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
+    // the dashboard: static files from the jar; its API calls carry the admin key the page keeps
+    r.get("/dashboard").handler(ctx -> {
+      if (ctx.request().path().endsWith("/")) {
+        ctx.next(); // the router matches /dashboard/ here too; the static files answer it
+      } else {
+        ctx.redirect("/dashboard/");
+      }
+    });
+    r.route("/dashboard/*").handler(io.vertx.ext.web.handler.StaticHandler.create("dashboard")
+        .setCachingEnabled(false));
     // no route matched (or not with this method): a problem, like every other refusal
     r.route().last().handler(ctx -> problem(ctx, new TxException(Kind.NOT_FOUND, "no route "
         + ctx.request().method() + " " + ctx.normalizedPath(), null, null)));
@@ -161,7 +186,8 @@ public final class HttpApiVerticle extends VerticleBase {
         for (String g : groups) {
           queues.put(g, q.<JsonObject>resultAt(i++));
         }
-        return new JsonObject().put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
+        return new JsonObject().put("now", java.time.Instant.ofEpochMilli(node.clock().millis()).toString())
+            .put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
             .put("queues", queues).put("leaders", new JsonObject().put("reaper", f.<String>resultAt(1))
                 .put("archive", f.<String>resultAt(2)).put("webhooks", f.<String>resultAt(3)));
       });

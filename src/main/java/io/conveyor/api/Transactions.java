@@ -83,7 +83,7 @@ public final class Transactions {
         && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
         : java.time.Duration.ZERO;
     return starts.add(new TxStore.NewTx(txId, req, group, webhookDelay)).compose(r -> switch (r.code()) {
-      case "OK" -> Future.succeededFuture(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
+      case "OK" -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
           TxStatus.RUNNING, "queued", 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null,
           req.metadata(), null, null, null,
           req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting")));
@@ -99,6 +99,13 @@ public final class Transactions {
               + io.conveyor.config.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
       default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
     });
+  }
+
+  private Future<TxSummary> started(TxSummary s) {
+    if (store.link().metrics() != null) {
+      store.link().metrics().started(s.owner());
+    }
+    return Future.succeededFuture(s);
   }
 
   /** The summary of one of an owner's transactions; another owner's answers not-found, like an unknown one. */

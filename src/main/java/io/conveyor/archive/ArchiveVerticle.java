@@ -118,9 +118,11 @@ public final class ArchiveVerticle extends VerticleBase {
     for (ToArchive t : batch) {
       rows.add(ArchivedTx.fromState(t.txId(), t.fields()));
     }
+    long began = System.nanoTime();
     node.archive().write(rows).timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS).onComplete(ar -> {
       writing = false;
       if (ar.succeeded()) {
+        node.metrics().archiveBatch(rows.size(), System.nanoTime() - began);
         if (Boolean.getBoolean(HALT_AFTER_WRITE)) {
           log.error("fault {}: halting after writing {} transactions, before confirming them", HALT_AFTER_WRITE,
               rows.size());

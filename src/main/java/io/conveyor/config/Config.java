@@ -7,7 +7,7 @@ import java.util.Map;
 /** Every setting of a node, typed and validated; read once at start by {@link ConfigLoader}. */
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
-                     Webhooks webhooks) {
+                     Webhooks webhooks, Metrics metrics, Logging logging) {
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 
@@ -97,8 +97,16 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
     }
   }
 
+  /** /metrics: whether counters carry an owner label (off by default: owners may be many). */
+  public record Metrics(boolean ownerLabels) {
+  }
+
+  /** Log lines: text (for people) or json (one JSON object per line, for collectors). */
+  public record Logging(String format) {
+  }
+
   public Config withRedis(Redis r) {
     return new Config(r, node, heartbeat, reaper, http, api, bridge, cluster, pipelines, transactions, archive,
-        webhooks);
+        webhooks, metrics, logging);
   }
 }

@@ -44,7 +44,15 @@ final class ConfigReader {
             r.duration("transactions.stepTimeout", Duration.ofMillis(1)),
             r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
             r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024)),
-        r.archive(), r.webhooks());
+        r.archive(), r.webhooks(), new Config.Metrics(r.bool("metrics.ownerLabels")), r.logging());
+  }
+
+  Config.Logging logging() {
+    String format = text("logging.format", false);
+    if (!format.equals("text") && !format.equals("json")) {
+      throw bad("logging.format", "text or json");
+    }
+    return new Config.Logging(format);
   }
 
   Config.Webhooks webhooks() {

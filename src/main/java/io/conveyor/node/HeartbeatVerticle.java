@@ -60,6 +60,7 @@ public final class HeartbeatVerticle extends VerticleBase {
         .put("httpPort", node.config().http().port())
         .put("version", Node.version())
         .put("started", started)
+        .put("beat", java.time.Instant.ofEpochMilli(node.clock().millis()).toString())
         .put("busy", node.busy().get())
         .put("workers", node.config().node().workers())
         .put("stepTypes", new JsonArray(new TreeSet<>(node.registry().names()).stream().toList()))

@@ -65,9 +65,18 @@ public final class ReaperVerticle extends VerticleBase {
         .onFailure(e -> log.warn("reaper round failed: {}", e.getMessage()));
   }
 
-  /** Sleepers whose time has come go back on their queues, up to 1000 a round (more wait a round). */
+  /**
+   * Sleepers whose time has come go back on their queues, up to 1000 a round (more wait a round); then the
+   * queue lengths of every group a live node serves go into the stats.
+   */
   private Future<Void> wakeSleepers() {
-    return store.wake(1000).mapEmpty();
+    return store.wake(1000).compose(n -> store.nodes())
+        .compose(nodes -> {
+          java.util.Set<String> groups = new java.util.TreeSet<>();
+          nodes.values().forEach(i -> groups.add(i.getString("group")));
+          groups.add(node.config().node().group());
+          return store.sampleQueues(groups);
+        }).mapEmpty();
   }
 
   private Void report(Map<String, Integer> reaped) {

@@ -93,7 +93,8 @@ public final class PipelineRunner {
       if (i + 1 == p.steps().size()) {
         return finish(tx, TxStatus.SUCCESS, s.output(), null);
       }
-      return write(tx, () -> store.checkpoint(tx.txId(), tx.attempt(), i + 1, s.output())).compose(o -> switch (o) {
+      String time = stepTimes.remove(tx.txId());
+      return write(tx, () -> store.checkpoint(tx.txId(), tx.attempt(), i + 1, s.output(), time)).compose(o -> switch (o) {
         case OK -> runFrom(p, tx, i + 1, s.output());
         case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner after " + step);
         default -> dropped(tx, "checkpoint", o);
@@ -106,9 +107,11 @@ public final class PipelineRunner {
       return finish(tx, TxStatus.ABORTED, a.output(), a.note());
     }
     if (r instanceof StepResult.Child c) {
+      stepTimes.remove(tx.txId()); // the step goes on in its child; its time is not this run's
       return hop(tx, i, c, true);
     }
     if (r instanceof StepResult.Sleep z) {
+      stepTimes.remove(tx.txId()); // it runs again after sleeping; that run is timed
       return sleep(p, tx, z);
     }
     return finish(tx, TxStatus.INTERNAL_ERROR, null, step + " answered no result");
@@ -120,7 +123,8 @@ public final class PipelineRunner {
     String type = p.pipeline().steps().get(i).type();
     StepContext ctx = new StepContext(tx.txId(), tx.owner(), tx.externalId(), tx.attempt(), i, type, input,
         tx.metadata(), settings.nodeId(), timeout, i == tx.step() ? tx.retry() : 0,
-        tx.switches() == null ? new JsonObject() : tx.switches(), vertx, stepLog,
+        tx.switches() == null ? new JsonObject() : tx.switches(), vertx, StepLog.of(stepLog, tx.txId(), i,
+            settings.nodeId()),
         report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code.equals("OK")
             ? Future.<Void>succeededFuture()
             : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))));
@@ -128,10 +132,30 @@ public final class PipelineRunner {
     long timer = vertx.setTimer(timeout.toMillis(),
         t -> result.tryFail(new StepTimeout("exceeded its timeout of " + Durations.format(timeout))));
     Future<StepResult> running;
+    long began = System.nanoTime();
+    // log lines a step writes while it is called carry its transaction, step and node (MDC)
+    org.slf4j.MDC.put("txId", tx.txId());
+    org.slf4j.MDC.put("step", Integer.toString(i));
+    org.slf4j.MDC.put("nodeId", settings.nodeId());
     try {
       running = p.steps().get(i).run(ctx);
     } catch (Throwable e) {
       running = Future.failedFuture(e);
+    } finally {
+      org.slf4j.MDC.remove("txId");
+      org.slf4j.MDC.remove("step");
+      org.slf4j.MDC.remove("nodeId");
+    }
+    long startedAt = settings.clock().millis();
+    io.conveyor.node.NodeMetrics m = store.link().metrics();
+    if (running != null) {
+      running = running.onComplete(ar -> {
+        long nanos = System.nanoTime() - began;
+        stepTimes.put(tx.txId(), i + ":" + startedAt + ":" + nanos / 1_000_000);
+        if (m != null) {
+          m.step(type, nanos);
+        }
+      });
     }
     if (running == null) {
       running = Future.failedFuture(new IllegalStateException("the step returned no Future"));
@@ -185,10 +209,22 @@ public final class PipelineRunner {
             }));
   }
 
+  /** The last step's time of each transaction being run here ("step:startMs:durationMs"), until written. */
+  private final java.util.Map<String, String> stepTimes = new java.util.HashMap<>();
+
   private Future<Void> finish(Dequeued tx, TxStatus status, JsonObject output, String note) {
-    TxStore.Completion c = new TxStore.Completion(tx.txId(), tx.attempt(), status, output, note);
+    TxStore.Completion c = new TxStore.Completion(tx.txId(), tx.attempt(), status, output, note,
+        stepTimes.remove(tx.txId()));
     return write(tx, () -> completions.add(c))
-        .compose(o -> o == WriteOutcome.OK ? Future.succeededFuture() : dropped(tx, "completion", o));
+        .compose(o -> {
+          if (o != WriteOutcome.OK) {
+            return dropped(tx, "completion", o);
+          }
+          if (store.link().metrics() != null) {
+            store.link().metrics().completed(status.wire(), tx.owner());
+          }
+          return Future.succeededFuture();
+        });
   }
 
   private static Future<Void> dropped(Dequeued tx, String what, WriteOutcome o) {

@@ -111,6 +111,12 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void run(List<Dequeued> txs) {
+    long now = node.clock().millis();
+    for (Dequeued tx : txs) {
+      if (tx.attempt() == 1 && tx.unreadable() == null) {
+        node.metrics().dequeueWait(java.time.Duration.ofMillis(now - tx.created()));
+      }
+    }
     for (Dequeued tx : txs) {
       running.add(tx.txId());
       runner.run(tx).onComplete(done -> release(tx.txId()));

@@ -16,11 +16,33 @@ public record LuaScript(String name, String source, String sha) {
       if (in == null) {
         throw new IllegalStateException("missing script " + path);
       }
-      String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      String source = includes(new String(in.readAllBytes(), StandardCharsets.UTF_8));
       return new LuaScript(name, source, sha1(source));
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + path, e);
     }
+  }
+
+  /** A line "-- #include NAME" is replaced by lua/lib/NAME.lua: helpers several scripts share. */
+  static String includes(String source) {
+    StringBuilder out = new StringBuilder(source.length());
+    for (String line : source.split("\n", -1)) {
+      if (line.startsWith("-- #include ")) {
+        String lib = "/lua/lib/" + line.substring("-- #include ".length()).trim() + ".lua";
+        try (InputStream in = LuaScript.class.getResourceAsStream(lib)) {
+          if (in == null) {
+            throw new IllegalStateException("missing script library " + lib);
+          }
+          out.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+          throw new IllegalStateException("cannot read " + lib, e);
+        }
+      } else {
+        out.append(line).append('\n');
+      }
+    }
+    out.setLength(out.length() - 1);
+    return out.toString();
   }
 
   static String sha1(String text) {

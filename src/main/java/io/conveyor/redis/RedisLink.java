@@ -23,6 +23,17 @@ public final class RedisLink {
   private final long timeoutMs;
   private Redis client;
   private Future<RedisConnection> connection;
+  private io.conveyor.node.NodeMetrics metrics;
+
+  /** Script round trips on this link are timed into these meters. */
+  public RedisLink metrics(io.conveyor.node.NodeMetrics m) {
+    this.metrics = m;
+    return this;
+  }
+
+  public io.conveyor.node.NodeMetrics metrics() {
+    return metrics;
+  }
 
   public RedisLink(Vertx vertx, RedisOptions options) {
     this(vertx, options, DEFAULT_TIMEOUT);

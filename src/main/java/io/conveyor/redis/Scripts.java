@@ -11,7 +11,7 @@ import java.util.List;
 public final class Scripts {
   public static final List<String> NAMES =
       List.of("start", "dequeue", "checkpoint", "complete", "get-state", "put-pipeline", "requeue", "hop", "cancel", "lease", "heartbeat", "reap",
-      "lease-break", "sleep", "set-switch", "wake", "rate", "archive", "webhook", "webhook-cancel", "progress");
+      "lease-break", "sleep", "set-switch", "wake", "rate", "archive", "webhook", "webhook-cancel", "progress", "sample");
 
   public final LuaScript start = LuaScript.load("start");
   public final LuaScript dequeue = LuaScript.load("dequeue");
@@ -34,10 +34,11 @@ public final class Scripts {
   public final LuaScript webhook = LuaScript.load("webhook");
   public final LuaScript webhookCancel = LuaScript.load("webhook-cancel");
   public final LuaScript progress = LuaScript.load("progress");
+  public final LuaScript sample = LuaScript.load("sample");
 
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, requeue, hop, cancel, lease, heartbeat, reap, leaseBreak, sleep, setSwitch,
-        wake, rate, archive, webhook, webhookCancel, progress);
+        wake, rate, archive, webhook, webhookCancel, progress, sample);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */
@@ -52,10 +53,13 @@ public final class Scripts {
 
   /** Runs a script by SHA; if this Redis lacks it (restart, failover, another cluster master), by its source. */
   public static Future<Response> run(RedisLink link, LuaScript script, List<String> keys, List<String> args) {
-    return link.send(request(Command.EVALSHA, script.sha(), keys, args))
+    long began = System.nanoTime();
+    Future<Response> reply = link.send(request(Command.EVALSHA, script.sha(), keys, args))
         .recover(e -> isNoScript(e)
             ? link.send(request(Command.EVAL, script.source(), keys, args))
             : Future.failedFuture(e));
+    io.conveyor.node.NodeMetrics m = link.metrics();
+    return m == null ? reply : reply.onSuccess(r -> m.script(script.name(), System.nanoTime() - began));
   }
 
   private static Request request(Command cmd, String script, List<String> keys, List<String> args) {

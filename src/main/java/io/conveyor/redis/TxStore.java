@@ -64,6 +64,7 @@ public final class TxStore {
     List<String> args = new ArrayList<>(2 + 11 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
+    args.add(keys.prefix());
     for (NewTx tx : txs) {
       StartRequest req = tx.req();
       String state = keys.stateH(tx.txId());
@@ -91,7 +92,7 @@ public final class TxStore {
   public Future<List<Dequeued>> dequeue(String group, String nodeId, int max) {
     List<String> k = List.of(keys.qAdminL(group), keys.qOutL(group), keys.qInL(group), keys.processingZ(),
         keys.inflightZ(nodeId), keys.qRingL(group));
-    return Scripts.run(link, scripts.dequeue, k, List.of(Integer.toString(max), nodeId, now(), keys.prefix()))
+    return Scripts.run(link, scripts.dequeue, k, List.of(Integer.toString(max), nodeId, now(), keys.prefix(), group))
         .map(TxStore::dequeued);
   }
 
@@ -321,19 +322,29 @@ public final class TxStore {
   }
 
   public Future<WriteOutcome> checkpoint(String txId, long attempt, int nextStep, JsonObject data) {
+    return checkpoint(txId, attempt, nextStep, data, null);
+  }
+
+  /** The same, recording the step just run as "step:startMs:durationMs" in stepTimes. */
+  public Future<WriteOutcome> checkpoint(String txId, long attempt, int nextStep, JsonObject data, String stepTime) {
     return Scripts.run(link, scripts.checkpoint, List.of(keys.stateH(txId)),
-            List.of(Long.toString(attempt), Integer.toString(nextStep), data.encode(), now()))
+            List.of(Long.toString(attempt), Integer.toString(nextStep), data.encode(), now(),
+                stepTime == null ? "" : stepTime))
         .map(TxStore::outcome);
   }
 
   /** One transaction to complete, fenced by the attempt this node was given. */
-  public record Completion(String txId, long attempt, TxStatus status, JsonObject output, String note) {
+  public record Completion(String txId, long attempt, TxStatus status, JsonObject output, String note,
+                           String stepTime) {
+    public Completion(String txId, long attempt, TxStatus status, JsonObject output, String note) {
+      this(txId, attempt, status, output, note, null);
+    }
   }
 
   /** Completes a batch of transactions this node runs, in one script call; each answer stands on its own. */
   public Future<List<WriteOutcome>> complete(String nodeId, Duration archiveDelay, List<Completion> txs) {
     List<String> k = new ArrayList<>(4 + txs.size());
-    List<String> args = new ArrayList<>(2 + 5 * txs.size());
+    List<String> args = new ArrayList<>(3 + 6 * txs.size());
     k.addAll(List.of(keys.processingZ(), keys.inflightZ(nodeId), keys.toArchiveZ(), keys.notifyChannel()));
     args.add(now());
     args.add(Long.toString(archiveDelay.toMillis()));
@@ -341,7 +352,8 @@ public final class TxStore {
     for (Completion c : txs) {
       k.add(keys.stateH(c.txId()));
       args.addAll(List.of(c.txId(), Long.toString(c.attempt()), c.status().wire(),
-          c.output() == null ? "" : c.output().encode(), c.note() == null ? "" : c.note()));
+          c.output() == null ? "" : c.output().encode(), c.note() == null ? "" : c.note(),
+          c.stepTime() == null ? "" : c.stepTime()));
     }
     return Scripts.run(link, scripts.complete, k, args).map(reply -> {
       List<WriteOutcome> out = new ArrayList<>(reply.size());
@@ -497,6 +509,150 @@ public final class TxStore {
   public Future<String> progress(String txId, long attempt, JsonObject report) {
     return Scripts.run(link, scripts.progress, List.of(keys.stateH(txId), keys.webhooksZ(), keys.notifyChannel()),
         List.of(txId, Long.toString(attempt), report.encode(), now(), keys.prefix())).map(r -> r.get(0).toString());
+  }
+
+  /** Samples queue lengths of these groups into the stats (see sample.lua). */
+  public Future<Integer> sampleQueues(java.util.Collection<String> groups) {
+    List<String> args = new ArrayList<>(List.of(now(), keys.prefix()));
+    args.addAll(groups);
+    return Scripts.run(link, scripts.sample, List.of(keys.processingZ(), keys.sleepingZ()), args)
+        .map(Response::toInteger);
+  }
+
+  /** The stats hashes of a series (1, 2 or 3) for these slot starts, in order; an empty object for none. */
+  public Future<List<JsonObject>> stats(int series, List<Long> slots) {
+    List<Future<Response>> reads = new ArrayList<>(slots.size());
+    for (long slot : slots) {
+      reads.add(link.send(Request.cmd(Command.HGETALL).arg(keys.prefix() + "stats" + series + "H:" + slot)));
+    }
+    return Future.all(reads).map(all -> {
+      List<JsonObject> out = new ArrayList<>(slots.size());
+      for (int i = 0; i < slots.size(); i++) {
+        Response r = all.resultAt(i);
+        JsonObject h = new JsonObject();
+        if (r != null && r.size() > 0) {
+          flatOrMap(r, h);
+        }
+        out.add(h);
+      }
+      return out;
+    });
+  }
+
+  /** Lists an operator can look at: which sorted set holds them, newest first or oldest first. */
+  public enum AdminList { INPLAY, SLEEPING, EXCEPTIONS, RECENT }
+
+  /** Up to limit transactions of a list: {txId, at (the set's score), owner, type, status, processingState}. */
+  public Future<io.vertx.core.json.JsonArray> adminList(AdminList list, int limit) {
+    String key = switch (list) {
+      case INPLAY -> keys.processingZ();
+      case SLEEPING -> keys.sleepingZ();
+      case EXCEPTIONS -> keys.exceptionZ();
+      case RECENT -> keys.toArchiveZ();
+    };
+    boolean newestFirst = list == AdminList.EXCEPTIONS || list == AdminList.RECENT;
+    Request range = Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(limit - 1);
+    if (newestFirst) {
+      range.arg("REV");
+    }
+    range.arg("WITHSCORES");
+    return link.send(range).compose(r -> {
+      List<String> ids = new ArrayList<>();
+      List<Long> scores = new ArrayList<>();
+      for (int i = 0; i < r.size(); i++) {
+        Response e = r.get(i);
+        if (e.type() == io.vertx.redis.client.ResponseType.MULTI) {
+          ids.add(e.get(0).toString());
+          scores.add((long) Double.parseDouble(e.get(1).toString()));
+        } else if (i + 1 < r.size()) {
+          ids.add(e.toString());
+          scores.add((long) Double.parseDouble(r.get(++i).toString()));
+        }
+      }
+      List<Future<Response>> reads = new ArrayList<>();
+      for (String id : ids) {
+        reads.add(link.send(Request.cmd(Command.HMGET).arg(keys.stateH(id)).arg("owner").arg("type").arg("status")
+            .arg("processingState").arg("completed")));
+      }
+      return Future.all(reads).map(all -> {
+        io.vertx.core.json.JsonArray out = new io.vertx.core.json.JsonArray();
+        for (int i = 0; i < ids.size(); i++) {
+          Response h = all.resultAt(i);
+          out.add(new JsonObject().put("txId", ids.get(i))
+              .put("at", java.time.Instant.ofEpochMilli(scores.get(i)).toString())
+              .put("owner", str(h.get(0))).put("type", str(h.get(1))).put("status", str(h.get(2)))
+              .put("processingState", str(h.get(3))));
+        }
+        return out;
+      });
+    });
+  }
+
+  /** Every field of a transaction's state as Redis holds it, or null. */
+  public Future<JsonObject> rawState(String txId) {
+    return link.send(Request.cmd(Command.HGETALL).arg(keys.stateH(txId))).map(r -> {
+      if (r == null || r.size() == 0) {
+        return null;
+      }
+      JsonObject fields = new JsonObject();
+      java.util.Set<String> names;
+      try {
+        names = r.getKeys();
+      } catch (RuntimeException e) {
+        names = null;
+      }
+      if (names != null && !names.isEmpty()) {
+        names.forEach(k -> fields.put(k, r.get(k).toString()));
+      } else {
+        for (int f = 0; f + 1 < r.size(); f += 2) {
+          fields.put(r.get(f).toString(), r.get(f + 1).toString());
+        }
+      }
+      return fields;
+    });
+  }
+
+  /** Operational events (eventsL) that name this transaction, newest first, up to 50 looked at 1000. */
+  public Future<io.vertx.core.json.JsonArray> eventsAbout(String txId) {
+    return link.send(Request.cmd(Command.LRANGE).arg(keys.eventsL()).arg(0).arg(999)).map(r -> {
+      io.vertx.core.json.JsonArray out = new io.vertx.core.json.JsonArray();
+      for (Response e : r) {
+        String text = e.toString();
+        if (text.contains(txId) && out.size() < 50) {
+          try {
+            out.add(new JsonObject(text));
+          } catch (RuntimeException notJson) {
+            out.add(new JsonObject().put("text", text));
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  /** Moves a sleeping transaction's wake time to now (the reaper leader queues it at its next round). */
+  public Future<Boolean> wakeNow(String txId) {
+    return link.send(Request.cmd(Command.ZADD).arg(keys.sleepingZ()).arg("XX").arg("CH").arg(now()).arg(txId))
+        .map(r -> r.toInteger() == 1 || r.toInteger() == 0)
+        .compose(changed -> link.send(Request.cmd(Command.ZSCORE).arg(keys.sleepingZ()).arg(txId))
+            .map(score -> score != null));
+  }
+
+  /** A hash reply as RESP3 gives it (a map) or RESP2 (a flat list of field, value). */
+  private static void flatOrMap(Response r, JsonObject into) {
+    java.util.Set<String> names;
+    try {
+      names = r.getKeys();
+    } catch (RuntimeException e) {
+      names = null;
+    }
+    if (names != null && !names.isEmpty()) {
+      names.forEach(k -> into.put(k, r.get(k).toLong()));
+    } else {
+      for (int f = 0; f + 1 < r.size(); f += 2) {
+        into.put(r.get(f).toString(), r.get(f + 1).toLong());
+      }
+    }
   }
 
   /** Cancels a transaction's completion webhook after a long-poll reply: CANCELLED, TOO_LATE or NOT_PENDING. */

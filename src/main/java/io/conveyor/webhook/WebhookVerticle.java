@@ -129,6 +129,7 @@ public final class WebhookVerticle extends VerticleBase {
   }
 
   private void report(WebhookResult r) {
+    node.metrics().webhook(r.outcome());
     results.add(r);
     if (stopping) {
       checkIdle();

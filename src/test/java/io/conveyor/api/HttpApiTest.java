@@ -130,7 +130,7 @@ class HttpApiTest {
 
   @Test
   void a_clients_mistakes_answer_problems_with_the_field_at_fault_and_write_nothing() {
-    List<String> before = TestRedis.keys(node.prefix);
+    List<String> before = TestRedis.traces(node.prefix);
     assertEquals(415, send("POST", "/api/v1/transactions", "k-acme", "text/plain", "{}").status());
     Reply notJson = send("POST", "/api/v1/transactions", "k-acme", "application/json", "{oops");
     assertEquals(400, notJson.status());
@@ -144,7 +144,7 @@ class HttpApiTest {
     assertEquals("type", unknown.body().getString("field"));
     assertEquals(400, call("POST", "/api/v1/transactions", "k-acme", order().put("input", 5)).status());
     // the owner's rate bucket counts attempts, refused ones too; nothing else is written
-    assertEquals(before.stream().sorted().toList(), TestRedis.keys(node.prefix).stream()
+    assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream()
         .filter(k -> !k.equals(node.keys.rateH("acme"))).sorted().toList());
   }
 

@@ -123,7 +123,7 @@ class TcpBridgeTest {
   @Test
   void a_message_without_a_valid_client_key_or_to_another_address_is_refused_and_changes_nothing()
       throws IOException {
-    List<String> before = TestRedis.keys(node.prefix);
+    List<String> before = TestRedis.traces(node.prefix);
     for (JsonObject refused : List.of(
         call(Addresses.TX_START, null, order(), "r-1"),
         call(Addresses.TX_START, "wrong", order(), "r-2"),
@@ -131,7 +131,7 @@ class TcpBridgeTest {
         call("conveyor.internal.anything", "secret-acme", order(), "r-4"))) {
       assertEquals("err", refused.getString("type"), refused.encode());
     }
-    assertEquals(before.stream().sorted().toList(), TestRedis.keys(node.prefix).stream().sorted().toList());
+    assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream().sorted().toList());
   }
 
   @Test

@@ -40,9 +40,9 @@ class TransactionsTest {
   }
 
   private TxException refused(JsonObject body) {
-    List<String> before = TestRedis.keys(node.prefix);
+    List<String> before = TestRedis.traces(node.prefix);
     TxException e = assertThrows(TxException.class, () -> node.transactions.start(body).await());
-    assertEquals(before.stream().sorted().toList(), TestRedis.keys(node.prefix).stream().sorted().toList(),
+    assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream().sorted().toList(),
         "a refused start wrote to Redis");
     return e;
   }

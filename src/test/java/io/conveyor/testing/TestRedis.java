@@ -70,6 +70,29 @@ public final class TestRedis {
     return out;
   }
 
+  /**
+   * The keys a request could have left behind: every key under the prefix but the stats slots that hold
+   * only what the reaper leader samples on its own every round (queue lengths). A counted start or
+   * completion in a stats slot still shows.
+   */
+  public static List<String> traces(String prefix) {
+    List<String> out = new ArrayList<>();
+    for (String k : keys(prefix)) {
+      if (k.matches(".*:stats[123]H:\\d+")) {
+        boolean onlySamples = true;
+        for (Response f : cmd("HKEYS", k)) {
+          String name = f.toString();
+          onlySamples &= name.startsWith("queue.") || name.equals("processing") || name.equals("sleeping");
+        }
+        if (onlySamples) {
+          continue;
+        }
+      }
+      out.add(k);
+    }
+    return out;
+  }
+
   public static void drop(String prefix) {
     for (String k : keys(prefix)) {
       cmd("DEL", k);

@@ -29,6 +29,15 @@ public final class TestSteps {
         .register(type("test/progress", p -> ctx -> ctx.reportProgress(new JsonObject().put("percent", 50))
             .compose(v -> ctx.reportProgress(new JsonObject().put("percent", 90)))
             .map(v -> StepResult.success(ctx.input()))))
+        .register(type("test/log", p -> ctx -> {
+          // logs later, from a timer: the line must still name the transaction, the step and the node
+          io.vertx.core.Promise<StepResult> done = io.vertx.core.Promise.promise();
+          ctx.vertx().setTimer(5, t -> {
+            ctx.log().info("step says hello");
+            done.complete(StepResult.success(ctx.input()));
+          });
+          return done.future();
+        }))
         .register(type("test/throw", p -> ctx -> {
           throw new IllegalStateException("boom");
         }))

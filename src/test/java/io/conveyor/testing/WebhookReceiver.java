@@ -30,6 +30,9 @@ public final class WebhookReceiver implements AutoCloseable {
   }
 
   public static final long TOLERANCE_SECONDS = 300;
+  /** A secret for tests (32 bytes). */
+  public static final String TEST_SECRET = "whsec_" + Base64.getEncoder().encodeToString(
+      "a-test-secret-of-32-bytes-length".getBytes(StandardCharsets.UTF_8));
   private final Vertx vertx = Vertx.vertx();
   private final HttpServer server;
   private final byte[] key;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /** Webhooks on real nodes, delivered to a receiver in the test that checks every signature itself. */
 class WebhookTest {
-  static final String SECRET = "whsec_" + Base64.getEncoder().encodeToString("a-test-secret-of-32-bytes-length".getBytes());
+  public static final String SECRET = "whsec_" + Base64.getEncoder().encodeToString("a-test-secret-of-32-bytes-length".getBytes());
   private static final String ORDER = "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
       + "{'type':'util/fixed-reply','params':{'reply':{'done':true}}}]}";
   private final List<TestNode> nodes = new ArrayList<>();
@@ -192,7 +192,7 @@ class WebhookTest {
   @Test
   void loopback_and_private_targets_are_refused_unless_allowed_and_bad_urls_fail_the_start() {
     TestNode strict = start(new TestNode().set("WEBHOOKS_SECRET", SECRET).pipeline("order", ORDER));
-    List<String> before = io.conveyor.testing.TestRedis.keys(strict.prefix);
+    List<String> before = io.conveyor.testing.TestRedis.traces(strict.prefix);
     Map<String, String> refused = new HashMap<>();
     for (String url : List.of(receiver.url("/x"), "http://10.1.2.3/x", "http://169.254.169.254/latest",
         "http://[::1]:8080/x", "ftp://example.com/x", "http://user:pw@example.com/x", "http:///x", "not a url")) {
@@ -201,7 +201,7 @@ class WebhookTest {
       refused.put(url, e.getMessage());
     }
     assertTrue(refused.get(receiver.url("/x")).contains("127.0.0.1"), refused.toString());
-    assertEquals(before.stream().sorted().toList(), io.conveyor.testing.TestRedis.keys(strict.prefix).stream()
+    assertEquals(before.stream().sorted().toList(), io.conveyor.testing.TestRedis.traces(strict.prefix).stream()
         .sorted().toList(), "a refused start writes nothing");
     TestNode allowed = start(webhookNode());
     String txId = startWith(allowed, receiver.url("/ok"), new JsonObject());

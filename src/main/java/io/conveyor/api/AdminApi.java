@@ -1,0 +1,147 @@
+package io.conveyor.api;
+
+import io.conveyor.Node;
+import io.conveyor.model.Ids;
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxException.Kind;
+import io.conveyor.model.TxSummary;
+import io.conveyor.redis.TxStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Locale;
+
+/**
+ * What the dashboard (and an operator with an admin key) may see and do across owners: lists of
+ * transactions in play, sleeping, set aside and recently finished; one transaction in full (its state,
+ * its pipeline's steps with where it stands, the events that name it); and cancel, wake, set switch.
+ */
+final class AdminApi {
+  private final Node node;
+  private final Transactions tx;
+
+  AdminApi(Node node, Transactions tx) {
+    this.node = node;
+    this.tx = tx;
+  }
+
+  Future<JsonObject> list(String which, String limit) {
+    TxStore.AdminList list;
+    try {
+      list = TxStore.AdminList.valueOf(which == null ? "INPLAY" : which.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(TxException.invalid("list", "expected inplay, sleeping, exceptions or recent"));
+    }
+    int n;
+    try {
+      n = limit == null ? 50 : Integer.parseInt(limit);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 1 || n > 1000) {
+      return Future.failedFuture(TxException.invalid("limit", "expected a whole number from 1 to 1000"));
+    }
+    return tx.store().adminList(list, n).map(rows -> new JsonObject().put("list", list.name().toLowerCase(Locale.ROOT))
+        .put("transactions", rows));
+  }
+
+  /** The full state of any owner's transaction, from Redis or, once archived, from the archive. */
+  Future<JsonObject> detail(String txId) {
+    if (!Ids.isTxId(txId)) {
+      return Future.failedFuture(TxException.invalid("txId", "expected tx- and 32 hex digits"));
+    }
+    TxStore store = tx.store();
+    return store.rawState(txId).compose(fields -> fields != null ? Future.succeededFuture(fields)
+            : node.archive() == null ? Future.succeededFuture(null)
+            : node.archive().find(txId).map(a -> a == null ? null : a.state().copy().put("archived", "1")))
+        .compose(fields -> {
+          if (fields == null) {
+            return Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));
+          }
+          String owner = fields.getString("owner");
+          return Future.all(tx.status(txId, owner), store.pipelineDefinition(fields.getString("type"),
+                  fields.getString("version")), store.eventsAbout(txId))
+              .map(all -> {
+                TxSummary summary = all.resultAt(0);
+                String definition = all.resultAt(1);
+                return new JsonObject().put("summary", summary.toJson())
+                    .put("archived", "1".equals(fields.getString("archived")))
+                    .put("node", fields.getString("node"))
+                    .put("input", json(fields.getString("input")))
+                    .put("data", json(fields.getString("data")))
+                    .put("switches", json(fields.getString("switches")))
+                    .put("steps", steps(definition, fields))
+                    .put("events", all.<JsonArray>resultAt(2));
+              });
+        });
+  }
+
+  /** The pipeline's steps, each marked done, current or pending by the transaction's step field. */
+  private static JsonArray steps(String definition, JsonObject fields) {
+    JsonArray out = new JsonArray();
+    if (definition == null) {
+      return out;
+    }
+    JsonArray steps = new JsonObject(definition).getJsonArray("steps", new JsonArray());
+    boolean done = "complete".equals(fields.getString("processingState"));
+    int at = fields.getString("step") == null ? 0 : Integer.parseInt(fields.getString("step"));
+    java.util.Map<Integer, JsonObject> times = new java.util.HashMap<>();
+    String recorded = fields.getString("stepTimes");
+    if (recorded != null) {
+      for (String t : recorded.split(";")) {
+        String[] parts = t.split(":");
+        if (parts.length == 3) {
+          times.put(Integer.parseInt(parts[0]), new JsonObject()
+              .put("started", java.time.Instant.ofEpochMilli(Long.parseLong(parts[1])).toString())
+              .put("durationMs", Long.parseLong(parts[2])));
+        }
+      }
+    }
+    for (int i = 0; i < steps.size(); i++) {
+      JsonObject s = steps.getJsonObject(i);
+      String state = done ? (i < at || "success".equals(fields.getString("status")) ? "done" : i == at ? "ended"
+          : "skipped") : i < at ? "done" : i == at ? "current" : "pending";
+      JsonObject step = new JsonObject().put("index", i).put("type", s.getString("type"))
+          .put("params", s.getJsonObject("params")).put("state", state);
+      if (times.containsKey(i)) {
+        step.mergeIn(times.get(i));
+      }
+      out.add(step);
+    }
+    return out;
+  }
+
+  private static Object json(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return new JsonObject(text);
+    } catch (RuntimeException e) {
+      return text;
+    }
+  }
+
+  private Future<String> ownerOf(String txId) {
+    if (!Ids.isTxId(txId)) {
+      return Future.failedFuture(TxException.invalid("txId", "expected tx- and 32 hex digits"));
+    }
+    return detail(txId).map(d -> d.getJsonObject("summary").getString("owner"));
+  }
+
+  Future<TxSummary> cancel(String txId) {
+    return ownerOf(txId).compose(owner -> tx.cancel(txId, owner));
+  }
+
+  Future<TxSummary> setSwitch(String txId, String name, Object value) {
+    return ownerOf(txId).compose(owner -> tx.setSwitch(txId, owner, name, value));
+  }
+
+  /** A sleeping transaction wakes at the reaper leader's next round; one that does not sleep is a conflict. */
+  Future<TxSummary> wake(String txId) {
+    return ownerOf(txId).compose(owner -> tx.store().wakeNow(txId).compose(sleeping -> sleeping
+        ? tx.status(txId, owner)
+        : Future.failedFuture(new TxException(Kind.ALREADY_FINAL, "transaction " + txId + " is not sleeping", null,
+            txId))));
+  }
+}

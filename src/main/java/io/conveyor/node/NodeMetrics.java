@@ -1,0 +1,99 @@
+package io.conveyor.node;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A node's own meters, in the Prometheus registry Vert.x reports into too (served at /metrics). Labels are
+ * bounded: step types, scripts, statuses and outcomes are few; owners appear only when
+ * metrics.ownerLabels is true; txIds never.
+ */
+public final class NodeMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final boolean ownerLabels;
+  private final ConcurrentHashMap<String, Timer> scripts = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> steps = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Timer dequeueWait;
+  private final DistributionSummary archiveBatch;
+  private final Timer archiveWrite;
+
+  public NodeMetrics(boolean ownerLabels) {
+    this.ownerLabels = ownerLabels;
+    dequeueWait = Timer.builder("conveyor.dequeue.wait").description("time from a transaction's start to its "
+        + "first dequeue").publishPercentileHistogram().register(registry);
+    archiveBatch = DistributionSummary.builder("conveyor.archive.batch.size").description("transactions per "
+        + "archive write").register(registry);
+    archiveWrite = Timer.builder("conveyor.archive.batch").description("archive write latency")
+        .publishPercentileHistogram().register(registry);
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Prometheus text exposition of every meter. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  public void busyWorkers(Supplier<Number> busy, int total) {
+    Gauge.builder("conveyor.workers.busy", busy).description("worker slots running a transaction")
+        .register(registry);
+    Gauge.builder("conveyor.workers.slots", () -> total).description("worker slots").register(registry);
+  }
+
+  public void started(String owner) {
+    counter("conveyor.transactions.started", "transactions started through this node", owner, null).increment();
+  }
+
+  public void completed(String status, String owner) {
+    counter("conveyor.transactions.completed", "transactions this node completed", owner, status).increment();
+  }
+
+  private Counter counter(String name, String help, String owner, String status) {
+    String o = ownerLabels && owner != null ? owner : null;
+    return counters.computeIfAbsent(name + "|" + status + "|" + o, k -> {
+      Counter.Builder b = Counter.builder(name).description(help);
+      if (status != null) {
+        b.tag("status", status);
+      }
+      if (ownerLabels) {
+        b.tag("owner", o == null ? "" : o);
+      }
+      return b.register(registry);
+    });
+  }
+
+  public void step(String type, long nanos) {
+    steps.computeIfAbsent(type, t -> Timer.builder("conveyor.step.duration").description("step run time")
+        .tag("type", t).publishPercentileHistogram().register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  public void dequeueWait(Duration d) {
+    dequeueWait.record(d.isNegative() ? Duration.ZERO : d);
+  }
+
+  public void script(String name, long nanos) {
+    scripts.computeIfAbsent(name, n -> Timer.builder("conveyor.lua.script").description("Lua script round trip")
+        .tag("script", n).publishPercentileHistogram().register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  public void webhook(String outcome) {
+    counters.computeIfAbsent("webhook|" + outcome, k -> Counter.builder("conveyor.webhook.deliveries")
+        .description("webhook delivery attempts by outcome").tag("outcome", outcome).register(registry)).increment();
+  }
+
+  public void archiveBatch(int size, long nanos) {
+    archiveBatch.record(size);
+    archiveWrite.record(nanos, TimeUnit.NANOSECONDS);
+  }
+}

@@ -1,0 +1,53 @@
+// Drives the dashboard in Debian's Chromium: node dashboard.mjs <node URL> <admin key> <sleeping txId> <screenshot dir>
+// Exits 0 when every check passed; prints what it saw.
+import { chromium } from 'playwright-core';
+
+const [base, key, sleeping, out] = process.argv.slice(2);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+    '--no-first-run', '--disable-component-update', '--disable-sync']
+});
+const foreign = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.setDefaultTimeout(20000);
+  page.on('request', r => { if (!r.url().startsWith(base)) { foreign.push(r.url()); } });
+  page.on('pageerror', e => console.log('page error: ' + e.message));
+
+  await page.goto(base + '/dashboard');
+  await page.fill('#key', key);
+  await page.click('#key-form button[type=submit]');
+  await page.waitForSelector('#nodes tbody tr.node-row');
+  const nodes = await page.locator('#nodes tbody tr.node-row').count();
+  console.log('nodes shown: ' + nodes);
+
+  // the chart has a point above the baseline once completions are counted
+  await page.waitForFunction(() => (document.querySelector('#throughput').getAttribute('points') || '')
+    .split(' ').some(p => p && Number(p.split(',')[1]) < 150));
+  console.log('chart: ' + await page.textContent('#chart-caption'));
+  await page.screenshot({ path: out + '/dashboard.png', fullPage: true });
+
+  const link = `#list-sleeping a[data-tx="${sleeping}"]`;
+  await page.waitForSelector(link);
+  await page.click(link);
+  await page.waitForFunction(tx => document.querySelector('#detail-tx').textContent === tx, sleeping);
+  await page.waitForFunction(() => document.querySelectorAll('#detail-steps li').length > 0);
+  console.log('detail: ' + await page.textContent('#detail-status') + '; steps: '
+    + (await page.locator('#detail-steps li').allTextContents()).join(' | '));
+  await page.screenshot({ path: out + '/detail.png', fullPage: true });
+
+  await page.click('#btn-cancel');
+  await page.waitForFunction(() => document.querySelector('#detail-status').textContent.startsWith('cancelled'));
+  console.log('after cancel: ' + await page.textContent('#detail-status'));
+  await page.screenshot({ path: out + '/cancelled.png', fullPage: true });
+
+  // the key is kept: a reload opens the dashboard without asking again
+  await page.reload();
+  await page.waitForSelector('#nodes tbody tr.node-row');
+  if (!(await page.isHidden('#key-form'))) { throw new Error('the key was not kept'); }
+  if (foreign.length > 0) { throw new Error('requests outside the node: ' + foreign.join(', ')); }
+  console.log('dashboard: all checks passed');
+} finally {
+  await browser.close();
+}

@@ -1,0 +1,112 @@
+package io.conveyor.api;
+
+import static io.conveyor.testing.TestRedis.cmd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.MutableClock;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestRedis;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.MultiMap;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** After a known run, every stats slot holds exactly the known counts, with the right expiry. */
+class StatsTest {
+  private final MutableClock clock = new MutableClock(System.currentTimeMillis());
+  private TestNode node;
+
+  @AfterEach
+  void stop() {
+    node.close();
+  }
+
+  @Test
+  void every_slot_of_every_series_counts_a_known_run_exactly_and_expires_when_its_series_says() {
+    node = new TestNode().clock(clock).set("REAPER_INTERVAL", "50ms")
+        .pipeline("ok", "{'name':'ok','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{}}}]}")
+        .pipeline("bad", "{'name':'bad','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fail','params':{'note':'no'}}]}")
+        .pipeline("elsewhere", "{'name':'elsewhere','nodeGroup':'remote','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{}}}]}")
+        .start(new TestSteps().registry());
+    for (int i = 0; i < 3; i++) {
+      node.awaitFinal(start("ok", "acme"));
+    }
+    for (int i = 0; i < 2; i++) {
+      node.awaitFinal(start("bad", "globex"));
+    }
+    String queued = start("elsewhere", "acme"); // no node serves group remote: it stays queued
+    node.transactions.cancel(queued, "acme").await();
+
+    Map<String, Long> expected = new TreeMap<>();
+    count(expected, "queued", 3, "master", "ok", "acme");
+    count(expected, "queued", 2, "master", "bad", "globex");
+    count(expected, "queued", 1, "remote", "elsewhere", "acme");
+    count(expected, "started", 3, "master", "ok", "acme");
+    count(expected, "started", 2, "master", "bad", "globex");
+    for (String name : new String[] {"completed", "completed.success"}) {
+      count(expected, name, 3, "master", "ok", "acme");
+    }
+    for (String name : new String[] {"completed", "completed.failed"}) {
+      count(expected, name, 2, "master", "bad", "globex");
+    }
+    for (String name : new String[] {"completed", "completed.cancelled"}) {
+      count(expected, name, 1, "remote", "elsewhere", "acme");
+    }
+    long now = clock.millis();
+    long[][] series = {{1, 5_000, 300_000}, {2, 60_000, 7_200_000}, {3, 600_000, 86_400_000}};
+    for (long[] s : series) {
+      long slot = now - now % s[1];
+      String key = node.prefix + "stats" + s[0] + "H:" + slot;
+      Map<String, Long> counted = new TreeMap<>();
+      Map<String, Long> sampled = new TreeMap<>();
+      var all = cmd("HGETALL", key);
+      for (String f : all.getKeys()) {
+        (isSample(f) ? sampled : counted).put(f, all.get(f).toLong());
+      }
+      assertEquals(expected, counted, "series " + s[0]);
+      assertEquals(slot + s[1] + s[2], cmd("PEXPIRETIME", key).toLong(), "expiry of series " + s[0]);
+    }
+    // the reaper leader samples queue lengths into the same slots
+    String slot1 = node.prefix + "stats1H:" + (now - now % 5_000);
+    Eventually.until(Duration.ofSeconds(10), "a queue sample", () -> cmd("HGET", slot1, "queue.in|group=master"),
+        v -> v != null);
+
+    JsonObject byPipeline = Stats.read(node.store, clock, MultiMap.caseInsensitiveMultiMap().add("pipeline", "bad"))
+        .await();
+    JsonObject last = byPipeline.getJsonArray("slots").getJsonObject(byPipeline.getJsonArray("slots").size() - 1);
+    assertEquals(new JsonObject().put("queued", 2L).put("started", 2L).put("completed", 2L)
+        .put("completed.failed", 2L), last.getJsonObject("counters"));
+    assertEquals(60, byPipeline.getJsonArray("slots").size());
+    JsonObject total = Stats.read(node.store, clock, MultiMap.caseInsensitiveMultiMap().add("series", "600s")
+        .add("from", java.time.Instant.ofEpochMilli(now).toString())).await();
+    JsonObject counters = total.getJsonArray("slots").getJsonObject(0).getJsonObject("counters");
+    assertEquals(6L, counters.getLong("queued"));
+    assertEquals(6L, counters.getLong("completed"));
+    assertTrue(counters.containsKey("processing"), counters.encode());
+  }
+
+  private static boolean isSample(String field) {
+    return field.startsWith("queue.") || field.equals("processing") || field.equals("sleeping");
+  }
+
+  private String start(String type, String owner) {
+    return node.transactions.start(new JsonObject().put("type", type).put("owner", owner).put("input",
+        new JsonObject())).await().txId();
+  }
+
+  private static void count(Map<String, Long> m, String name, long n, String group, String pipeline, String owner) {
+    for (String f : new String[] {name, name + "|group=" + group, name + "|pipeline=" + pipeline,
+        name + "|owner=" + owner}) {
+      m.merge(f, n, Long::sum);
+    }
+  }
+}
