@@ -13,30 +13,26 @@ local function stats_tally(counts, name, group, pipeline, owner)
   end
 end
 
-local function stats_write(prefix, now, counts)
-  if next(counts) == nil then
+-- cmd is HINCRBY (counters) or HSET (sampled values: the last sample taken in a slot stands for it).
+local function stats_apply(prefix, now, values, cmd)
+  if next(values) == nil then
     return
   end
   now = tonumber(now)
   for _, s in ipairs(STATS_SERIES) do
     local slot = now - now % s[2]
     local key = prefix .. s[1] .. slot
-    for f, n in pairs(counts) do
-      redis.call('HINCRBY', key, f, n)
+    for f, v in pairs(values) do
+      redis.call(cmd, key, f, v)
     end
     redis.call('PEXPIREAT', key, slot + s[2] + s[3])
   end
 end
 
--- Sampled values (queue lengths): the last sample taken in a slot stands for it.
+local function stats_write(prefix, now, counts)
+  stats_apply(prefix, now, counts, 'HINCRBY')
+end
+
 local function stats_set(prefix, now, values)
-  now = tonumber(now)
-  for _, s in ipairs(STATS_SERIES) do
-    local slot = now - now % s[2]
-    local key = prefix .. s[1] .. slot
-    for f, v in pairs(values) do
-      redis.call('HSET', key, f, v)
-    end
-    redis.call('PEXPIREAT', key, slot + s[2] + s[3])
-  end
+  stats_apply(prefix, now, values, 'HSET')
 end

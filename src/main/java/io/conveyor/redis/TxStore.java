@@ -531,7 +531,7 @@ public final class TxStore {
         Response r = all.resultAt(i);
         JsonObject h = new JsonObject();
         if (r != null && r.size() > 0) {
-          flatOrMap(r, h);
+          hashReply(r, (k, v) -> h.put(k, v.toLong()));
         }
         out.add(h);
       }
@@ -595,19 +595,7 @@ public final class TxStore {
         return null;
       }
       JsonObject fields = new JsonObject();
-      java.util.Set<String> names;
-      try {
-        names = r.getKeys();
-      } catch (RuntimeException e) {
-        names = null;
-      }
-      if (names != null && !names.isEmpty()) {
-        names.forEach(k -> fields.put(k, r.get(k).toString()));
-      } else {
-        for (int f = 0; f + 1 < r.size(); f += 2) {
-          fields.put(r.get(f).toString(), r.get(f + 1).toString());
-        }
-      }
+      hashReply(r, (k, v) -> fields.put(k, v.toString()));
       return fields;
     });
   }
@@ -638,8 +626,8 @@ public final class TxStore {
             .map(score -> score != null));
   }
 
-  /** A hash reply as RESP3 gives it (a map) or RESP2 (a flat list of field, value). */
-  private static void flatOrMap(Response r, JsonObject into) {
+  /** Each field and value of a hash reply, as RESP3 gives it (a map) or RESP2 (a flat list). */
+  private static void hashReply(Response r, java.util.function.BiConsumer<String, Response> each) {
     java.util.Set<String> names;
     try {
       names = r.getKeys();
@@ -647,10 +635,10 @@ public final class TxStore {
       names = null;
     }
     if (names != null && !names.isEmpty()) {
-      names.forEach(k -> into.put(k, r.get(k).toLong()));
+      names.forEach(k -> each.accept(k, r.get(k)));
     } else {
       for (int f = 0; f + 1 < r.size(); f += 2) {
-        into.put(r.get(f).toString(), r.get(f + 1).toLong());
+        each.accept(r.get(f).toString(), r.get(f + 1));
       }
     }
   }
