@@ -36,7 +36,10 @@ end
 
 local holder = redis.call('GET', KEYS[2])
 local marker = redis.call('GET', KEYS[3])
-if not (holder == ARGV[1] or (not holder and (not marker or marker == ARGV[1]))) then
+-- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:
+-- a node that is stopping must not end up leading
+local mayTake = tonumber(ARGV[3]) > 0
+if not (holder == ARGV[1] or (not holder and ((not marker and mayTake) or marker == ARGV[1]))) then
   return {0, confirmed}
 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])

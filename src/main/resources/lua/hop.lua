@@ -4,13 +4,15 @@
 -- KEYS[6] processingZ           KEYS[7] inflightZ:<nodeId>
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
 -- ARGV[4] childTxId    ARGV[5] child pipeline   ARGV[6] child input JSON   ARGV[7] now (ms)
--- ARGV[8] expected child group
+-- ARGV[8] expected child group   ARGV[9] key prefix (stats: the child counts as queued)
 -- Replies:
 --   {'OK', version}               the child is queued; the parent is sleeping, waitingFor the child
 --   {'FENCED', attempt, state}    the caller no longer owns the parent; nothing written
 --   {'UNKNOWN_PIPELINE'}          no pipeline of that name; nothing written
 --   {'GROUP_CHANGED', group}      the child pipeline belongs to another group: call again with its keys
 -- The child carries parentTxId and parentGroup; complete.lua hands its result back to the parent.
+
+-- #include stats
 
 local parent = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'owner', 'metadata', 'group')
 if parent[1] ~= ARGV[2] or parent[2] ~= 'processing' then
@@ -36,4 +38,7 @@ end
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
+local counts = {}
+stats_tally(counts, 'queued', p[2], ARGV[5], parent[3])
+stats_write(ARGV[9], now, counts)
 return {'OK', p[1]}

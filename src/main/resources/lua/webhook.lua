@@ -5,7 +5,8 @@
 -- ARGV[6] key prefix (webhookH:<id>, stateH:<txId>, webhookCounter:<urlHash>, webhookPause:<urlHash>)
 -- ARGV[7] how far a handed-out delivery moves in webhooksZ (ms): due again then if no result came
 -- ARGV[8] failures of one URL that pause it   ARGV[9] the window they count in (ms)   ARGV[10] the pause (ms)
--- ARGV[11 + 6(i-1) ..] result i: webhookId, outcome (delivered | retry | exhausted | gone | synced), the
+-- ARGV[11 + 6(i-1) ..] result i: webhookId, outcome (delivered | retry | exhausted | gone | synced |
+--   unsynced: the archive had no row for the outcome, which then goes to eventsL), the
 --   attempt it is for (attempts so far + 1), HTTP status or '', error or '', next attempt (ms, for retry) or ''
 -- Replies: {leader (1 or 0), then per handed-out delivery: {kind, webhookId, {event field, value, …},
 --   {summary fields of its transaction, or empty when the transaction is archived}}}
@@ -23,7 +24,7 @@ local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'proce
 
 local function event(type, fields)
   redis.call('LPUSH', KEYS[4], cjson.encode({type = type, time = now, details = fields}))
-  redis.call('LTRIM', KEYS[4], 0, 9999)
+  redis.call('LTRIM', KEYS[4], 0, 999)
 end
 
 local function finish(id, key)
@@ -67,8 +68,13 @@ for i = 11, #ARGV - 5, 6 do
   local id, outcome, attempt = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   local key = prefix .. 'webhookH:' .. id
   local w = redis.call('HMGET', key, 'status', 'attempts', 'txId', 'urlHash', 'url', 'sync')
-  if outcome == 'synced' then
+  if outcome == 'synced' or outcome == 'unsynced' then
     if w[6] == '1' then
+      if outcome == 'unsynced' then
+        -- the archive has no row to hold the outcome: keep it where an operator finds it
+        event('webhook-outcome-unrecorded', {txId = w[3], webhookId = id,
+          state = redis.call('HGET', key, 'state')})
+      end
       redis.call('DEL', key)
       redis.call('ZREM', KEYS[1], id)
     end
@@ -97,7 +103,10 @@ end
 
 local holder = redis.call('GET', KEYS[2])
 local marker = redis.call('GET', KEYS[3])
-if not (holder == ARGV[1] or (not holder and (not marker or marker == ARGV[1]))) then
+-- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:
+-- a node that is stopping must not end up leading
+local mayTake = tonumber(ARGV[3]) > 0
+if not (holder == ARGV[1] or (not holder and ((not marker and mayTake) or marker == ARGV[1]))) then
   return {0}
 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
@@ -117,6 +126,7 @@ if max > 0 then
       reply[#reply + 1] = {'sync', id, redis.call('HGETALL', key), {}}
     elseif w[1] ~= 'pending' then
       redis.call('ZREM', KEYS[1], id)
+      redis.call('DEL', key)
     else
       local paused = redis.call('GET', prefix .. 'webhookPause:' .. w[2])
       if paused then

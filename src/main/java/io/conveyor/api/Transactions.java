@@ -201,7 +201,10 @@ public final class Transactions {
     }).recover(Transactions::asRefusal);
   }
 
-  /** A Transactions service with a link of its own, for a client outside any node (the shell client, tests). */
+  /**
+   * A Transactions service with a link of its own, for a client outside any node (the shell client, tests).
+   * Like every Transactions, it is meant for one thread or Vert.x context at a time.
+   */
   public static Transactions client(io.vertx.core.Vertx vertx, Config config) {
     TxStore store = new TxStore(new io.conveyor.redis.RedisLink(vertx, io.conveyor.redis.RedisLink.options(
         config.redis().url(), config.redis().maxPipelined()), config.redis().timeout()), new io.conveyor.redis.Keys(config.redis().prefix()),

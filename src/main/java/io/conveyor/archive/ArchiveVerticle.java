@@ -74,8 +74,9 @@ public final class ArchiveVerticle extends VerticleBase {
     ticking = true;
     List<ToArchive> confirming = written;
     written = new ArrayList<>();
-    // fetch only when the writer has nothing waiting: at most one batch written and one fetched
-    int max = stopping || pending != null ? 0 : settings.batchSize();
+    // fetch only when the writer has nothing waiting and the archive takes writes: at most one batch
+    // written and one fetched; while writes fail, the leader only renews its lease and retries what it has
+    int max = stopping || pending != null || failures > 0 ? 0 : settings.batchSize();
     store.archiveBatch(node.nodeId(), confirming, max, settings.lease(), settings.grace()).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
@@ -84,11 +85,12 @@ public final class ArchiveVerticle extends VerticleBase {
         written = confirming;
         log.warn("archive round failed on Redis: {}", ar.cause().getMessage());
         next(backoff(Math.max(1, failures)));
+        checkIdle();
         return;
       }
       leadership(ar.result().leader());
       if (!ar.result().batch().isEmpty()) {
-        pending = ar.result().batch();
+        pending = merge(pending, ar.result().batch());
       }
       if (!stopping) {
         startWrite();
@@ -115,8 +117,15 @@ public final class ArchiveVerticle extends VerticleBase {
     pending = null;
     writing = true;
     List<ArchivedTx> rows = new ArrayList<>(batch.size());
+    List<ToArchive> readable = new ArrayList<>(batch.size());
     for (ToArchive t : batch) {
-      rows.add(ArchivedTx.fromState(t.txId(), t.fields()));
+      try {
+        rows.add(ArchivedTx.fromState(t.txId(), t.fields()));
+        readable.add(t);
+      } catch (RuntimeException e) {
+        // not confirmed, so it stays in Redis and comes back after a lease, logged again
+        log.error("cannot archive {}: its state is unreadable ({})", t.txId(), e.toString());
+      }
     }
     long began = System.nanoTime();
     node.archive().write(rows).timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS).onComplete(ar -> {
@@ -133,7 +142,7 @@ public final class ArchiveVerticle extends VerticleBase {
               failures);
         }
         failures = 0;
-        written.addAll(batch);
+        written.addAll(readable);
       } else {
         failures++;
         long wait = backoff(failures);
@@ -143,14 +152,8 @@ public final class ArchiveVerticle extends VerticleBase {
               node.archive().describe(), failures, Durations.format(java.time.Duration.ofMillis(wait)),
               ar.cause().getMessage());
         }
-        if (pending != null) {
-          // a batch fetched meanwhile goes back with this one: write both again, this one first
-          List<ToArchive> both = new ArrayList<>(batch);
-          both.addAll(pending);
-          pending = both;
-        } else {
-          pending = batch;
-        }
+        // a batch fetched meanwhile goes with this one: write both again, this one first
+        pending = merge(batch, pending);
       }
       if (stopping) {
         checkIdle();
@@ -160,6 +163,20 @@ public final class ArchiveVerticle extends VerticleBase {
         next(backoff(failures));
       }
     });
+  }
+
+  /**
+   * Two batches as one, each txId once (the later copy wins: its stamp is the newer), so one upsert never
+   * names a row twice.
+   */
+  private static List<ToArchive> merge(List<ToArchive> first, List<ToArchive> then) {
+    java.util.LinkedHashMap<String, ToArchive> byId = new java.util.LinkedHashMap<>();
+    for (List<ToArchive> part : java.util.Arrays.asList(first, then)) {
+      if (part != null) {
+        part.forEach(t -> byId.put(t.txId(), t));
+      }
+    }
+    return new ArrayList<>(byId.values());
   }
 
   /** Doubling from archive.interval / 4, capped at archive.maxBackoff and at a third of the lease. */

@@ -22,6 +22,20 @@ public record ArchivedTx(String txId, String owner, String externalId, String ty
   }
 
   /**
+   * The stamp of the state: its updated time and rev (raised by every change to a finished transaction). A
+   * write with an older stamp never replaces a newer row.
+   */
+  public long stampUpdated() {
+    String u = state.getString("updated");
+    return u == null || u.isEmpty() ? 0 : Long.parseLong(u);
+  }
+
+  public long stampRev() {
+    String r = state.getString("rev");
+    return r == null || r.isEmpty() ? 0 : Long.parseLong(r);
+  }
+
+  /**
    * The summary, by the same mapping as a read from Redis; the webhook column (written when a delivery
    * ends after archiving) wins over the state's copy.
    */

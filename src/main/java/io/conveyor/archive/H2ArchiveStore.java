@@ -46,7 +46,9 @@ final class H2ArchiveStore implements ArchiveStore {
             + "state CHARACTER LARGE OBJECT NOT NULL, webhook CHARACTER LARGE OBJECT, "
             + "archived TIMESTAMP WITH TIME ZONE NOT NULL)",
         "CREATE INDEX " + table + "_owner_external_id ON " + table + " (owner, external_id)",
-        "CREATE INDEX " + table + "_completed ON " + table + " (completed)"));
+        "CREATE INDEX " + table + "_completed ON " + table + " (completed)"),
+        List.of("ALTER TABLE " + table + " ADD COLUMN state_updated BIGINT",
+            "ALTER TABLE " + table + " ADD COLUMN state_rev BIGINT"));
   }
 
   /** Runs JDBC work on the store's own thread and answers on the caller's Vert.x context. */
@@ -121,9 +123,22 @@ final class H2ArchiveStore implements ArchiveStore {
       return Future.succeededFuture();
     }
     return blocking(() -> {
-      try (PreparedStatement p = connection.prepareStatement("MERGE INTO " + table + " (tx_id, owner, external_id, "
-          + "type, status, created, completed, state, webhook, archived) KEY (tx_id) "
-          + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP)")) {
+      // as in PostgreSQL: an older copy changes nothing, and a recorded webhook outcome is kept
+      try (PreparedStatement p = connection.prepareStatement("MERGE INTO " + table + " t USING (VALUES (CAST(? AS "
+          + "VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
+          + "CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS CHARACTER LARGE "
+          + "OBJECT), CAST(? AS CHARACTER LARGE OBJECT), CAST(? AS BIGINT), CAST(? AS BIGINT))) "
+          + "s(tx_id, owner, external_id, type, status, created, completed, state, webhook, state_updated, state_rev) "
+          + "ON t.tx_id = s.tx_id "
+          + "WHEN MATCHED AND (s.state_updated > COALESCE(t.state_updated, 0) OR (s.state_updated = "
+          + "COALESCE(t.state_updated, 0) AND s.state_rev >= COALESCE(t.state_rev, 0))) THEN UPDATE SET "
+          + "owner = s.owner, external_id = s.external_id, type = s.type, status = s.status, created = s.created, "
+          + "completed = s.completed, state = s.state, webhook = COALESCE(s.webhook, t.webhook), "
+          + "state_updated = s.state_updated, state_rev = s.state_rev, archived = CURRENT_TIMESTAMP "
+          + "WHEN NOT MATCHED THEN INSERT (tx_id, owner, external_id, type, status, created, completed, state, "
+          + "webhook, state_updated, state_rev, archived) VALUES (s.tx_id, s.owner, s.external_id, s.type, "
+          + "s.status, s.created, s.completed, s.state, s.webhook, s.state_updated, s.state_rev, "
+          + "CURRENT_TIMESTAMP)")) {
         for (ArchivedTx t : batch) {
           p.setString(1, t.txId());
           p.setString(2, t.owner());
@@ -138,6 +153,8 @@ final class H2ArchiveStore implements ArchiveStore {
           }
           p.setString(8, t.state().encode());
           p.setString(9, t.webhook() == null ? null : t.webhook().encode());
+          p.setLong(10, t.stampUpdated());
+          p.setLong(11, t.stampRev());
           p.addBatch();
         }
         p.executeBatch();

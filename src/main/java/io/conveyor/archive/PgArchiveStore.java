@@ -30,13 +30,19 @@ final class PgArchiveStore implements ArchiveStore {
     this.vertx = vertx;
     this.connect = PgConnectOptions.fromUri(url);
     this.table = table;
-    this.upsert = "INSERT INTO " + table + " (tx_id, owner, external_id, type, status, created, completed, state, "
-        + "webhook, archived) SELECT u.*, now() FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], "
-        + "$5::text[], $6::timestamptz[], $7::timestamptz[], $8::text[]::jsonb[], $9::text[]::jsonb[]) AS u "
+    // a copy older than the row (a late retry) changes nothing; a webhook outcome recorded after archiving
+    // is kept when a copy without one lands later
+    this.upsert = "INSERT INTO " + table + " AS t (tx_id, owner, external_id, type, status, created, completed, "
+        + "state, webhook, state_updated, state_rev, archived) SELECT u.*, now() FROM UNNEST($1::text[], "
+        + "$2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], "
+        + "$8::text[]::jsonb[], $9::text[]::jsonb[], $10::bigint[], $11::bigint[]) AS u "
         + "ON CONFLICT (tx_id) DO UPDATE SET owner = EXCLUDED.owner, external_id = EXCLUDED.external_id, "
         + "type = EXCLUDED.type, status = EXCLUDED.status, created = EXCLUDED.created, "
-        + "completed = EXCLUDED.completed, state = EXCLUDED.state, webhook = EXCLUDED.webhook, "
-        + "archived = EXCLUDED.archived";
+        + "completed = EXCLUDED.completed, state = EXCLUDED.state, "
+        + "webhook = COALESCE(EXCLUDED.webhook, t.webhook), state_updated = EXCLUDED.state_updated, "
+        + "state_rev = EXCLUDED.state_rev, archived = EXCLUDED.archived "
+        + "WHERE (EXCLUDED.state_updated, EXCLUDED.state_rev) >= (COALESCE(t.state_updated, 0), "
+        + "COALESCE(t.state_rev, 0))";
   }
 
   /** Version 1 of the schema; a later version appends its statements as a new entry. */
@@ -46,7 +52,10 @@ final class PgArchiveStore implements ArchiveStore {
             + "type text NOT NULL, status text NOT NULL, created timestamptz NOT NULL, completed timestamptz, "
             + "state jsonb NOT NULL, webhook jsonb, archived timestamptz NOT NULL)",
         "CREATE INDEX " + table + "_owner_external_id ON " + table + " (owner, external_id)",
-        "CREATE INDEX " + table + "_completed ON " + table + " (completed)"));
+        "CREATE INDEX " + table + "_completed ON " + table + " (completed)"),
+        // 2: the state's stamp, so a late copy never replaces a newer one
+        List.of("ALTER TABLE " + table + " ADD COLUMN state_updated bigint",
+            "ALTER TABLE " + table + " ADD COLUMN state_rev bigint"));
   }
 
   @Override
@@ -90,6 +99,8 @@ final class PgArchiveStore implements ArchiveStore {
     OffsetDateTime[] completed = new OffsetDateTime[n];
     String[] states = new String[n];
     String[] webhooks = new String[n];
+    Long[] stampUpdated = new Long[n];
+    Long[] stampRev = new Long[n];
     for (int i = 0; i < n; i++) {
       ArchivedTx t = batch.get(i);
       ids[i] = t.txId();
@@ -101,9 +112,11 @@ final class PgArchiveStore implements ArchiveStore {
       completed[i] = t.completed() == null ? null : time(t.completed());
       states[i] = t.state().encode();
       webhooks[i] = t.webhook() == null ? null : t.webhook().encode();
+      stampUpdated[i] = t.stampUpdated();
+      stampRev[i] = t.stampRev();
     }
-    return pool.preparedQuery(upsert).execute(Tuple.of(ids, owners, externalIds, types, statuses, created, completed,
-        states, webhooks)).mapEmpty();
+    return pool.preparedQuery(upsert).execute(Tuple.tuple(List.of(ids, owners, externalIds, types, statuses, created,
+        completed, states, webhooks, stampUpdated, stampRev))).mapEmpty();
   }
 
   private static OffsetDateTime time(long millis) {

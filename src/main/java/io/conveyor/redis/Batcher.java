@@ -10,8 +10,8 @@ import java.util.function.Function;
 /**
  * Sends calls in batches: when no call is out, an item goes at once (a batch of one, so a quiet node adds
  * no delay); while one is out, items gather and leave together when it returns. Under load one round trip
- * and one script call serve hundreds of items. Use it from one context (its owner's verticle): it takes
- * no locks. When Redis is slow and the backlog reaches its bound, new items are refused at once.
+ * and one script call serve hundreds of items. Meant for one context (its owner's verticle), it is still
+ * safe when a client adds from other threads: its bookkeeping is under a lock, its calls are made outside it. When Redis is slow and the backlog reaches its bound, new items are refused at once.
  *
  * @param <I> what a caller hands in
  * @param <O> the answer for one item; the call answers one per item, in order
@@ -32,38 +32,53 @@ public final class Batcher<I, O> {
   }
 
   public Future<O> add(I item) {
-    if (items.size() >= backlog) {
-      return Future.failedFuture(new IllegalStateException(items.size() + " calls are waiting for Redis already"));
-    }
     Promise<O> answer = Promise.promise();
-    items.add(item);
-    answers.add(answer);
-    if (!sending) {
-      send();
+    Batch<I, O> batch;
+    synchronized (this) {
+      if (items.size() >= backlog) {
+        return Future.failedFuture(new IllegalStateException(items.size() + " calls are waiting for Redis already"));
+      }
+      items.add(item);
+      answers.add(answer);
+      batch = sending ? null : take();
+    }
+    if (batch != null) {
+      send(batch);
     }
     return answer.future();
   }
 
-  private void send() {
+  private record Batch<I, O>(List<I> items, List<Promise<O>> answers) {
+  }
+
+  /** Takes the next batch off the waiting items and marks a call out; under the lock. */
+  private Batch<I, O> take() {
     int n = Math.min(max, items.size());
-    List<I> batch = new ArrayList<>(items.subList(0, n));
-    List<Promise<O>> promised = new ArrayList<>(answers.subList(0, n));
+    Batch<I, O> batch = new Batch<>(new ArrayList<>(items.subList(0, n)), new ArrayList<>(answers.subList(0, n)));
     items = new ArrayList<>(items.subList(n, items.size()));
     answers = new ArrayList<>(answers.subList(n, answers.size()));
     sending = true;
+    return batch;
+  }
+
+  private void send(Batch<I, O> batch) {
     Future<List<O>> sent;
     try {
-      sent = call.apply(batch);
+      sent = call.apply(batch.items());
     } catch (RuntimeException e) {
       sent = Future.failedFuture(e);
     }
-    sent.onComplete(ar -> done(promised, ar));
+    sent.onComplete(ar -> done(batch.answers(), ar));
   }
 
   private void done(List<Promise<O>> promised, AsyncResult<List<O>> ar) {
-    sending = false;
-    if (!items.isEmpty()) {
-      send();
+    Batch<I, O> next;
+    synchronized (this) {
+      sending = false;
+      next = items.isEmpty() ? null : take();
+    }
+    if (next != null) {
+      send(next);
     }
     for (int i = 0; i < promised.size(); i++) {
       if (ar.failed()) {

@@ -127,7 +127,7 @@ public final class TxStore {
     List<String> k = List.of(keys.stateH(parent.txId()), keys.stateH(childTxId), keys.pipelineH(childType),
         keys.qInL(childGroup), keys.qRingL(childGroup), keys.processingZ(), keys.inflightZ(nodeId));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
-        childType, input.encode(), now(), childGroup);
+        childType, input.encode(), now(), childGroup, keys.prefix());
     return Scripts.run(link, scripts.hop, k, args)
         .map(r -> new HopReply(r.get(0).toString(), r.size() > 1 ? r.get(1).toString() : null));
   }

@@ -53,6 +53,8 @@ public final class WebhookVerticle extends VerticleBase {
   private HttpClient http;
   private List<WebhookResult> results = new ArrayList<>();
   private int inFlight;
+  /** Deliveries (and syncs) this node has under way, by webhookId. */
+  private final java.util.Set<String> underway = new java.util.HashSet<>();
   private boolean ticking;
   private boolean tickAgain;
   private boolean leader;
@@ -140,12 +142,20 @@ public final class WebhookVerticle extends VerticleBase {
 
   /** Delivery ended for an archived transaction: the archive gets its final state, then Redis lets it go. */
   private void sync(WebhookJob job) {
+    if (!underway.add(job.webhookId())) {
+      return;
+    }
     inFlight++;
     String txId = job.event().getString("txId");
     node.archive().updateWebhook(txId, new JsonObject(job.event().getString("state"))).onComplete(ar -> {
       inFlight--;
+      underway.remove(job.webhookId());
       if (ar.succeeded()) {
-        report(new WebhookResult(job.webhookId(), "synced", 0, null, null, 0));
+        if (!ar.result()) {
+          log.warn("the archive ({}) has no row for {}: its webhook outcome goes to eventsL instead",
+              node.archive().describe(), txId);
+        }
+        report(new WebhookResult(job.webhookId(), ar.result() ? "synced" : "unsynced", 0, null, null, 0));
       } else {
         // it stays scheduled and comes back once the archive answers
         log.warn("could not record the webhook outcome of {} in the archive: {}", txId, ar.cause().getMessage());
@@ -154,11 +164,27 @@ public final class WebhookVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * One attempt, bounded as a whole by webhooks.timeout (reading the summary, checking the address, getting
+   * a connection, the POST): its entry is due again only timeout + 5 s after it was handed out, so it is
+   * never handed out twice while under way. A delivery this node still runs is not started again.
+   */
   private void deliver(WebhookJob job) {
+    if (!underway.add(job.webhookId())) {
+      return;
+    }
     inFlight++;
     JsonObject event = job.event();
     int attempt = Integer.parseInt(event.getString("attempts")) + 1;
     String url = event.getString("url");
+    Promise<Answer> done = Promise.promise();
+    AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+    long timer = vertx.setTimer(settings.timeout().toMillis(), t -> {
+      if (done.tryFail("no answer within " + io.conveyor.config.Durations.format(settings.timeout()))
+          && sent.get() != null) {
+        sent.get().reset();
+      }
+    });
     Future<TxSummary> summary = job.summary() != null ? Future.succeededFuture(job.summary())
         : node.archive() == null ? Future.succeededFuture(null)
         : node.archive().find(event.getString("txId")).map(a -> a == null ? null : a.summary());
@@ -166,16 +192,26 @@ public final class WebhookVerticle extends VerticleBase {
     summary.compose(s -> s == null
             ? Future.failedFuture(new IllegalStateException("transaction " + event.getString("txId") + " not found"))
             : WebhookGuard.check(target, settings).map(v -> s))
-        .compose(s -> post(job.webhookId(), event, s))
+        .compose(s -> post(job.webhookId(), event, s, done.future(), sent))
         .onComplete(ar -> {
-          inFlight--;
-          report(ar.succeeded() ? outcome(job.webhookId(), attempt, ar.result())
-              : failure(job.webhookId(), attempt, null, ar.cause().getMessage(), null));
+          if (ar.succeeded()) {
+            done.tryComplete(ar.result());
+          } else {
+            done.tryFail(ar.cause());
+          }
         });
+    done.future().onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      inFlight--;
+      underway.remove(job.webhookId());
+      report(ar.succeeded() ? outcome(job.webhookId(), attempt, ar.result())
+          : failure(job.webhookId(), attempt, null, ar.cause().getMessage(), null));
+    });
   }
 
-  /** The POST of one attempt; answers the HTTP status and Retry-After header. */
-  private Future<Answer> post(String id, JsonObject event, TxSummary summary) {
+  /** The POST of one attempt; answers the HTTP status and Retry-After header. Sends nothing once over. */
+  private Future<Answer> post(String id, JsonObject event, TxSummary summary, Future<Answer> over,
+                              AtomicReference<HttpClientRequest> sent) {
     long now = System.currentTimeMillis();
     JsonObject body = new JsonObject().put("eventType", event.getString("event"))
         .put("eventTime", Instant.ofEpochMilli(Long.parseLong(event.getString("eventTime"))).toString())
@@ -190,24 +226,22 @@ public final class WebhookVerticle extends VerticleBase {
     long ts = now / 1000;
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(event.getString("url"))
         .setFollowRedirects(false)
+        .setConnectTimeout(settings.timeout().toMillis())
         .putHeader("content-type", "application/json")
         .putHeader("user-agent", "Conveyor/" + io.conveyor.Node.version())
         .putHeader("webhook-id", id)
         .putHeader("webhook-timestamp", Long.toString(ts))
         .putHeader("webhook-signature", signer(event.getString("owner")).sign(id, ts, text));
-    AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
     return http.request(o)
         .compose(req -> {
+          if (over.isComplete()) {
+            req.reset(); // the attempt was given up (and recorded) while it waited for a connection
+            return Future.<HttpClientResponse>failedFuture("given up before sending");
+          }
           sent.set(req);
           return req.send(text);
         })
-        .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.getHeader("retry-after"))))
-        .timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)
-        .onFailure(e -> {
-          if (sent.get() != null) {
-            sent.get().reset();
-          }
-        });
+        .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.getHeader("retry-after"))));
   }
 
   private record Answer(int code, String retryAfter) {

@@ -82,6 +82,20 @@ abstract class ArchiveStoreContract {
   }
 
   @Test
+  void a_late_older_copy_changes_nothing_and_a_recorded_webhook_outcome_survives_a_copy_without_one() {
+    ArchivedTx t = tx("acme", null, 1_800_000_000_000L, "success", new JsonObject().put("n", 1));
+    JsonObject newer = t.state().copy().put("rev", "1").put("output", "{\"n\":2}");
+    store.write(List.of(ArchivedTx.fromState(t.txId(), newer))).await();
+    store.write(List.of(t)).await(); // the older copy, landing late
+    assertEquals(newer, store.find(t.txId()).await().state());
+    JsonObject outcome = new JsonObject().put("status", "delivered").put("attempts", 2);
+    assertEquals(true, store.updateWebhook(t.txId(), outcome).await());
+    store.write(List.of(ArchivedTx.fromState(t.txId(), newer))).await(); // the same copy again, without it
+    assertEquals(outcome, store.find(t.txId()).await().webhook());
+    assertEquals(false, store.updateWebhook(Ids.txId(), outcome).await());
+  }
+
+  @Test
   void an_unknown_transaction_or_external_id_is_null() {
     assertNull(store.find(Ids.txId()).await());
     assertNull(store.findByExternalId("acme", "nothing").await());

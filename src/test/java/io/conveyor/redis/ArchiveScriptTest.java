@@ -92,13 +92,13 @@ class ArchiveScriptTest extends ScriptTest {
 
   @Test
   void the_archive_lease_follows_the_two_key_protocol() {
-    assertTrue(call("node-a", List.of(), 0).leader());
+    assertTrue(call("node-a", List.of(), 10).leader());
     long ttl2 = cmd("PTTL", h.keys.lock2(TxStore.ARCHIVE_ROLE)).toLong();
     assertTrue(ttl2 > 60_000 && ttl2 <= 65_000, "lock2 ttl " + ttl2);
     cmd("DEL", h.keys.lock1(TxStore.ARCHIVE_ROLE)); // the lease ran out, the grace has not
-    assertFalse(call("node-b", List.of(), 0).leader());
+    assertFalse(call("node-b", List.of(), 10).leader());
     cmd("DEL", h.keys.lock2(TxStore.ARCHIVE_ROLE));
-    assertTrue(call("node-b", List.of(), 0).leader());
+    assertTrue(call("node-b", List.of(), 10).leader());
     assertEquals("node-b", cmd("GET", h.prefix + "toArchiveLock1").toString());
   }
 }
