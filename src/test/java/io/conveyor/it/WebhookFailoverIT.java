@@ -51,14 +51,7 @@ class WebhookFailoverIT {
     env.put("CONVEYOR_WEBHOOKS_INTERVAL", "100ms");
     env.put("CONVEYOR_ARCHIVE_URL", "h2:target/webhook-failover-" + prefix.replace(":", "") + "/archive");
     // slow answers keep deliveries in flight, so the kill interrupts some
-    receiver.answer((id, n) -> {
-      try {
-        Thread.sleep(2);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return 200;
-    });
+    receiver.delay(20);
     for (int i = 0; i < 2; i++) {
       NodeProcess n = NodeProcess.start("webhook-failover-" + i, env);
       nodes.add(n);

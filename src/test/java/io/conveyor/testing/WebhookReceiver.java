@@ -40,6 +40,7 @@ public final class WebhookReceiver implements AutoCloseable {
   private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
   private volatile BiFunction<String, Integer, Integer> answer = (id, n) -> 200;
   private volatile String retryAfter;
+  private volatile long delayMs;
 
   public WebhookReceiver(String secret) {
     key = Base64.getDecoder().decode(secret.substring("whsec_".length()));
@@ -56,7 +57,11 @@ public final class WebhookReceiver implements AutoCloseable {
       if (retryAfter != null) {
         req.response().putHeader("retry-after", retryAfter);
       }
-      req.response().setStatusCode(status).end();
+      if (delayMs > 0) {
+        vertx.setTimer(delayMs, t -> req.response().setStatusCode(status).end()); // a slow receiver
+      } else {
+        req.response().setStatusCode(status).end();
+      }
     })).listen(0, "127.0.0.1").await();
   }
 
@@ -83,6 +88,12 @@ public final class WebhookReceiver implements AutoCloseable {
   /** How to answer: status for (webhook-id, the how-many-th time it came). */
   public WebhookReceiver answer(BiFunction<String, Integer, Integer> status) {
     this.answer = status;
+    return this;
+  }
+
+  /** Answers each request this long after it arrived (a Vert.x timer; nothing blocks). */
+  public WebhookReceiver delay(long millis) {
+    this.delayMs = millis;
     return this;
   }
 
