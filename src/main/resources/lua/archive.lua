@@ -11,6 +11,7 @@
 -- not deleted: it is due again at once, so the archive always ends with its last state. One that is due
 -- but not finished cannot be (only complete and cancel schedule archiving): it leaves toArchiveZ for
 -- exceptionZ, never for the archive. The lease is the two-key protocol of lease.lua.
+-- #include lease
 
 local now, prefix = ARGV[2], ARGV[6]
 
@@ -34,16 +35,11 @@ for i = 7, #ARGV - 1, 2 do
   end
 end
 
-local holder = redis.call('GET', KEYS[2])
-local marker = redis.call('GET', KEYS[3])
 -- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:
 -- a node that is stopping must not end up leading
-local mayTake = tonumber(ARGV[3]) > 0
-if not (holder == ARGV[1] or (not holder and ((not marker and mayTake) or marker == ARGV[1]))) then
+if not lease_hold(KEYS[2], KEYS[3], ARGV[1], ARGV[4], ARGV[5], tonumber(ARGV[3]) > 0) then
   return {0, confirmed}
 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
-redis.call('SET', KEYS[3], ARGV[1], 'PX', tonumber(ARGV[4]) + tonumber(ARGV[5]))
 
 local reply = {1, confirmed}
 if tonumber(ARGV[3]) > 0 then

@@ -7,11 +7,6 @@
 --   0   another node leads, or only lock2 remains for another node: nobody leads until it expires (that
 --       old leader may still be finishing its last batch)
 
-local holder = redis.call('GET', KEYS[1])
-local marker = redis.call('GET', KEYS[2])
-if holder == ARGV[1] or (not holder and (not marker or marker == ARGV[1])) then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  redis.call('SET', KEYS[2], ARGV[1], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[3]))
-  return 1
-end
-return 0
+-- #include lease
+
+return lease_hold(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], true) and 1 or 0

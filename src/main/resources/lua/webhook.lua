@@ -17,6 +17,7 @@
 -- transaction's stateH field webhook (raising rev, so the archive writes it again), and the event is
 -- deleted; if the transaction is archived already, the event stays as a sync job. A URL that fails
 -- ARGV[8] times within ARGV[9] is paused for ARGV[10]: its deliveries move past the pause.
+-- #include lease
 
 local now, prefix = tonumber(ARGV[2]), ARGV[6]
 local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'processingState', 'attempt', 'created',
@@ -101,16 +102,11 @@ for i = 11, #ARGV - 5, 6 do
   end
 end
 
-local holder = redis.call('GET', KEYS[2])
-local marker = redis.call('GET', KEYS[3])
 -- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:
 -- a node that is stopping must not end up leading
-local mayTake = tonumber(ARGV[3]) > 0
-if not (holder == ARGV[1] or (not holder and ((not marker and mayTake) or marker == ARGV[1]))) then
+if not lease_hold(KEYS[2], KEYS[3], ARGV[1], ARGV[4], ARGV[5], tonumber(ARGV[3]) > 0) then
   return {0}
 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
-redis.call('SET', KEYS[3], ARGV[1], 'PX', tonumber(ARGV[4]) + tonumber(ARGV[5]))
 
 local reply = {1}
 local max = tonumber(ARGV[3])
