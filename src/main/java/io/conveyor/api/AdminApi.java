@@ -126,7 +126,11 @@ final class AdminApi {
     if (!Ids.isTxId(txId)) {
       return Future.failedFuture(TxException.invalid("txId", "expected tx- and 32 hex digits"));
     }
-    return detail(txId).map(d -> d.getJsonObject("summary").getString("owner"));
+    // the owner alone: Redis, else the archive (an archived one then answers already-final to its owner)
+    return tx.store().ownerOf(txId).compose(owner -> owner != null || node.archive() == null
+            ? Future.succeededFuture(owner) : node.archive().find(txId).map(a -> a == null ? null : a.owner()))
+        .compose(owner -> owner != null ? Future.succeededFuture(owner)
+            : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId)));
   }
 
   Future<TxSummary> cancel(String txId) {

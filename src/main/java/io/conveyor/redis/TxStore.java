@@ -588,6 +588,11 @@ public final class TxStore {
     });
   }
 
+  /** The owner of a transaction Redis holds, or null. */
+  public Future<String> ownerOf(String txId) {
+    return link.send(Request.cmd(Command.HGET).arg(keys.stateH(txId)).arg("owner")).map(TxStore::str);
+  }
+
   /** Every field of a transaction's state as Redis holds it, or null. */
   public Future<JsonObject> rawState(String txId) {
     return link.send(Request.cmd(Command.HGETALL).arg(keys.stateH(txId))).map(r -> {

@@ -270,4 +270,37 @@ class HttpApiTest {
       stuckStep.complete(StepResult.success(new JsonObject())); // lets the worker stop without draining
     }
   }
+
+  @Test
+  void the_admin_routes_list_show_wake_and_switch_any_owners_transaction_and_refuse_clients() {
+    String txId = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "approval")
+        .put("input", new JsonObject())).body().getString("txId");
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "it to sleep", () -> call("GET",
+        "/api/v1/admin/transactions?list=sleeping", "k-ops", null).body().getJsonArray("transactions").stream()
+        .anyMatch(t -> txId.equals(((JsonObject) t).getString("txId"))), b -> b);
+    assertEquals(403, call("GET", "/api/v1/admin/transactions?list=sleeping", "k-acme", null).status());
+    assertEquals(400, call("GET", "/api/v1/admin/transactions?list=nonsense", "k-ops", null).status());
+    JsonObject detail = call("GET", "/api/v1/admin/transactions/" + txId, "k-ops", null).body();
+    assertEquals("acme", detail.getJsonObject("summary").getString("owner"));
+    assertEquals("current", detail.getJsonArray("steps").getJsonObject(0).getString("state"));
+    assertEquals(404, call("GET", "/api/v1/admin/transactions/" + io.conveyor.model.Ids.txId(), "k-ops", null)
+        .status());
+
+    // wake: the reaper leader queues it again, and the step runs again (a higher attempt)
+    assertEquals(200, call("POST", "/api/v1/admin/transactions/" + txId + "/wake", "k-ops", null).status());
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the wait to run again", () -> Long.parseLong(
+        String.valueOf(TestRedis.cmd("HGET", node.keys.stateH(txId), "attempt"))), a -> a >= 2);
+    // an admin sets the switch on another of acme's transactions waiting for it: it ends
+    String other = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "approval")
+        .put("input", new JsonObject())).body().getString("txId");
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "it to sleep",
+        () -> String.valueOf(TestRedis.cmd("HGET", node.keys.stateH(other), "processingState")), "sleeping"::equals);
+    assertEquals(200, call("PUT", "/api/v1/admin/transactions/" + other + "/switches/approve", "k-ops",
+        new JsonObject().put("value", "yes")).status());
+    JsonObject done = io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "it to end", () -> call(
+        "GET", "/api/v1/transactions/" + other, "k-acme", null).body(), b -> "success".equals(b.getString("status")));
+    assertEquals("success", done.getString("status"));
+    assertEquals(409, call("POST", "/api/v1/admin/transactions/" + other + "/wake", "k-ops", null).status());
+    assertEquals(409, call("POST", "/api/v1/admin/transactions/" + other + "/cancel", "k-ops", null).status());
+  }
 }
