@@ -1,19 +1,21 @@
 -- archive: confirm what the caller has written to the archive (only now is it deleted from Redis), then,
 -- if the caller leads the archive role, hand out the next batch of due, finished transactions.
 -- KEYS[1] toArchiveZ   KEYS[2] toArchiveLock1   KEYS[3] toArchiveLock2   KEYS[4] exceptionZ
+-- KEYS[4 + i] stateH:<txId> of the i-th transaction the caller wrote
 -- ARGV[1] nodeId   ARGV[2] now (ms)   ARGV[3] batch size (0: confirm only)   ARGV[4] lease (ms)
--- ARGV[5] grace (ms)   ARGV[6] key prefix (stateH:<txId> keys are built from it)
--- ARGV[7 + 2(i-1)], ARGV[8 + 2(i-1)]: a transaction the caller wrote, and the stamp it was handed out with
+-- ARGV[5] grace (ms)   ARGV[6] the stateH key prefix (Keys.stateH("")): the due transactions are known only
+--   once toArchiveZ is read, so their keys are the prefix and the txId
+-- ARGV[7 + 2(i-1)], ARGV[8 + 2(i-1)]: the i-th transaction the caller wrote, and the stamp it was handed out with
 -- Replies: {leader (1 or 0), confirmed (count), then per handed-out transaction: txId, stamp, {field, value, …}}
 -- A handed-out transaction is rescheduled to now + lease before it is handed out, so the leader can fetch
 -- the next batch while it writes this one; if the leader dies, it is due again by the time another node
 -- can lead. A confirmed transaction whose state changed after it was handed out (its stamp differs) is
 -- not deleted: it is due again at once, so the archive always ends with its last state. One that is due
 -- but not finished cannot be (only complete and cancel schedule archiving): it leaves toArchiveZ for
--- exceptionZ, never for the archive. The lease is the two-key protocol of lease.lua.
+-- exceptionZ, never for the archive. The lease is the two-key protocol of lib/lease.lua.
 -- #include lease
 
-local now, prefix = ARGV[2], ARGV[6]
+local now, statePrefix = ARGV[2], ARGV[6]
 
 local function stamp(key)
   local s = redis.call('HMGET', key, 'updated', 'rev')
@@ -21,9 +23,8 @@ local function stamp(key)
 end
 
 local confirmed = 0
-for i = 7, #ARGV - 1, 2 do
-  local id, handed = ARGV[i], ARGV[i + 1]
-  local key = prefix .. 'stateH:' .. id
+for i = 1, #KEYS - 4 do
+  local key, id, handed = KEYS[4 + i], ARGV[7 + 2 * (i - 1)], ARGV[8 + 2 * (i - 1)]
   if redis.call('EXISTS', key) == 0 then
     redis.call('ZREM', KEYS[1], id)
   elseif stamp(key) == handed then
@@ -45,7 +46,7 @@ local reply = {1, confirmed}
 if tonumber(ARGV[3]) > 0 then
   local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
   for _, id in ipairs(due) do
-    local key = prefix .. 'stateH:' .. id
+    local key = statePrefix .. id
     local state = redis.call('HGET', key, 'processingState')
     if not state then
       redis.call('ZREM', KEYS[1], id)

@@ -8,16 +8,17 @@
 --   {'FENCED', attempt, processingState}        the caller no longer owns the transaction; nothing written
 --   {'CANCELLED'}                               its owner asked to cancel it: nothing written; the caller
 --                                               completes it cancelled instead of running the next step
+-- #include codes
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested')
 if not s[1] then
-  return {'NOT_FOUND'}
+  return {CODE.NOT_FOUND}
 end
 if s[1] ~= ARGV[1] or s[2] ~= 'processing' then
-  return {'FENCED', s[1], s[2]}
+  return {CODE.FENCED, s[1], s[2]}
 end
 if s[3] == '1' then
-  return {'CANCELLED'}
+  return {CODE.CANCELLED}
 end
 redis.call('HSET', KEYS[1], 'step', ARGV[2], 'data', ARGV[3], 'updated', ARGV[4])
 if ARGV[5] and ARGV[5] ~= '' then
@@ -25,4 +26,4 @@ if ARGV[5] and ARGV[5] ~= '' then
 end
 -- a child's result stood for the step just passed; it must not stand for a later one
 redis.call('HDEL', KEYS[1], 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch')
-return {'OK'}
+return {CODE.OK}

@@ -1,34 +1,40 @@
 -- dequeue: hand up to N queued transactions of one group to a node, admin first, then out, then in.
 -- KEYS[1] qAdminL:<group>   KEYS[2] qOutL:<group>   KEYS[3] qInL:<group>
 -- KEYS[4] processingZ       KEYS[5] inflightZ:<nodeId>   KEYS[6] qRingL:<group>
+-- KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now (a first dequeue counts as started)
 -- ARGV[1] max (free worker slots)   ARGV[2] nodeId   ARGV[3] now (ms)
--- ARGV[4] key prefix: the popped txIds name their stateH keys, which cannot be known before the pop
--- ARGV[5] the group (for the stats: a transaction's first dequeue counts as started)
+-- ARGV[4] the stateH key prefix (Keys.stateH("")): the popped txIds name their stateH keys, which cannot
+--   be known before the pop, so those keys are the prefix and the txId
+-- ARGV[5] the group (for the stats)
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches}
 --   where queue is 'admin', 'out' or 'in', and the child fields are set when a child pipeline the
 --   transaction waited for has ended (its result stands for the step at 'step').
--- A txId whose state is not 'queued' (a stale duplicate, or gone) is dropped from the queue.
+-- A txId whose state is not 'queued' (a stale duplicate, or gone) is dropped from the queue. One call pops
+-- at most max + 1000 entries, so a queue full of stale entries never holds Redis long; when it stops
+-- there with work left, it rings the group so a node comes back at once.
 -- Taking is recorded in processingZ and inflightZ:<nodeId> in the same script, so a node that dies
 -- before it reads the reply leaves the work where the reaper finds it.
 -- When the node took all it asked for and work remains, the ring gets a token so another idle node wakes.
-
+-- #include queue
 -- #include stats
 
 local max = tonumber(ARGV[1])
+local budget = max + 1000
 local counts = {}
-local node, now, prefix = ARGV[2], ARGV[3], ARGV[4]
+local node, now, statePrefix = ARGV[2], ARGV[3], ARGV[4]
 local names = {'admin', 'out', 'in'}
 local taken = {}
 
 for q = 1, 3 do
-  while #taken < max do
-    local want = max - #taken
+  while #taken < max and budget > 0 do
+    local want = math.min(max - #taken, budget)
     local ids = redis.call('LPOP', KEYS[q], want)
     if not ids then break end
+    budget = budget - #ids
     for _, id in ipairs(ids) do
-      local key = prefix .. 'stateH:' .. id
+      local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
         'switches')
@@ -56,10 +62,10 @@ for q = 1, 3 do
   end
 end
 
-if #taken >= max and redis.call('LLEN', KEYS[6]) == 0 then
+if #taken >= max or budget <= 0 then
   if redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('LLEN', KEYS[3]) > 0 then
-    redis.call('RPUSH', KEYS[6], '1')
+    queue_ring(KEYS[6])
   end
 end
-stats_write(prefix, now, counts)
+stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 return taken

@@ -2,28 +2,30 @@
 -- KEYS[1] stateH:<parentTxId>   KEYS[2] stateH:<childTxId>   KEYS[3] pipelineH:<child pipeline>
 -- KEYS[4] qInL:<child group>    KEYS[5] qRingL:<child group>  (the group the caller expects; checked)
 -- KEYS[6] processingZ           KEYS[7] inflightZ:<nodeId>
+-- KEYS[8..10] stats1H, stats2H, stats3H of the slots that hold now (the child counts as queued)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
 -- ARGV[4] childTxId    ARGV[5] child pipeline   ARGV[6] child input JSON   ARGV[7] now (ms)
--- ARGV[8] expected child group   ARGV[9] key prefix (stats: the child counts as queued)
+-- ARGV[8] expected child group
 -- Replies:
 --   {'OK', version}               the child is queued; the parent is sleeping, waitingFor the child
 --   {'FENCED', attempt, state}    the caller no longer owns the parent; nothing written
 --   {'UNKNOWN_PIPELINE'}          no pipeline of that name; nothing written
 --   {'GROUP_CHANGED', group}      the child pipeline belongs to another group: call again with its keys
 -- The child carries parentTxId and parentGroup; complete.lua hands its result back to the parent.
-
+-- #include codes
+-- #include queue
 -- #include stats
 
 local parent = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'owner', 'metadata', 'group')
 if parent[1] ~= ARGV[2] or parent[2] ~= 'processing' then
-  return {'FENCED', parent[1] or '', parent[2] or ''}
+  return {CODE.FENCED, parent[1] or '', parent[2] or ''}
 end
 local p = redis.call('HMGET', KEYS[3], 'version', 'nodeGroup')
 if not p[1] then
-  return {'UNKNOWN_PIPELINE'}
+  return {CODE.UNKNOWN_PIPELINE}
 end
 if p[2] ~= ARGV[8] then
-  return {'GROUP_CHANGED', p[2]}
+  return {CODE.GROUP_CHANGED, p[2]}
 end
 local now, child = ARGV[7], ARGV[4]
 redis.call('HSET', KEYS[2],
@@ -31,14 +33,11 @@ redis.call('HSET', KEYS[2],
   'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
   'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[6],
   'parentTxId', ARGV[1], 'parentGroup', parent[5])
-redis.call('RPUSH', KEYS[4], child)
-if redis.call('LLEN', KEYS[5]) == 0 then
-  redis.call('RPUSH', KEYS[5], '1')
-end
+queue_push(KEYS[4], KEYS[5], child)
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
 local counts = {}
 stats_tally(counts, 'queued', p[2], ARGV[5], parent[3])
-stats_write(ARGV[9], now, counts)
-return {'OK', p[1]}
+stats_write({KEYS[8], KEYS[9], KEYS[10]}, now, counts)
+return {CODE.OK, p[1]}

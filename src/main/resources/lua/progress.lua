@@ -1,26 +1,30 @@
 -- progress: a running step reports progress; the report becomes the summary's progressReport, and, for a
 -- transaction with a webhook whose metadata asked for progressReports, a progress webhook is scheduled.
 -- KEYS[1] stateH:<txId>   KEYS[2] webhooksZ   KEYS[3] notify (channel)
--- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] report JSON   ARGV[4] now (ms)   ARGV[5] key prefix
+-- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] report JSON   ARGV[4] now (ms)
+-- ARGV[5] the webhookH key prefix (Keys.webhookH("")): a progress webhook's id, <txId>-p<n>, is known only
+--   once n is counted here, so its key is the prefix and the id
 -- Replies: {'OK', webhookId or ''}, {'NOT_FOUND'}, or {'FENCED'} (the caller no longer owns it; nothing written)
 -- A progress webhook's id is <txId>-p<n> (n counts the transaction's progress webhooks); its event holds
 -- the report as it was, so every attempt sends the same one.
+-- #include codes
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'webhookUrl', 'webhookUrlHash',
   'webhookProgress', 'owner')
 if not s[1] then
-  return {'NOT_FOUND'}
+  return {CODE.NOT_FOUND}
 end
 if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
-  return {'FENCED'}
+  return {CODE.FENCED}
 end
 redis.call('HSET', KEYS[1], 'progress', ARGV[3], 'updated', ARGV[4])
 if not s[3] or s[3] == '' or s[5] ~= '1' then
-  return {'OK', ''}
+  return {CODE.OK, ''}
 end
+local webhookPrefix = ARGV[5]
 local id = ARGV[1] .. '-p' .. redis.call('HINCRBY', KEYS[1], 'progressSeq', 1)
-redis.call('HSET', ARGV[5] .. 'webhookH:' .. id, 'txId', ARGV[1], 'owner', s[6], 'url', s[3], 'urlHash', s[4],
+redis.call('HSET', webhookPrefix .. id, 'txId', ARGV[1], 'owner', s[6], 'url', s[3], 'urlHash', s[4],
   'event', 'progress', 'eventTime', ARGV[4], 'report', ARGV[3], 'status', 'pending', 'attempts', 0)
 redis.call('ZADD', KEYS[2], ARGV[4], id)
 redis.call('PUBLISH', KEYS[3], 'webhook:' .. id)
-return {'OK', id}
+return {CODE.OK, id}

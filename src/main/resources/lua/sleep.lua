@@ -11,10 +11,12 @@
 --   {'FENCED', attempt, processingState}    the caller no longer owns it; nothing written
 -- Switches live in the field 'switches' as JSON {name: {value, seq}}; 'acks' holds {name: seq} as the
 -- step last saw them (dequeue writes it). A seq above its ack is a change the step has not seen.
+-- #include codes
+-- #include queue
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'switches', 'acks')
 if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
-  return {'FENCED', s[1] or '', s[2] or ''}
+  return {CODE.FENCED, s[1] or '', s[2] or ''}
 end
 local id, now, name = ARGV[1], ARGV[5], ARGV[4]
 redis.call('ZREM', KEYS[3], id)
@@ -25,13 +27,10 @@ if name ~= '' and s[3] then
   local acks = s[4] and cjson.decode(s[4]) or {}
   if switch and switch.seq > (acks[name] or 0) then
     redis.call('HSET', KEYS[1], 'processingState', 'queued', 'updated', now)
-    redis.call('RPUSH', KEYS[5], id)
-    if redis.call('LLEN', KEYS[6]) == 0 then
-      redis.call('RPUSH', KEYS[6], '1')
-    end
-    return {'REQUEUED'}
+    queue_push(KEYS[5], KEYS[6], id)
+    return {CODE.REQUEUED}
   end
 end
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingSwitch', name, 'updated', now)
 redis.call('ZADD', KEYS[2], ARGV[3], id)
-return {'SLEEPING'}
+return {CODE.SLEEPING}

@@ -1,11 +1,12 @@
 -- start: create transactions and queue each on its pipeline's node group.
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
--- For transaction i (1..n), five keys from KEYS[5(i-1) + 1]:
+-- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)
+-- For transaction i (1..n), five keys from KEYS[3 + 5(i-1) + 1]:
 --   stateH:<txId>   pipelineH:<type>   qInL:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
--- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] key prefix (stats keys)
--- For transaction i, eleven args from ARGV[3 + 11(i-1) + 1]:
+-- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)
+-- For transaction i, eleven args from ARGV[2 + 11(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or ''
@@ -17,7 +18,9 @@
 --   {'GROUP_CHANGED', group}              the pipeline now belongs to another group: call again with its keys
 --   {'DUPLICATE_EXTERNAL_ID', txId}       the owner used this externalId within the period
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
--- Each start counts as queued in the stats (see lib/stats.lua).
+-- Each start counts as queued in the stats.
+-- #include codes
+-- #include queue
 -- #include stats
 
 local now, period = ARGV[1], ARGV[2]
@@ -26,23 +29,23 @@ local counts = {}
 
 local function start(k, a)
   if redis.call('EXISTS', KEYS[k]) == 1 then
-    return {'DUPLICATE_TX', ''}
+    return {CODE.DUPLICATE_TX, ''}
   end
   local p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType')
   if not p[1] then
-    return {'UNKNOWN_TYPE', ''}
+    return {CODE.UNKNOWN_TYPE, ''}
   end
   if p[3] ~= '1' then
-    return {'NOT_STARTABLE', ''}
+    return {CODE.NOT_STARTABLE, ''}
   end
   if p[2] ~= ARGV[a + 6] then
-    return {'GROUP_CHANGED', p[2]}
+    return {CODE.GROUP_CHANGED, p[2]}
   end
   local txId = ARGV[a]
   if ARGV[a + 3] ~= '' then
     local existing = redis.call('GET', KEYS[k + 4])
     if existing then
-      return {'DUPLICATE_EXTERNAL_ID', existing}
+      return {CODE.DUPLICATE_EXTERNAL_ID, existing}
     end
     redis.call('SET', KEYS[k + 4], txId, 'PX', period)
   end
@@ -54,16 +57,13 @@ local function start(k, a)
     redis.call('HSET', KEYS[k], 'webhookUrl', ARGV[a + 7], 'webhookUrlHash', ARGV[a + 8], 'webhookDelay', ARGV[a + 9],
       'webhookProgress', ARGV[a + 10])
   end
-  redis.call('RPUSH', KEYS[k + 2], txId)
-  if redis.call('LLEN', KEYS[k + 3]) == 0 then
-    redis.call('RPUSH', KEYS[k + 3], '1')
-  end
+  queue_push(KEYS[k + 2], KEYS[k + 3], txId)
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
-  return {'OK', p[1]}
+  return {CODE.OK, p[1]}
 end
 
-for i = 1, #KEYS / 5 do
-  replies[i] = start(5 * (i - 1) + 1, 3 + 11 * (i - 1) + 1)
+for i = 1, (#KEYS - 3) / 5 do
+  replies[i] = start(3 + 5 * (i - 1) + 1, 2 + 11 * (i - 1) + 1)
 end
-stats_write(ARGV[3], now, counts)
+stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies

@@ -6,13 +6,14 @@
 -- Replies: {'CANCELLED'}, {'TOO_LATE'} (an attempt is under way or was made), {'NOT_PENDING'} (no delivery
 --   waits: none was asked for, or it has ended)
 -- The ended state goes into the transaction's stateH field webhook (raising rev), as webhook.lua does.
+-- #include codes
 
 local w = redis.call('HMGET', KEYS[1], 'status', 'attempts', 'handedAt', 'url', 'sync')
 if w[1] ~= 'pending' or w[5] == '1' then
-  return {'NOT_PENDING'}
+  return {CODE.NOT_PENDING}
 end
 if w[3] or tonumber(w[2]) > 0 then
-  return {'TOO_LATE'}
+  return {CODE.TOO_LATE}
 end
 local state = cjson.encode({url = w[4], status = 'cancelled', attempts = 0})
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -24,4 +25,4 @@ else
   redis.call('HSET', KEYS[1], 'status', 'cancelled', 'sync', '1', 'state', state)
   redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 end
-return {'CANCELLED'}
+return {CODE.CANCELLED}

@@ -1,11 +1,15 @@
 -- webhook: record the results of the caller's deliveries, then, if the caller leads the webhook role,
 -- hand out due deliveries, each rescheduled before it leaves Redis so a crash means a retry, not a loss.
 -- KEYS[1] webhooksZ   KEYS[2] webhookLock1   KEYS[3] webhookLock2   KEYS[4] eventsL
+-- KEYS[4 + i] webhookH:<webhookId> of result i
 -- ARGV[1] nodeId   ARGV[2] now (ms)   ARGV[3] most deliveries to hand out   ARGV[4] lease (ms)   ARGV[5] grace (ms)
--- ARGV[6] key prefix (webhookH:<id>, stateH:<txId>, webhookCounter:<urlHash>, webhookPause:<urlHash>)
+-- ARGV[6] the webhookH key prefix: the due deliveries are known only once webhooksZ is read
 -- ARGV[7] how far a handed-out delivery moves in webhooksZ (ms): due again then if no result came
 -- ARGV[8] failures of one URL that pause it   ARGV[9] the window they count in (ms)   ARGV[10] the pause (ms)
--- ARGV[11 + 6(i-1) ..] result i: webhookId, outcome (delivered | retry | exhausted | gone | synced |
+-- ARGV[11] the stateH key prefix: a delivery's transaction is known only from the delivery
+-- ARGV[12], ARGV[13] the webhookCounter and webhookPause key prefixes: a delivery's URL hash is known only
+--   from the delivery (all prefixes come from Keys, e.g. Keys.webhookH(""))
+-- ARGV[14 + 6(i-1) ..] result i: webhookId, outcome (delivered | retry | exhausted | gone | synced |
 --   unsynced: the archive had no row for the outcome, which then goes to eventsL), the
 --   attempt it is for (attempts so far + 1), HTTP status or '', error or '', next attempt (ms, for retry) or ''
 -- Replies: {leader (1 or 0), then per handed-out delivery: {kind, webhookId, {event field, value, …},
@@ -17,15 +21,17 @@
 -- transaction's stateH field webhook (raising rev, so the archive writes it again), and the event is
 -- deleted; if the transaction is archived already, the event stays as a sync job. A URL that fails
 -- ARGV[8] times within ARGV[9] is paused for ARGV[10]: its deliveries move past the pause.
+-- Events (eventsL): webhook-url-paused, webhook-exhausted, webhook-outcome-unrecorded.
 -- #include lease
+-- #include events
 
-local now, prefix = tonumber(ARGV[2]), ARGV[6]
+local now = tonumber(ARGV[2])
+local webhookPrefix, statePrefix, counterPrefix, pausePrefix = ARGV[6], ARGV[11], ARGV[12], ARGV[13]
 local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'processingState', 'attempt', 'created',
   'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl'}
 
-local function event(type, fields)
-  redis.call('LPUSH', KEYS[4], cjson.encode({type = type, time = now, details = fields}))
-  redis.call('LTRIM', KEYS[4], 0, 999)
+local function event(type, details)
+  event_log(KEYS[4], type, now, details)
 end
 
 local function finish(id, key)
@@ -37,7 +43,7 @@ local function finish(id, key)
   if w[8] and w[8] ~= '' then state.lastAttempt = tonumber(w[8]) end
   if w[9] and w[9] ~= '' then state.deliveredAt = tonumber(w[9]) end
   local json = cjson.encode(state)
-  local stateKey = prefix .. 'stateH:' .. w[1]
+  local stateKey = statePrefix .. w[1]
   if w[2] ~= 'complete' then
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], id)
@@ -53,21 +59,21 @@ local function finish(id, key)
 end
 
 local function failed(w)
-  local counter = prefix .. 'webhookCounter:' .. w[4]
+  local counter = counterPrefix .. w[4]
   local n = redis.call('INCR', counter)
   if n == 1 then
     redis.call('PEXPIRE', counter, ARGV[9])
   end
   if n >= tonumber(ARGV[8]) then
-    redis.call('SET', prefix .. 'webhookPause:' .. w[4], now + tonumber(ARGV[10]), 'PX', ARGV[10])
+    redis.call('SET', pausePrefix .. w[4], now + tonumber(ARGV[10]), 'PX', ARGV[10])
     redis.call('DEL', counter)
     event('webhook-url-paused', {url = w[5], failures = n, pausedUntil = now + tonumber(ARGV[10])})
   end
 end
 
-for i = 11, #ARGV - 5, 6 do
+for r = 1, #KEYS - 4 do
+  local i, key = 14 + 6 * (r - 1), KEYS[4 + r]
   local id, outcome, attempt = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
-  local key = prefix .. 'webhookH:' .. id
   local w = redis.call('HMGET', key, 'status', 'attempts', 'txId', 'urlHash', 'url', 'sync')
   if outcome == 'synced' or outcome == 'unsynced' then
     if w[6] == '1' then
@@ -113,7 +119,7 @@ local max = tonumber(ARGV[3])
 if max > 0 then
   local lost = now + tonumber(ARGV[7])
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)) do
-    local key = prefix .. 'webhookH:' .. id
+    local key = webhookPrefix .. id
     local w = redis.call('HMGET', key, 'status', 'urlHash', 'sync', 'txId')
     if not w[1] then
       redis.call('ZREM', KEYS[1], id)
@@ -124,14 +130,14 @@ if max > 0 then
       redis.call('ZREM', KEYS[1], id)
       redis.call('DEL', key)
     else
-      local paused = redis.call('GET', prefix .. 'webhookPause:' .. w[2])
+      local paused = redis.call('GET', pausePrefix .. w[2])
       if paused then
         redis.call('ZADD', KEYS[1], paused, id)
         redis.call('HSET', key, 'nextAttempt', paused)
       else
         redis.call('ZADD', KEYS[1], lost, id)
         redis.call('HSET', key, 'handedAt', now)
-        local stateKey = prefix .. 'stateH:' .. w[4]
+        local stateKey = statePrefix .. w[4]
         local summary = {}
         if redis.call('EXISTS', stateKey) == 1 then
           summary = redis.call('HMGET', stateKey, unpack(STATE_FIELDS))

@@ -1,6 +1,6 @@
 package io.conveyor;
 
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
 import io.conveyor.config.Config;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
@@ -20,7 +20,7 @@ import java.util.List;
  *   status TXID [--owner NAME]
  */
 final class Cli {
-  private static final long WAIT_MS = 60_000;
+  private static final long WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
   private Cli() {
   }
@@ -75,12 +75,13 @@ final class Cli {
         .put("externalId", option(args, "--external-id", null))
         .put("input", args.size() > 2 && !args.get(2).startsWith("--") ? new JsonObject(args.get(2)) : new JsonObject());
     TxSummary started = tx.start(body).await();
-    return args.contains("--wait") ? untilFinal(vertx, tx, started, System.currentTimeMillis() + WAIT_MS).await()
+    return args.contains("--wait") ? untilFinal(vertx, tx, started, System.nanoTime() + WAIT_NANOS).await()
         : started;
   }
 
+  /** Polls until the transaction ends or the deadline (System.nanoTime) passes. */
   private static Future<TxSummary> untilFinal(Vertx vertx, Transactions tx, TxSummary s, long deadline) {
-    if (s.status().isFinal() || System.currentTimeMillis() > deadline) {
+    if (s.status().isFinal() || System.nanoTime() - deadline > 0) {
       return Future.succeededFuture(s);
     }
     Promise<Void> tick = Promise.promise();

@@ -47,6 +47,7 @@ public final class Main {
     }
     Node node;
     try {
+      // Node.start stops what it started when a part fails (each stop bounded), then fails
       node = Node.start(config, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
     } catch (Throwable e) {
       // one line says what to fix; the stack trace is there for whoever turns on debug logging

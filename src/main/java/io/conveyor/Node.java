@@ -1,82 +1,111 @@
 package io.conveyor;
 
-import com.hazelcast.config.FileSystemXmlConfig;
 import io.conveyor.api.BridgeVerticle;
 import io.conveyor.api.BusApiVerticle;
 import io.conveyor.api.HttpApiVerticle;
-import io.conveyor.api.NotifyVerticle;
+import io.conveyor.archive.ArchiveVerticle;
+import io.conveyor.bus.NotifyVerticle;
+import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.domain.Transactions;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
+import io.conveyor.node.HeartbeatVerticle;
+import io.conveyor.node.ReaperVerticle;
 import io.conveyor.pipeline.CompiledPipeline;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.pipeline.PipelineParser;
 import io.conveyor.pipeline.StepRegistry;
-import io.conveyor.node.HeartbeatVerticle;
-import io.conveyor.node.ReaperVerticle;
 import io.conveyor.queue.DequeueVerticle;
 import io.conveyor.redis.EmbeddedRedis;
 import io.conveyor.redis.Keys;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisLink;
 import io.conveyor.redis.Scripts;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.StoreContext;
+import io.conveyor.webhook.WebhookVerticle;
+import io.vertx.core.Deployable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.redis.client.RedisOptions;
-import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
-import java.io.FileNotFoundException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One running node: its id, config, shared parts, Vert.x, and the verticles of its roles. */
+/**
+ * The composition root: one running node. It builds the node's services once (Redis access, the pipeline
+ * catalog, the archive, the meters), gives each verticle only what it uses, deploys the verticles of its
+ * roles, and stops them in order. No other class knows them all.
+ */
 public final class Node {
   private static final Logger log = LoggerFactory.getLogger(Node.class);
+  /** How long one verticle may take to stop (the dequeue verticle gets node.drainTime on top). */
+  private static final Duration STOP_BOUND = Duration.ofSeconds(10);
   private final Config config;
   private final String nodeId = Ids.nodeId();
   private final Clock clock;
-  private final Keys keys;
-  private final Scripts scripts = new Scripts();
-  private final PipelineCatalog catalog;
-  private final EmbeddedRedis embedded;
+  private final long started;
   private final StepRegistry registry;
-  private final java.util.concurrent.atomic.AtomicInteger busy = new java.util.concurrent.atomic.AtomicInteger();
-  private final List<java.util.function.Consumer<String>> memberLeft = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private HazelcastClusterManager clusterManager;
-  private final io.vertx.core.Promise<Void> dequeueStopped = io.vertx.core.Promise.promise();
+  private final PipelineCatalog catalog;
+  private final NodeMetrics metrics;
+  private final RedisAccess redis;
+  private final EmbeddedRedis embedded;
+  private final AtomicInteger busy = new AtomicInteger();
+  private final List<String> pipelineNames = new ArrayList<>();
+  /** Deployments, last deployed first: the edges stop before the work, the heartbeat last of all. */
+  private final Deque<Deployed> deployed = new ArrayDeque<>();
+  private final UnaryOperator<ArchiveStore> archiveDecorator;
+  private final NodeCluster cluster;
   private Vertx vertx;
-  private final java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator;
-  private io.conveyor.archive.ArchiveStore archive;
+  private ArchiveStore archive;
+
+  private record Deployed(String name, String id, Duration bound) {
+  }
 
   private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded,
-               java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator) {
-    this.archiveDecorator = archiveDecorator;
+               UnaryOperator<ArchiveStore> archiveDecorator) {
     this.config = config;
-    this.metrics = new io.conveyor.node.NodeMetrics(config.metrics().ownerLabels());
-    metrics.busyWorkers(busy::get, config.node().workers());
     this.clock = clock;
-    this.keys = new Keys(config.redis().prefix());
-    this.catalog = new PipelineCatalog(new PipelineParser(registry));
-    this.embedded = embedded;
+    this.started = clock.millis();
     this.registry = registry;
+    this.embedded = embedded;
+    this.archiveDecorator = archiveDecorator;
+    this.catalog = new PipelineCatalog(new PipelineParser(registry));
+    this.metrics = new NodeMetrics(config.metrics().ownerLabels());
+    metrics.busyWorkers(busy::get, config.node().workers());
+    this.redis = new RedisAccess(RedisLink.options(config.redis().url(), config.redis().maxPipelined()),
+        config.redis().timeout(), new Keys(config.redis().prefix()), new Scripts(), clock, metrics);
+    this.cluster = new NodeCluster(config.cluster());
   }
 
   /**
    * Starts a node: an embedded Redis if needed, the pipelines checked, Vert.x (clustered if configured),
    * scripts loaded, pipelines published, then the verticles of its roles. Blocks while it reads files and
-   * starts Redis, so call it from main or a test thread, never from an event loop.
+   * starts Redis, so call it from main or a test thread, never from an event loop. On failure, what was
+   * started is stopped again (bounded) before the Future fails.
    */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry) {
-    return start(config, clock, registry, java.util.function.UnaryOperator.identity());
+    return start(config, clock, registry, UnaryOperator.identity());
   }
 
   /** The same, with the archive store wrapped by the given decorator (tests record what it is given). */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry,
-                                   java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archive) {
+                                   UnaryOperator<ArchiveStore> archive) {
     Node node;
     List<CompiledPipeline> pipelines;
     try {
@@ -85,8 +114,11 @@ public final class Node {
     } catch (Exception e) {
       return Future.failedFuture(e);
     }
-    return node.createVertx()
-        .compose(v -> node.prepareRedis(pipelines))
+    return node.cluster.createVertx(node.metrics)
+        .compose(v -> {
+          node.vertx = v;
+          return node.prepareRedis(pipelines);
+        })
         .compose(v -> node.openArchive())
         .compose(v -> node.deployRoles())
         .map(v -> {
@@ -98,71 +130,16 @@ public final class Node {
         .recover(e -> node.stop().transform(ar -> Future.failedFuture(e)));
   }
 
-  private Future<Void> createVertx() {
-    VertxOptions options = new VertxOptions().setMetricsOptions(new io.vertx.micrometer.MicrometerMetricsOptions()
-        .setEnabled(true).setJvmMetricsEnabled(true));
-    io.vertx.micrometer.MicrometerMetricsFactory meters = new io.vertx.micrometer.MicrometerMetricsFactory(
-        metrics.registry());
-    if (!config.cluster().enabled()) {
-      vertx = Vertx.builder().with(options).withMetrics(meters).build();
-      return Future.succeededFuture();
-    }
-    com.hazelcast.config.Config hz;
-    try {
-      hz = new FileSystemXmlConfig(config.cluster().config());
-    } catch (FileNotFoundException | RuntimeException e) {
-      return Future.failedFuture(new ConfigException("cluster.config: cannot load Hazelcast config "
-          + config.cluster().config() + " (" + e.getMessage() + ")"));
-    }
-    if (!config.cluster().name().isEmpty()) {
-      hz.setClusterName(config.cluster().name());
-    }
-    options.getEventBusOptions().setHost(config.cluster().host());
-    clusterManager = new HazelcastClusterManager(hz);
-    return Vertx.builder().with(options).withMetrics(meters).withClusterManager(clusterManager).buildClustered()
-        .map(v -> {
-          vertx = v;
-          // Vert.x keeps the cluster manager's one node listener for itself; Hazelcast takes more
-          clusterManager.getHazelcastInstance().getCluster().addMembershipListener(new com.hazelcast.cluster
-              .MembershipListener() {
-            @Override
-            public void memberAdded(com.hazelcast.cluster.MembershipEvent e) {
-            }
-
-            @Override
-            public void memberRemoved(com.hazelcast.cluster.MembershipEvent e) {
-              // Vert.x names its nodes itself and keeps the name in a member attribute
-              String left = e.getMember().getAttribute("__vertx.nodeId");
-              if (left != null) {
-                memberLeft.forEach(l -> l.accept(left));
-              }
-            }
-          });
-          return null;
-        });
-  }
-
-  private final List<String> pipelineNames = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-  /** The pipelines this node loaded from its files and published at start. */
-  public List<String> pipelineNames() {
-    return pipelineNames;
-  }
-
   private Future<Void> prepareRedis(List<CompiledPipeline> pipelines) {
     pipelines.forEach(p -> pipelineNames.add(p.pipeline().name()));
-    RedisLink link = link(vertx);
-    TxStore store = new TxStore(link, keys, scripts, clock);
-    List<Future<CompiledPipeline>> published = new ArrayList<>();
-    return scripts.loadAll(link)
+    StoreContext r = redis.open(vertx);
+    PipelineStore store = new PipelineStore(r);
+    return redis.scripts().loadAll(r.link())
         .recover(e -> Future.failedFuture(new IllegalStateException("cannot load the Lua scripts into Redis at "
             + config.redis().url() + ": " + e.getMessage(), e)))
-        .compose(v -> {
-          pipelines.forEach(p -> published.add(catalog.publish(store, p)));
-          return Future.all(published);
-        })
+        .compose(v -> Future.all(pipelines.stream().map(p -> catalog.publish(store, p)).toList()))
         .<Void>mapEmpty()
-        .eventually(link::close);
+        .eventually(r::close);
   }
 
   /**
@@ -173,9 +150,9 @@ public final class Node {
     if (!config.node().has("archive") && !config.node().has("api") && !config.node().has("webhooks")) {
       return Future.succeededFuture();
     }
-    io.conveyor.archive.ArchiveStore store;
+    ArchiveStore store;
     try {
-      store = archiveDecorator.apply(io.conveyor.archive.ArchiveStore.forConfig(vertx, config.archive()));
+      store = archiveDecorator.apply(ArchiveStore.forConfig(vertx, config.archive()));
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }
@@ -186,135 +163,135 @@ public final class Node {
             + store.describe() + "): " + e.getMessage(), e)));
   }
 
-  /** The archive store, or null when this node neither archives nor answers clients. */
-  public io.conveyor.archive.ArchiveStore archive() {
-    return archive;
-  }
-
-  /** The heartbeat comes first: a node that takes work must already be known to be alive. */
+  /**
+   * The heartbeat comes first (a node that takes work must already be known to be alive) and the edges
+   * last; stop() undeploys in the reverse order.
+   */
   private Future<Void> deployRoles() {
-    return vertx.deployVerticle(new HeartbeatVerticle(this)).compose(id -> deployOthers());
-  }
-
-  private Future<Void> deployOthers() {
-    List<Future<String>> deployed = new ArrayList<>();
-    if (config.node().has("dequeue")) {
-      deployed.add(vertx.deployVerticle(new DequeueVerticle(this)));
-    } else {
-      dequeueStopped.tryComplete();
+    Config.Node n = config.node();
+    Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics);
+    Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
+        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo))
+        // every node hears of every completion, whoever waits on it here
+        .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)));
+    if (n.has("reaper")) {
+      chain = chain.compose(v -> deploy("reaper", new ReaperVerticle(redis, new ReaperVerticle.Settings(nodeId,
+          n.group(), config.reaper().interval(), config.reaper().lease(), config.reaper().grace(),
+          config.heartbeat().ttl()))));
     }
-    if (config.node().has("reaper")) {
-      deployed.add(vertx.deployVerticle(new ReaperVerticle(this)));
+    if (n.has("archive")) {
+      chain = chain.compose(v -> deploy("archive", new ArchiveVerticle(redis, archive, config.archive(), nodeId,
+          metrics)));
     }
-    if (config.node().has("archive")) {
-      deployed.add(vertx.deployVerticle(new io.conveyor.archive.ArchiveVerticle(this)));
+    if (n.has("webhooks")) {
+      chain = chain.compose(v -> deploy("webhooks", new WebhookVerticle(redis, archive, config.webhooks(), nodeId,
+          metrics)));
     }
-    if (config.node().has("webhooks")) {
-      deployed.add(vertx.deployVerticle(new io.conveyor.webhook.WebhookVerticle(this)));
+    if (n.has("dequeue")) {
+      chain = chain.compose(v -> deploy("dequeue", new DequeueVerticle(redis, catalog, metrics,
+          new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
+              config.transactions().stepTimeout(), config.archive().delay()), busy), n.drainTime()));
     }
-    if (config.node().has("api")) {
-      deployed.add(vertx.deployVerticle(new BusApiVerticle(this)));
+    if (n.has("api")) {
+      chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(transactions)));
       if (config.http().port() > 0) {
-        deployed.add(vertx.deployVerticle(new HttpApiVerticle(this)));
+        chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(transactions, List.copyOf(pipelineNames),
+            cluster::joined)));
       }
     }
     if (config.bridge().tcpPort() > 0) {
-      deployed.add(vertx.deployVerticle(new BridgeVerticle(this)));
+      chain = chain.compose(v -> deploy("TCP bridge", new BridgeVerticle(config.bridge(), config.api().keys())));
     }
-    // every node hears of every completion, whoever waits on it here
-    deployed.add(vertx.deployVerticle(new NotifyVerticle(this)));
-    return Future.all(deployed).mapEmpty();
+    return chain;
+  }
+
+  private Future<Void> deploy(String name, Deployable verticle) {
+    return deploy(name, verticle, Duration.ZERO);
+  }
+
+  /** Deploys one verticle; a failure names it, so the log says which role could not start and why. */
+  private Future<Void> deploy(String name, Deployable verticle, Duration extraStopTime) {
+    return vertx.deployVerticle(verticle)
+        .recover(e -> Future.failedFuture(new IllegalStateException("the " + name + " verticle did not start: "
+            + e.getMessage(), e)))
+        .map(id -> {
+          deployed.push(new Deployed(name, id, STOP_BOUND.plus(extraStopTime)));
+          return null;
+        });
+  }
+
+  /** What the heartbeat key says about this node, read anew at each beat. */
+  private JsonObject heartbeatInfo() {
+    return new JsonObject()
+        .put("nodeId", nodeId)
+        .put("group", config.node().group())
+        .put("roles", new JsonArray(config.node().roles()))
+        .put("host", config.cluster().host())
+        .put("httpPort", config.http().port())
+        .put("version", BuildInfo.version())
+        .put("started", started)
+        .put("beat", Instant.ofEpochMilli(clock.millis()).toString())
+        .put("busy", busy.get())
+        .put("workers", config.node().workers())
+        .put("stepTypes", new JsonArray(new TreeSet<>(registry.names()).stream().toList()))
+        .put("clusterNodeId", cluster.clusterNodeId());
   }
 
   /**
-   * Stops the verticles: the dequeue verticle stops taking work, lets running transactions finish (up to
-   * node.drainTime) and puts back what is left, while the heartbeat goes on beating until then and only
-   * then leaves nodesZ. Then the node leaves the cluster and stops an embedded Redis.
+   * Stops the verticles one by one, the last deployed first: the APIs stop taking requests, the dequeue
+   * verticle lets running transactions finish (up to node.drainTime) and puts back what is left, the
+   * leader roles hand on their leases, and the heartbeat, last, leaves nodesZ. Each stop is bounded, so a
+   * stuck verticle cannot hold the node. Then the node leaves the cluster and stops an embedded Redis.
    */
   public Future<Void> stop() {
-    Future<Void> closed = vertx == null ? Future.succeededFuture() : vertx.close();
-    return closed.eventually(() -> {
-      if (archive != null) {
-        archive.close().onFailure(e -> log.debug("closing the archive: {}", e.getMessage()));
-      }
-      if (embedded != null) {
-        embedded.stop();
-      }
-      return Future.succeededFuture();
-    });
-  }
-
-  /** Completes when this node has no work left: its dequeue verticle has drained and stopped (or never ran). */
-  public io.vertx.core.Promise<Void> dequeueStopped() {
-    return dequeueStopped;
-  }
-
-  /** Transactions this node runs now (kept by the dequeue verticle, read by the heartbeat). */
-  public java.util.concurrent.atomic.AtomicInteger busy() {
-    return busy;
-  }
-
-  public StepRegistry registry() {
-    return registry;
-  }
-
-  /** This node's id in the Vert.x cluster, or null when it runs alone. */
-  public String clusterNodeId() {
-    return clusterManager == null ? null : clusterManager.getNodeId();
-  }
-
-  /** Calls back (on a Hazelcast thread) with the cluster node id of each member that leaves. */
-  public void onMemberLeft(java.util.function.Consumer<String> listener) {
-    memberLeft.add(listener);
-  }
-
-  /** The version in the jar's manifest, or "dev" when run from classes. */
-  public static String version() {
-    String v = Node.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
-  }
-
-  public RedisOptions redisOptions() {
-    return RedisLink.options(config.redis().url(), config.redis().maxPipelined());
-  }
-
-  /** A pipelined link for a verticle of this node, with the configured timeout. */
-  public RedisLink link(Vertx on) {
-    return new RedisLink(on, redisOptions(), config.redis().timeout()).metrics(metrics);
-  }
-
-  private final io.conveyor.node.NodeMetrics metrics;
-
-  /** This node's meters (and Vert.x's), served at /metrics. */
-  public io.conveyor.node.NodeMetrics metrics() {
-    return metrics;
-  }
-
-  public Config config() {
-    return config;
+    Future<Void> chain = Future.succeededFuture();
+    while (!deployed.isEmpty()) {
+      Deployed d = deployed.pop();
+      chain = chain.compose(v -> vertx.undeploy(d.id()).timeout(d.bound().toMillis(), TimeUnit.MILLISECONDS)
+          .recover(e -> {
+            log.warn("the {} verticle did not stop cleanly within {} s: {}", d.name(), d.bound().toSeconds(),
+                e.getMessage());
+            return Future.succeededFuture();
+          }));
+    }
+    return chain.compose(v -> vertx == null ? Future.<Void>succeededFuture()
+            : vertx.close().timeout(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS))
+        .eventually(() -> {
+          if (archive != null) {
+            archive.close().onFailure(e -> log.debug("closing the archive: {}", e.getMessage()));
+          }
+          if (embedded != null) {
+            embedded.stop();
+          }
+          return Future.succeededFuture();
+        });
   }
 
   public String nodeId() {
     return nodeId;
   }
 
-  public Clock clock() {
-    return clock;
+  public Config config() {
+    return config;
   }
 
-  public Keys keys() {
-    return keys;
+  /** The Vert.x this node runs on (tests deploy consumers on it). */
+  public Vertx vertx() {
+    return vertx;
   }
 
-  public Scripts scripts() {
-    return scripts;
-  }
-
+  /** The pipelines this node knows (tests publish through it as a node does). */
   public PipelineCatalog catalog() {
     return catalog;
   }
 
-  public Vertx vertx() {
-    return vertx;
+  /** The archive store, or null when this node neither archives nor answers clients. */
+  public ArchiveStore archive() {
+    return archive;
+  }
+
+  /** This node's Redis access (tests open stores on it as the node's verticles do). */
+  public RedisAccess redis() {
+    return redis;
   }
 }

@@ -1,13 +1,14 @@
--- A transaction with a webhook URL gets a delivery for its completion: webhookH:<txId> (the event, its
--- delivery state) and webhooksZ (txId → first attempt: now, or later by webhookDelay when the client asked
--- that a long-poll reply may cancel it), and a 'webhook:<txId>' note on notify wakes the webhook leader.
-local function scheduleWebhook(prefix, key, id, now, notify)
-  local w = redis.call('HMGET', key, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner')
+-- webhooks (included by complete.lua and cancel.lua): a transaction with a webhook URL gets a delivery
+-- for its completion: webhookH:<txId> (the event, its delivery state) and webhooksZ (txId → first
+-- attempt: now, or later by webhookDelay when the client asked that a long-poll reply may cancel it),
+-- and a 'webhook:<txId>' note on notify wakes the webhook leader.
+local function webhooks_schedule(stateKey, webhookKey, webhooksKey, notifyKey, id, now)
+  local w = redis.call('HMGET', stateKey, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner')
   if not w[1] or w[1] == '' then
     return
   end
-  redis.call('HSET', prefix .. 'webhookH:' .. id, 'txId', id, 'owner', w[4], 'url', w[1], 'urlHash', w[2],
+  redis.call('HSET', webhookKey, 'txId', id, 'owner', w[4], 'url', w[1], 'urlHash', w[2],
     'event', 'complete', 'eventTime', now, 'status', 'pending', 'attempts', 0)
-  redis.call('ZADD', prefix .. 'webhooksZ', tonumber(now) + tonumber(w[3] or 0), id)
-  redis.call('PUBLISH', notify, 'webhook:' .. id)
+  redis.call('ZADD', webhooksKey, tonumber(now) + tonumber(w[3] or 0), id)
+  redis.call('PUBLISH', notifyKey, 'webhook:' .. id)
 end

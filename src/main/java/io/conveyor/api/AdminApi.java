@@ -1,11 +1,14 @@
 package io.conveyor.api;
 
-import io.conveyor.Node;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.domain.Transactions;
 import io.conveyor.model.Ids;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.ControlStore;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.ReadStore;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -17,18 +20,25 @@ import java.util.Locale;
  * its pipeline's steps with where it stands, the events that name it); and cancel, wake, set switch.
  */
 final class AdminApi {
-  private final Node node;
   private final Transactions tx;
+  private final ReadStore reads;
+  private final ControlStore control;
+  private final PipelineStore pipelines;
+  private final ArchiveStore archive;
 
-  AdminApi(Node node, Transactions tx) {
-    this.node = node;
+  /** archive is null on a node without one: then only what Redis holds is found. */
+  AdminApi(Transactions tx, ReadStore reads, ControlStore control, PipelineStore pipelines, ArchiveStore archive) {
     this.tx = tx;
+    this.reads = reads;
+    this.control = control;
+    this.pipelines = pipelines;
+    this.archive = archive;
   }
 
   Future<JsonObject> list(String which, String limit) {
-    TxStore.AdminList list;
+    ReadStore.AdminList list;
     try {
-      list = TxStore.AdminList.valueOf(which == null ? "INPLAY" : which.toUpperCase(Locale.ROOT));
+      list = ReadStore.AdminList.valueOf(which == null ? "INPLAY" : which.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(TxException.invalid("list", "expected inplay, sleeping, exceptions or recent"));
     }
@@ -41,7 +51,7 @@ final class AdminApi {
     if (n < 1 || n > 1000) {
       return Future.failedFuture(TxException.invalid("limit", "expected a whole number from 1 to 1000"));
     }
-    return tx.store().adminList(list, n).map(rows -> new JsonObject().put("list", list.name().toLowerCase(Locale.ROOT))
+    return reads.adminList(list, n).map(rows -> new JsonObject().put("list", list.name().toLowerCase(Locale.ROOT))
         .put("transactions", rows));
   }
 
@@ -50,17 +60,16 @@ final class AdminApi {
     if (!Ids.isTxId(txId)) {
       return Future.failedFuture(TxException.invalid("txId", "expected tx- and 32 hex digits"));
     }
-    TxStore store = tx.store();
-    return store.rawState(txId).compose(fields -> fields != null ? Future.succeededFuture(fields)
-            : node.archive() == null ? Future.succeededFuture(null)
-            : node.archive().find(txId).map(a -> a == null ? null : a.state().copy().put("archived", "1")))
+    return reads.rawState(txId).compose(fields -> fields != null ? Future.succeededFuture(fields)
+            : archive == null ? Future.succeededFuture(null)
+            : archive.find(txId).map(a -> a == null ? null : a.state().copy().put("archived", "1")))
         .compose(fields -> {
           if (fields == null) {
             return Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));
           }
           String owner = fields.getString("owner");
-          return Future.all(tx.status(txId, owner), store.pipelineDefinition(fields.getString("type"),
-                  fields.getString("version")), store.eventsAbout(txId))
+          return Future.all(tx.status(txId, owner), pipelines.pipelineDefinition(fields.getString("type"),
+                  fields.getString("version")), reads.eventsAbout(txId))
               .map(all -> {
                 TxSummary summary = all.resultAt(0);
                 String definition = all.resultAt(1);
@@ -127,8 +136,8 @@ final class AdminApi {
       return Future.failedFuture(TxException.invalid("txId", "expected tx- and 32 hex digits"));
     }
     // the owner alone: Redis, else the archive (an archived one then answers already-final to its owner)
-    return tx.store().ownerOf(txId).compose(owner -> owner != null || node.archive() == null
-            ? Future.succeededFuture(owner) : node.archive().find(txId).map(a -> a == null ? null : a.owner()))
+    return reads.ownerOf(txId).compose(owner -> owner != null || archive == null
+            ? Future.succeededFuture(owner) : archive.find(txId).map(a -> a == null ? null : a.owner()))
         .compose(owner -> owner != null ? Future.succeededFuture(owner)
             : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId)));
   }
@@ -143,7 +152,7 @@ final class AdminApi {
 
   /** A sleeping transaction wakes at the reaper leader's next round; one that does not sleep is a conflict. */
   Future<TxSummary> wake(String txId) {
-    return ownerOf(txId).compose(owner -> tx.store().wakeNow(txId).compose(sleeping -> sleeping
+    return ownerOf(txId).compose(owner -> control.wakeNow(txId).compose(sleeping -> sleeping
         ? tx.status(txId, owner)
         : Future.failedFuture(new TxException(Kind.ALREADY_FINAL, "transaction " + txId + " is not sleeping", null,
             txId))));

@@ -1,6 +1,7 @@
 package io.conveyor.api;
 
-import io.conveyor.Node;
+import io.conveyor.bus.Addresses;
+import io.conveyor.config.Config;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -9,6 +10,7 @@ import io.vertx.ext.bridge.BridgeOptions;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.eventbus.bridge.tcp.BridgeEvent;
 import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,21 +20,22 @@ import org.slf4j.LoggerFactory;
  * status requests as length-prefixed JSON frames. Every inbound message must carry an API key with the
  * client role in headers.apiKey; the request then acts for the key's owner, whatever owner the body
  * names. Only Conveyor's public addresses are let in; replies go back out, and so do the completion events
- * of conveyor.tx.completed.<owner>, which a client may register for with a key of that owner. A client
- * with a key of the step role may serve eventbus steps: register for an address matching
- * bridge.tcp.stepAddresses, and reply to the messages it gets there.
+ * of conveyor.tx.completed.<owner>, which a client may register for with a key of that owner. A key with
+ * the admin role may listen to the facts every node publishes (Addresses.PUBLISHED: completions of every
+ * owner, dead nodes, lease changes), read-only. A client with a key of the step role may serve eventbus
+ * steps: register for an address matching bridge.tcp.stepAddresses, and reply to the messages it gets there.
  */
 public final class BridgeVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(BridgeVerticle.class);
-  private final Node node;
+  private final Config.Bridge settings;
   private final ApiKeys keys;
   private final java.util.regex.Pattern stepAddresses;
   private TcpEventBusBridge bridge;
 
-  public BridgeVerticle(Node node) {
-    this.node = node;
-    this.keys = new ApiKeys(node.config().api().keys());
-    this.stepAddresses = java.util.regex.Pattern.compile(node.config().bridge().stepAddresses());
+  public BridgeVerticle(Config.Bridge settings, List<Config.ApiKey> keys) {
+    this.settings = settings;
+    this.keys = new ApiKeys(keys);
+    this.stepAddresses = java.util.regex.Pattern.compile(settings.stepAddresses());
   }
 
   @Override
@@ -45,9 +48,10 @@ public final class BridgeVerticle extends VerticleBase {
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(
             java.util.regex.Pattern.quote(Addresses.TX_COMPLETED + ".") + ".+"))
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(stepAddresses.pattern()));
+    Addresses.PUBLISHED.forEach(a -> permitted.addOutboundPermitted(new PermittedOptions().setAddress(a)));
     bridge = TcpEventBusBridge.create(vertx, permitted, new io.vertx.core.net.NetServerOptions(), this::check);
-    int port = node.config().bridge().tcpPort();
-    String host = node.config().bridge().tcpHost();
+    int port = settings.tcpPort();
+    String host = settings.tcpHost();
     return bridge.listen(port, host).onSuccess(b -> log.info("TCP event-bus bridge on {}:{}", host, port));
   }
 
@@ -82,8 +86,10 @@ public final class BridgeVerticle extends VerticleBase {
   private boolean allowed(BridgeEventType type, String address, ApiKeys.Principal who) {
     boolean step = stepAddresses.matcher(address).matches();
     if (type == BridgeEventType.REGISTER) {
-      // a step server registers for step addresses; a client hears only of its own owner's completions
-      return step ? who.has("step") : who.has("client") && Addresses.completedFor(who.owner()).equals(address);
+      // a step server registers for step addresses; a client hears only of its own owner's completions;
+      // an operator (admin) hears the facts of the whole cluster
+      return step ? who.has("step") : Addresses.PUBLISHED.contains(address) ? who.has("admin")
+          : who.has("client") && Addresses.completedFor(who.owner()).equals(address);
     }
     // a send is a client's request, or a step server's reply (the bridge checks the reply address is real)
     return isPublic(address) ? who.has("client") : who.has("step");

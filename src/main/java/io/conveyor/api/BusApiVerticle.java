@@ -1,10 +1,9 @@
 package io.conveyor.api;
 
-import io.conveyor.Node;
+import io.conveyor.bus.Addresses;
+import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
@@ -12,18 +11,16 @@ import io.vertx.core.json.JsonObject;
 
 /** Start and status as request/reply event-bus addresses, for programs in the same (clustered) Vert.x. */
 public final class BusApiVerticle extends VerticleBase {
-  private final Node node;
-  private RedisLink link;
+  private final Transactions.Factory factory;
+  private Transactions tx;
 
-  public BusApiVerticle(Node node) {
-    this.node = node;
+  public BusApiVerticle(Transactions.Factory factory) {
+    this.factory = factory;
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
-    Transactions tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(),
-        node.config(), Future.succeededFuture(node.archive()));
+    tx = factory.open(vertx);
     return Future.all(
         vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m).compose(tx::start))).completion(),
         vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m)
@@ -51,13 +48,13 @@ public final class BusApiVerticle extends VerticleBase {
 
   private static void reply(Message<Object> m, Future<TxSummary> answer) {
     answer.onSuccess(s -> m.reply(s.toJson())).onFailure(e -> {
-      TxException t = e instanceof TxException x ? x : TxStore.unavailable(e);
+      TxException t = Problems.of(e, m.address());
       m.fail(t.kind().status, t.toJson().encode());
     });
   }
 
   @Override
   public Future<?> stop() {
-    return link.close();
+    return tx.close();
   }
 }

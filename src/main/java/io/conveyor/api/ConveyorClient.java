@@ -2,6 +2,7 @@ package io.conveyor.api;
 
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
+import io.conveyor.bus.Addresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;

@@ -1,11 +1,19 @@
 package io.conveyor.api;
 
-import io.conveyor.Node;
+import io.conveyor.bus.Addresses;
+import io.conveyor.config.Config;
+import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.ControlStore;
+import io.conveyor.redis.LeaderRole;
+import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.QueueStore;
+import io.conveyor.redis.ReadStore;
+import io.conveyor.redis.StatsStore;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -17,6 +25,8 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -26,24 +36,41 @@ import java.util.function.Function;
  */
 public final class HttpApiVerticle extends VerticleBase {
   static final String OWNER = "conveyor.owner";
-  private final Node node;
+  private final Transactions.Factory factory;
+  private final Config config;
+  private final Config.Http http;
+  private final List<String> pipelineFiles;
+  private final BooleanSupplier clusterJoined;
   private final ApiKeys keys;
-  private RedisLink link;
+  private StoreContext redis;
   private Transactions tx;
+  private ReadStore reads;
+  private PipelineStore pipelines;
+  private QueueStore queue;
   private HttpServer server;
 
-  public HttpApiVerticle(Node node) {
-    this.node = node;
-    this.keys = new ApiKeys(node.config().api().keys());
+  /**
+   * pipelineFiles are the pipelines this node published at start (readiness checks they are in Redis);
+   * clusterJoined tells whether the node is in its cluster (or runs alone).
+   */
+  public HttpApiVerticle(Transactions.Factory factory, List<String> pipelineFiles, BooleanSupplier clusterJoined) {
+    this.factory = factory;
+    this.config = factory.config();
+    this.http = config.http();
+    this.pipelineFiles = pipelineFiles;
+    this.clusterJoined = clusterJoined;
+    this.keys = new ApiKeys(config.api().keys());
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
-    tx = new Transactions(new TxStore(link, node.keys(), node.scripts(), node.clock()), node.catalog(), node.config(),
-        Future.succeededFuture(node.archive()));
+    redis = factory.redis().open(vertx);
+    tx = factory.open(vertx);
+    reads = new ReadStore(redis);
+    pipelines = new PipelineStore(redis);
+    queue = new QueueStore(redis);
     server = vertx.createHttpServer().requestHandler(router());
-    return server.listen(node.config().http().port(), node.config().http().host());
+    return server.listen(http.port(), http.host());
   }
 
   /** Every route the API serves; a test holds it against docs/openapi.yaml. */
@@ -56,23 +83,24 @@ public final class HttpApiVerticle extends VerticleBase {
       checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
       ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
     }));
-    r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(node.config().http().maxBodyBytes()));
+    r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(http.maxBodyBytes()));
     r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type",
-        "text/plain; version=0.0.4; charset=utf-8").end(node.metrics().scrape()));
+        "text/plain; version=0.0.4; charset=utf-8").end(factory.metrics().scrape()));
     r.route("/api/v1/*").handler(this::authenticate);
     r.route("/api/v1/transactions*").handler(ctx -> requireRole(ctx, "client"));
     r.route("/api/v1/pipelines*").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/cluster").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/stats").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/admin/*").handler(ctx -> requireRole(ctx, "admin"));
-    r.get("/api/v1/pipelines").handler(ctx -> json(ctx, tx.store().pipelines()));
-    r.get("/api/v1/pipelines/:name").handler(ctx -> json(ctx, tx.store().pipelines().compose(all ->
+    r.get("/api/v1/pipelines").handler(ctx -> json(ctx, pipelines.pipelines()));
+    r.get("/api/v1/pipelines/:name").handler(ctx -> json(ctx, pipelines.pipelines().compose(all ->
         all.containsKey(ctx.pathParam("name")) ? Future.succeededFuture(all.getJsonObject(ctx.pathParam("name")))
             : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no pipeline " + ctx.pathParam("name"), null,
                 null)))));
     r.put("/api/v1/pipelines/:name").handler(ctx -> json(ctx, body(ctx).compose(b -> upload(ctx, b))));
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
-    r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(tx.store(), node.clock(), ctx.request().params())));
+    r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
+        ctx.request().params())));
     r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
         .compose(v -> tx.start(b.put("owner", owner(ctx))))).compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
@@ -84,7 +112,7 @@ public final class HttpApiVerticle extends VerticleBase {
         tx.cancel(ctx.pathParam("txId"), owner(ctx)), s -> 200));
     r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx).compose(b ->
         tx.setSwitch(ctx.pathParam("txId"), owner(ctx), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
-    AdminApi admin = new AdminApi(node, tx);
+    AdminApi admin = new AdminApi(tx, reads, new ControlStore(redis), pipelines, factory.archive());
     r.get("/api/v1/admin/transactions").handler(ctx -> json(ctx, admin.list(ctx.request().getParam("list"),
         ctx.request().getParam("limit"))));
     r.get("/api/v1/admin/transactions/:txId").handler(ctx -> json(ctx, admin.detail(ctx.pathParam("txId"))));
@@ -113,15 +141,13 @@ public final class HttpApiVerticle extends VerticleBase {
 
   /** Each readiness check as {check, result}: "ok", or what is wrong. A failing check never fails the list. */
   private Future<java.util.List<JsonObject>> ready() {
-    TxStore store = tx.store();
+    int scripts = redis.scripts().all().size();
     java.util.List<Future<JsonObject>> checks = java.util.List.of(
-        check("redis", store.ping().map(v -> "ok")),
-        check("scripts", store.scriptsLoaded(node.scripts().all()).map(n -> n == node.scripts().all().size() ? "ok"
-            : (node.scripts().all().size() - n) + " scripts not loaded")),
-        check("cluster", Future.succeededFuture(!node.config().cluster().enabled() || node.clusterNodeId() != null
-            ? "ok" : "not joined")),
-        check("pipelines", store.pipelines().map(all -> {
-          java.util.List<String> missing = node.pipelineNames().stream().filter(n -> !all.containsKey(n)).toList();
+        check("redis", reads.ping().map(v -> "ok")),
+        check("scripts", reads.scriptsLoaded().map(n -> n == scripts ? "ok" : (scripts - n) + " scripts not loaded")),
+        check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
+        check("pipelines", pipelines.pipelines().map(all -> {
+          java.util.List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
           return missing.isEmpty() ? "ok" : "not uploaded: " + missing;
         })));
     return Future.join(checks).transform(ar -> Future.succeededFuture(checks.stream()
@@ -163,30 +189,31 @@ public final class HttpApiVerticle extends VerticleBase {
     }
     io.conveyor.pipeline.CompiledPipeline p;
     try {
-      p = node.catalog().parser().parse(definition, "upload of " + name);
+      p = factory.catalog().parser().parse(definition, "upload of " + name);
     } catch (io.conveyor.pipeline.PipelineException e) {
       return Future.failedFuture(TxException.invalid("definition", e.getMessage()));
     }
-    return node.catalog().publish(tx.store(), p).map(c -> new JsonObject().put("name", name)
+    return factory.catalog().publish(pipelines, p).map(c -> new JsonObject().put("name", name)
         .put("version", c.version()).put("nodeGroup", c.pipeline().nodeGroup()));
   }
 
   /** The nodes with their heartbeat, the queues of every group they serve, and each role's leader. */
   private Future<JsonObject> cluster() {
-    TxStore store = tx.store();
-    return Future.all(store.nodes(), store.leader("reaper"), store.leader(TxStore.ARCHIVE_ROLE),
-        store.leader(TxStore.WEBHOOK_ROLE)).compose(f -> {
+    LivenessStore liveness = new LivenessStore(redis);
+    StatsStore stats = new StatsStore(redis);
+    return Future.all(liveness.nodes(), liveness.leader(LeaderRole.REAPER), liveness.leader(LeaderRole.ARCHIVE),
+        liveness.leader(LeaderRole.WEBHOOKS)).compose(f -> {
       java.util.Map<String, JsonObject> nodes = f.resultAt(0);
       java.util.Set<String> groups = new java.util.TreeSet<>();
       nodes.values().forEach(n -> groups.add(n.getString("group")));
-      java.util.List<Future<JsonObject>> lengths = groups.stream().map(store::queueLengths).toList();
+      java.util.List<Future<JsonObject>> lengths = groups.stream().map(stats::queueLengths).toList();
       return Future.all(lengths).map(q -> {
         JsonObject queues = new JsonObject();
         int i = 0;
         for (String g : groups) {
           queues.put(g, q.<JsonObject>resultAt(i++));
         }
-        return new JsonObject().put("now", java.time.Instant.ofEpochMilli(node.clock().millis()).toString())
+        return new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())
             .put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
             .put("queues", queues).put("leaders", new JsonObject().put("reaper", f.<String>resultAt(1))
                 .put("archive", f.<String>resultAt(2)).put("webhooks", f.<String>resultAt(3)));
@@ -202,15 +229,14 @@ public final class HttpApiVerticle extends VerticleBase {
   /** An owner's starts are limited by a token bucket kept in Redis (http.startRate per second, startBurst). */
   private Future<Void> withinRate(RoutingContext ctx) {
     String owner = owner(ctx);
-    return tx.store().takeStartToken(owner, node.config().http().startRate(owner),
-            node.config().http().startBurst(owner))
+    return queue.takeStartToken(owner, http.startRate(owner), http.startBurst(owner))
         .compose(waitMs -> {
           if (waitMs == 0) {
             return Future.succeededFuture();
           }
           ctx.response().putHeader("Retry-After", Long.toString((waitMs + 999) / 1000));
           return Future.failedFuture(new TxException(Kind.RATE_LIMITED, "owner " + owner(ctx)
-              + " starts more than " + node.config().http().startRate(owner) + " transactions a second; retry in "
+              + " starts more than " + http.startRate(owner) + " transactions a second; retry in "
               + waitMs + " ms", null, null));
         });
   }
@@ -248,7 +274,8 @@ public final class HttpApiVerticle extends VerticleBase {
       return tx.pollAnswered(now);
     }
     Promise<Void> ended = Promise.promise();
-    MessageConsumer<JsonObject> c = vertx.eventBus().consumer(Addresses.completedFor(now.owner()), m -> {
+    // only this node listens: the Redis notify channel reaches every node, so nothing need cross the cluster
+    MessageConsumer<JsonObject> c = vertx.eventBus().localConsumer(Addresses.completedFor(now.owner()), m -> {
       if (now.txId().equals(m.body().getString("txId"))) {
         ended.tryComplete();
       }
@@ -270,7 +297,7 @@ public final class HttpApiVerticle extends VerticleBase {
       return 0;
     }
     try {
-      return Math.min(Math.max(0, Long.parseLong(w)) * 1000, node.config().http().maxWait().toMillis());
+      return Math.min(Math.max(0, Long.parseLong(w)) * 1000, http.maxWait().toMillis());
     } catch (NumberFormatException e) {
       return 0;
     }
@@ -284,7 +311,7 @@ public final class HttpApiVerticle extends VerticleBase {
   private void failure(RoutingContext ctx) {
     int code = ctx.statusCode();
     if (code == 413) {
-      problem(ctx, new TxException(Kind.TOO_LARGE, "the body is over " + node.config().http().maxBodyBytes()
+      problem(ctx, new TxException(Kind.TOO_LARGE, "the body is over " + http.maxBodyBytes()
           + " bytes", "body", null));
     } else if (ctx.failure() != null) {
       problem(ctx, ctx.failure());
@@ -293,9 +320,9 @@ public final class HttpApiVerticle extends VerticleBase {
     }
   }
 
-  /** application/problem+json with a stable type per kind; anything not a TxException is Redis failing. */
+  /** application/problem+json with a stable type per kind (see Problems for what is 503 and what 500). */
   static void problem(RoutingContext ctx, Throwable e) {
-    TxException t = e instanceof TxException x ? x : TxStore.unavailable(e);
+    TxException t = Problems.of(e, ctx.request().method() + " " + ctx.normalizedPath());
     if (ctx.response().ended()) {
       return;
     }
@@ -306,6 +333,6 @@ public final class HttpApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server.close().eventually(link::close);
+    return server.close().eventually(redis::close).eventually(tx::close);
   }
 }

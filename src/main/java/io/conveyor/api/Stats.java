@@ -1,7 +1,7 @@
 package io.conveyor.api;
 
 import io.conveyor.model.TxException;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.StatsStore;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.json.JsonArray;
@@ -23,7 +23,7 @@ public final class Stats {
   private Stats() {
   }
 
-  public static Future<JsonObject> read(TxStore store, Clock clock, MultiMap params) {
+  public static Future<JsonObject> read(StatsStore store, Clock clock, MultiMap params) {
     String series = params.get("series") == null ? "5s" : params.get("series");
     int index;
     long slotMs;

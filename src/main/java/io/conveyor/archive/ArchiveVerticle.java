@@ -1,11 +1,18 @@
 package io.conveyor.archive;
 
-import io.conveyor.Node;
+import io.conveyor.bus.Addresses;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.database.ArchivedTx;
+import io.conveyor.bus.Leadership;
 import io.conveyor.config.Config;
 import io.conveyor.config.Durations;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
-import io.conveyor.redis.TxStore.ToArchive;
+import io.conveyor.metrics.NodeMetrics;
+import io.conveyor.redis.ArchiveHandoff;
+import io.conveyor.redis.ArchiveHandoff.ToArchive;
+import io.conveyor.redis.LeaderRole;
+import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.RedisAccess;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -22,16 +29,18 @@ import org.slf4j.LoggerFactory;
  * writing overlap: while one batch is being written (one upsert), the next is fetched, so Redis and the
  * database work at the same time. A failed write confirms nothing: the leader writes the same batch again
  * after a backoff, renewing its lease meanwhile. With nothing due, the next tick comes after
- * archive.interval.
+ * archive.interval; a conveyor.node.died (whose archive lease the reaper freed) ticks at once.
  */
 public final class ArchiveVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ArchiveVerticle.class);
-  /** A fault for crash tests: the process halts right after a write, before confirming it. */
-  static final String HALT_AFTER_WRITE = "conveyor.fault.haltAfterArchiveWrite";
-  private final Node node;
+  private final RedisAccess redis;
+  private final ArchiveStore archive;
   private final Config.Archive settings;
-  private RedisLink link;
-  private TxStore store;
+  private final String nodeId;
+  private final NodeMetrics metrics;
+  private StoreContext redisContext;
+  private ArchiveHandoff store;
+  private Leadership leadership;
   /** Written, not yet confirmed. */
   private List<ToArchive> written = new ArrayList<>();
   /** Fetched (or failed to write), waiting for the writer. */
@@ -39,29 +48,34 @@ public final class ArchiveVerticle extends VerticleBase {
   private boolean writing;
   private boolean ticking;
   private boolean tickAgain;
-  private boolean leader;
   private int failures;
   private long retryAt;
   private long timer = -1;
   private boolean stopping;
   private Promise<Void> idle;
 
-  public ArchiveVerticle(Node node) {
-    this.node = node;
-    this.settings = node.config().archive();
+  public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, String nodeId,
+                         NodeMetrics metrics) {
+    this.redis = redis;
+    this.archive = archive;
+    this.settings = settings;
+    this.nodeId = nodeId;
+    this.metrics = metrics;
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
-    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
+    redisContext = redis.open(vertx);
+    store = new ArchiveHandoff(redisContext);
+    leadership = new Leadership(vertx, "archive", "archiving to " + archive.describe(), nodeId,
+        redisContext.clock());
     if (settings.timeout().compareTo(settings.lease()) >= 0) {
       log.warn("archive.timeout ({}) is not shorter than archive.lease ({}): a leader stuck on a write may lose "
           + "its lease meanwhile, and two nodes may then write the same batch", Durations.format(settings.timeout()),
           Durations.format(settings.lease()));
     }
     tick();
-    return Future.succeededFuture();
+    return vertx.eventBus().consumer(Addresses.NODE_DIED, m -> tick()).completion();
   }
 
   /** One archive.lua call; never two at once (a tick asked for meanwhile runs right after). */
@@ -77,7 +91,7 @@ public final class ArchiveVerticle extends VerticleBase {
     // fetch only when the writer has nothing waiting and the archive takes writes: at most one batch
     // written and one fetched; while writes fail, the leader only renews its lease and retries what it has
     int max = stopping || pending != null || failures > 0 ? 0 : settings.batchSize();
-    store.archiveBatch(node.nodeId(), confirming, max, settings.lease(), settings.grace()).onComplete(ar -> {
+    store.archiveBatch(nodeId, confirming, max, settings.lease(), settings.grace()).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
         // the confirmation may not have landed: it goes again with the next tick (it is idempotent)
@@ -88,7 +102,7 @@ public final class ArchiveVerticle extends VerticleBase {
         checkIdle();
         return;
       }
-      leadership(ar.result().leader());
+      leadership.update(ar.result().leader());
       if (!ar.result().batch().isEmpty()) {
         pending = merge(pending, ar.result().batch());
       }
@@ -101,7 +115,7 @@ public final class ArchiveVerticle extends VerticleBase {
       } else if (writing && pending == null && !stopping) {
         tick(); // fetch the next batch while this one is written
       } else if (!writing) {
-        next(pending != null ? Math.max(0, retryAt - System.currentTimeMillis()) : settings.interval().toMillis());
+        next(pending != null ? Math.max(0, retryAt - millis()) : settings.interval().toMillis());
       }
       // else: the write in progress ticks when it ends
       checkIdle();
@@ -110,7 +124,7 @@ public final class ArchiveVerticle extends VerticleBase {
 
   /** Starts writing the waiting batch, unless a write is under way or a failed one must wait its backoff. */
   private void startWrite() {
-    if (writing || pending == null || System.currentTimeMillis() < retryAt) {
+    if (writing || pending == null || millis() < retryAt) {
       return;
     }
     List<ToArchive> batch = pending;
@@ -128,17 +142,12 @@ public final class ArchiveVerticle extends VerticleBase {
       }
     }
     long began = System.nanoTime();
-    node.archive().write(rows).timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS).onComplete(ar -> {
+    archive.write(rows).timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS).onComplete(ar -> {
       writing = false;
       if (ar.succeeded()) {
-        node.metrics().archiveBatch(rows.size(), System.nanoTime() - began);
-        if (Boolean.getBoolean(HALT_AFTER_WRITE)) {
-          log.error("fault {}: halting after writing {} transactions, before confirming them", HALT_AFTER_WRITE,
-              rows.size());
-          Runtime.getRuntime().halt(99);
-        }
+        metrics.archiveBatch(rows.size(), System.nanoTime() - began);
         if (failures > 0) {
-          log.info("the archive ({}) accepts writes again after {} failed attempts", node.archive().describe(),
+          log.info("the archive ({}) accepts writes again after {} failed attempts", archive.describe(),
               failures);
         }
         failures = 0;
@@ -146,10 +155,10 @@ public final class ArchiveVerticle extends VerticleBase {
       } else {
         failures++;
         long wait = backoff(failures);
-        retryAt = System.currentTimeMillis() + wait;
+        retryAt = millis() + wait;
         if (failures == 1 || failures % 10 == 0) {
           log.warn("archive write of {} transactions to {} failed (attempt {}), retrying in {}: {}", rows.size(),
-              node.archive().describe(), failures, Durations.format(java.time.Duration.ofMillis(wait)),
+              archive.describe(), failures, Durations.format(java.time.Duration.ofMillis(wait)),
               ar.cause().getMessage());
         }
         // a batch fetched meanwhile goes with this one: write both again, this one first
@@ -198,12 +207,8 @@ public final class ArchiveVerticle extends VerticleBase {
     }
   }
 
-  private void leadership(boolean now) {
-    if (now != leader) {
-      leader = now;
-      log.info(now ? "node {} leads archiving to {}" : "node {} no longer leads archiving ({})", node.nodeId(),
-          node.archive().describe());
-    }
+  private long millis() {
+    return redisContext.clock().millis();
   }
 
   private void checkIdle() {
@@ -225,10 +230,10 @@ public final class ArchiveVerticle extends VerticleBase {
     checkIdle();
     return idle.future()
         .compose(v -> written.isEmpty() ? Future.succeededFuture()
-            : store.archiveBatch(node.nodeId(), written, 0, settings.lease(), settings.grace()))
-        .compose(v -> leader ? store.breakLease(TxStore.ARCHIVE_ROLE, List.of(node.nodeId()))
-            : Future.succeededFuture())
+            : store.archiveBatch(nodeId, written, 0, settings.lease(), settings.grace()))
+        .compose(v -> leadership.leads() ? new LivenessStore(redisContext).breakLease(LeaderRole.ARCHIVE,
+            List.of(nodeId)) : Future.succeededFuture())
         .onFailure(e -> log.warn("archiving stopped uncleanly (the next leader will finish): {}", e.getMessage()))
-        .transform(ar -> link.close());
+        .transform(ar -> redisContext.close());
   }
 }

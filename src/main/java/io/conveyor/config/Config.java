@@ -33,8 +33,10 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   public record Reaper(Duration interval, Duration lease, Duration grace) {
   }
 
-  /** The HTTP API (on nodes with the api role; port 0 leaves it off). */
-  /** ownerStartRates overrides startRate for the owners it names (the burst scales with it). */
+  /**
+   * The HTTP API (on nodes with the api role; port 0 leaves it off). ownerStartRates overrides startRate for
+   * the owners it names (the burst scales with it).
+   */
   public record Http(int port, String host, int maxBodyBytes, Duration maxWait, int startRate, int startBurst,
                      java.util.Map<String, Integer> ownerStartRates) {
     public int startRate(String owner) {
@@ -103,10 +105,5 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   /** Log lines: text (for people) or json (one JSON object per line, for collectors). */
   public record Logging(String format) {
-  }
-
-  public Config withRedis(Redis r) {
-    return new Config(r, node, heartbeat, reaper, http, api, bridge, cluster, pipelines, transactions, archive,
-        webhooks, metrics, logging);
   }
 }

@@ -3,7 +3,7 @@ package io.conveyor.model;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
-/** Fresh identifiers: tx-<32 hex> for transactions, node-<16 hex> for nodes (never reused). */
+/** Fresh identifiers: tx-<32 hex> for transactions, node-<16 hex> for nodes (never reused), err-<16 hex>. */
 public final class Ids {
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -16,6 +16,11 @@ public final class Ids {
 
   public static String nodeId() {
     return "node-" + hex(8);
+  }
+
+  /** err-<16 hex>: names one unexpected failure in an answer and in the log line about it. */
+  public static String errorId() {
+    return "err-" + hex(8);
   }
 
   public static boolean isTxId(String s) {

@@ -18,7 +18,9 @@ public final class TxException extends RuntimeException {
     UNAUTHORIZED("unauthorized", 401),
     FORBIDDEN("forbidden", 403),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415),
-    RATE_LIMITED("rate-limited", 429);
+    RATE_LIMITED("rate-limited", 429),
+    /** A bug, not the client's doing: the errorId names the one log line that has the details. */
+    INTERNAL("internal", 500);
 
     public final String type;
     public final int status;
@@ -32,12 +34,24 @@ public final class TxException extends RuntimeException {
   private final Kind kind;
   private final String field;
   private final String txId;
+  private final String errorId;
 
   public TxException(Kind kind, String message, String field, String txId) {
+    this(kind, message, field, txId, null);
+  }
+
+  private TxException(Kind kind, String message, String field, String txId, String errorId) {
     super(message, null, false, false);
     this.kind = kind;
     this.field = field;
     this.txId = txId;
+    this.errorId = errorId;
+  }
+
+  /** An unexpected failure, as a client is told of it: the errorId is in the node's ERROR log line too. */
+  public static TxException internal(String errorId) {
+    return new TxException(Kind.INTERNAL, "an unexpected error happened on the node; its log names it errorId "
+        + errorId, null, null, errorId);
   }
 
   public static TxException invalid(String field, String problem) {
@@ -60,7 +74,11 @@ public final class TxException extends RuntimeException {
     return txId;
   }
 
-  /** The wire form used by the event bus (as the failure message) and, later, problem+json. */
+  public String errorId() {
+    return errorId;
+  }
+
+  /** The wire form: the event bus's failure message, and the body of problem+json. */
   public JsonObject toJson() {
     JsonObject j = new JsonObject().put("type", kind.type).put("status", kind.status).put("detail", getMessage());
     if (field != null) {
@@ -69,13 +87,17 @@ public final class TxException extends RuntimeException {
     if (txId != null) {
       j.put("txId", txId);
     }
+    if (errorId != null) {
+      j.put("errorId", errorId);
+    }
     return j;
   }
 
   public static TxException fromJson(JsonObject j) {
     for (Kind k : Kind.values()) {
       if (k.type.equals(j.getString("type"))) {
-        return new TxException(k, j.getString("detail"), j.getString("field"), j.getString("txId"));
+        return new TxException(k, j.getString("detail"), j.getString("field"), j.getString("txId"),
+            j.getString("errorId"));
       }
     }
     throw new IllegalArgumentException("not a Conveyor error: " + j.encode());

@@ -1,65 +1,87 @@
 package io.conveyor.node;
 
-import io.conveyor.Node;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
-import io.vertx.core.Context;
+import io.conveyor.bus.Addresses;
+import io.conveyor.bus.Leadership;
+import io.conveyor.bus.MemberLeft;
+import io.conveyor.bus.Messages;
+import io.conveyor.bus.NodeDied;
+import io.conveyor.redis.ControlStore;
+import io.conveyor.redis.LeaderRole;
+import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.RedisAccess;
+import io.conveyor.redis.StatsStore;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Takes over the work of dead nodes. Every reaper.interval it asks for the reaper lease (reaperLock1/2);
  * the leader runs reap.lua, which puts back on their queues the transactions of every node whose heartbeat
- * has expired. When Hazelcast sees a member leave, the leader takes that node over at once, without
- * waiting for its heartbeat to expire: fencing by attempt makes an early takeover safe. The leader also
- * wakes the transactions whose sleep is over.
+ * has expired, and publishes conveyor.node.died for each. When Hazelcast sees a member leave (a
+ * conveyor.cluster.member-left hint), the leader takes that node over at once, without waiting for its
+ * heartbeat to expire: fencing by attempt makes an early takeover safe. The leader also wakes the
+ * transactions whose sleep is over and samples queue lengths into the stats.
  */
 public final class ReaperVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReaperVerticle.class);
-  private static final String ROLE = "reaper";
-  private final Node node;
-  private RedisLink link;
-  private TxStore store;
+  private final RedisAccess redis;
+  private final Settings settings;
+  private StoreContext redisContext;
+  private LivenessStore liveness;
+  private ControlStore control;
+  private StatsStore stats;
+  private Leadership leadership;
   private long timer = -1;
   private boolean stopping;
 
-  public ReaperVerticle(Node node) {
-    this.node = node;
+  /**
+   * This node's id and group, the round interval, the lease and its grace, and the heartbeat TTL (an
+   * in-flight entry older than that whose node is not registered can have no live owner).
+   */
+  public record Settings(String nodeId, String group, Duration interval, Duration lease, Duration grace,
+                         Duration heartbeatTtl) {
+  }
+
+  public ReaperVerticle(RedisAccess redis, Settings settings) {
+    this.redis = redis;
+    this.settings = settings;
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
-    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
-    Context here = context;
-    node.onMemberLeft(clusterNodeId -> here.runOnContext(v -> memberLeft(clusterNodeId)));
+    redisContext = redis.open(vertx);
+    liveness = new LivenessStore(redisContext);
+    control = new ControlStore(redisContext);
+    stats = new StatsStore(redisContext);
+    leadership = new Leadership(vertx, "reaper", "the reaper", settings.nodeId(), redisContext.clock());
     tick();
-    return Future.succeededFuture();
+    return vertx.eventBus().localConsumer(Addresses.MEMBER_LEFT,
+        m -> memberLeft(Messages.decode(m.body(), MemberLeft.class).clusterNodeId())).completion();
   }
 
   /** One round, then the next is timed from its end. */
   private void tick() {
-    reapAsLeader(List.of()).onComplete(ar -> {
+    reapAsLeader(List.of(), "heartbeat expired").onComplete(ar -> {
       if (!stopping) {
-        timer = vertx.setTimer(node.config().reaper().interval().toMillis(), t -> tick());
+        timer = vertx.setTimer(settings.interval().toMillis(), t -> tick());
       }
     });
   }
 
-  private boolean forcedNow;
-
-  private Future<Void> reapAsLeader(Collection<String> forced) {
-    return store.lease(ROLE, node.nodeId(), node.config().reaper().lease(), node.config().reaper().grace())
+  private Future<Void> reapAsLeader(Collection<String> forced, String reason) {
+    return liveness.lease(LeaderRole.REAPER, settings.nodeId(), settings.lease(), settings.grace())
         .compose(leader -> {
-          forcedNow = !forced.isEmpty();
-          // an entry older than a heartbeat TTL whose node is not registered can have no live owner
-          return leader ? store.reap(forced, node.config().heartbeat().ttl()).map(this::report)
-              .compose(v -> wakeSleepers())
+          leadership.update(leader);
+          return leader ? liveness.reap(forced, settings.heartbeatTtl())
+              .map(reaped -> report(reaped, forced, reason)).compose(v -> wakeSleepers())
               : Future.<Void>succeededFuture();
         })
         .onFailure(e -> log.warn("reaper round failed: {}", e.getMessage()));
@@ -70,22 +92,26 @@ public final class ReaperVerticle extends VerticleBase {
    * queue lengths of every group a live node serves go into the stats.
    */
   private Future<Void> wakeSleepers() {
-    return store.wake(1000).compose(n -> store.nodes())
+    return control.wake(1000).compose(n -> liveness.nodes())
         .compose(nodes -> {
-          java.util.Set<String> groups = new java.util.TreeSet<>();
+          Set<String> groups = new TreeSet<>();
           nodes.values().forEach(i -> groups.add(i.getString("group")));
-          groups.add(node.config().node().group());
-          return store.sampleQueues(groups);
+          groups.add(settings.group());
+          return stats.sampleQueues(groups);
         }).mapEmpty();
   }
 
-  private Void report(Map<String, Integer> reaped) {
-    Integer garbage = reaped.remove("garbage");
-    if (garbage != null && garbage > 0) {
-      log.warn("cleared {} processing entries with no live owner (see eventsL and exceptionZ)", garbage);
+  private Void report(LivenessStore.Reaped reaped, Collection<String> forced, String reason) {
+    if (reaped.garbage() > 0) {
+      log.warn("cleared {} processing entries with no live owner (see eventsL and exceptionZ)", reaped.garbage());
     }
-    reaped.forEach((nodeId, n) -> log.warn("node {} is gone ({}): put its {} running transactions back on their "
-        + "queues", nodeId, reaped.size() == 1 && forcedNow ? "left the cluster" : "heartbeat expired", n));
+    long now = redisContext.clock().millis();
+    reaped.recovered().forEach((nodeId, n) -> {
+      String why = forced.contains(nodeId) ? reason : "heartbeat expired";
+      log.warn("node {} is gone ({}): put its {} running transactions back on their queues", nodeId, why, n);
+      vertx.eventBus().publish(Addresses.NODE_DIED, Messages.encode(new NodeDied(nodeId, why, n,
+          settings.nodeId(), now)));
+    });
     return null;
   }
 
@@ -94,12 +120,12 @@ public final class ReaperVerticle extends VerticleBase {
    * that node held it (else nobody could reap for lease + grace), and take the node over now.
    */
   private void memberLeft(String clusterNodeId) {
-    store.nodes().compose(nodes -> {
+    liveness.nodes().compose(nodes -> {
       List<String> gone = nodes.entrySet().stream()
           .filter(e -> clusterNodeId.equals(e.getValue().getString("clusterNodeId")))
           .map(Map.Entry::getKey).toList();
       return gone.isEmpty() ? Future.succeededFuture()
-          : store.breakLease(ROLE, gone).compose(freed -> reapAsLeader(gone));
+          : liveness.breakLease(LeaderRole.REAPER, gone).compose(freed -> reapAsLeader(gone, "left the cluster"));
     }).onFailure(e -> log.warn("taking over a departed member failed: {}", e.getMessage()));
   }
 
@@ -107,6 +133,6 @@ public final class ReaperVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     vertx.cancelTimer(timer);
-    return link.close();
+    return redisContext.close();
   }
 }

@@ -1,6 +1,6 @@
 package io.conveyor.pipeline;
 
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.PipelineStore;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
@@ -24,7 +24,7 @@ public final class PipelineCatalog {
   }
 
   /** Publishes a pipeline to Redis and remembers it. */
-  public Future<CompiledPipeline> publish(TxStore store, CompiledPipeline p) {
+  public Future<CompiledPipeline> publish(PipelineStore store, CompiledPipeline p) {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
         p.pipeline().transactionType(), definition).map(changed -> {
@@ -35,7 +35,7 @@ public final class PipelineCatalog {
   }
 
   /** A version of a pipeline, from memory or from Redis; fails when Redis has no such version. */
-  public Future<CompiledPipeline> version(TxStore store, String name, String version) {
+  public Future<CompiledPipeline> version(PipelineStore store, String name, String version) {
     CompiledPipeline known = versions.get(key(name, version));
     if (known != null) {
       return Future.succeededFuture(known);
@@ -51,12 +51,12 @@ public final class PipelineCatalog {
   }
 
   /** The group a pipeline is started in, or null when Redis knows no such pipeline. */
-  public Future<String> groupOf(TxStore store, String name) {
+  public Future<String> groupOf(PipelineStore store, String name) {
     String g = groups.get(name);
     return g != null ? Future.succeededFuture(g) : refreshGroup(store, name);
   }
 
-  public Future<String> refreshGroup(TxStore store, String name) {
+  public Future<String> refreshGroup(PipelineStore store, String name) {
     return store.pipelineGroup(name).map(g -> {
       if (g != null) {
         groups.put(name, g);

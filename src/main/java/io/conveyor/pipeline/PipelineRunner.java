@@ -4,9 +4,11 @@ import io.conveyor.config.Durations;
 import io.conveyor.model.Dequeued;
 import io.conveyor.model.Ids;
 import io.conveyor.model.TxStatus;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.Batcher;
-import io.conveyor.redis.TxStore;
-import io.conveyor.redis.WriteOutcome;
+import io.conveyor.redis.Code;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.RunStore;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -33,16 +35,22 @@ public final class PipelineRunner {
   }
 
   private final Vertx vertx;
-  private final TxStore store;
+  private final RunStore store;
+  private final PipelineStore pipelines;
   private final PipelineCatalog catalog;
   private final Settings settings;
-  private final Batcher<TxStore.Completion, WriteOutcome> completions;
+  private final NodeMetrics metrics;
+  private final Batcher<RunStore.Completion, Code> completions;
 
-  public PipelineRunner(Vertx vertx, TxStore store, PipelineCatalog catalog, Settings settings) {
+  /** Meant for one Vert.x context (its verticle's): every field below is touched on that context only. */
+  public PipelineRunner(Vertx vertx, RunStore store, PipelineStore pipelines, PipelineCatalog catalog,
+                        Settings settings, NodeMetrics metrics) {
     this.vertx = vertx;
     this.store = store;
+    this.pipelines = pipelines;
     this.catalog = catalog;
     this.settings = settings;
+    this.metrics = metrics;
     this.completions = new Batcher<>(500, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
   }
 
@@ -51,7 +59,7 @@ public final class PipelineRunner {
     if (tx.unreadable() != null) {
       return finish(tx, TxStatus.INTERNAL_ERROR, null, "its state could not be read: " + tx.unreadable());
     }
-    return catalog.version(store, tx.type(), tx.version()).transform(ar -> {
+    return catalog.version(pipelines, tx.type(), tx.version()).transform(ar -> {
       if (ar.failed()) {
         return finish(tx, TxStatus.INTERNAL_ERROR, null, "cannot load its pipeline: " + ar.cause().getMessage());
       }
@@ -125,7 +133,7 @@ public final class PipelineRunner {
         tx.metadata(), settings.nodeId(), timeout, i == tx.step() ? tx.retry() : 0,
         tx.switches() == null ? new JsonObject() : tx.switches(), vertx, StepLog.of(stepLog, tx.txId(), i,
             settings.nodeId()),
-        report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code.equals("OK")
+        report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code == Code.OK
             ? Future.<Void>succeededFuture()
             : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))));
     Promise<StepResult> result = Promise.promise();
@@ -147,32 +155,30 @@ public final class PipelineRunner {
       org.slf4j.MDC.remove("nodeId");
     }
     long startedAt = settings.clock().millis();
-    io.conveyor.node.NodeMetrics m = store.link().metrics();
-    if (running != null) {
-      running = running.onComplete(ar -> {
-        long nanos = System.nanoTime() - began;
-        stepTimes.put(tx.txId(), i + ":" + startedAt + ":" + nanos / 1_000_000);
-        if (m != null) {
-          m.step(type, nanos);
-        }
-      });
-    }
     if (running == null) {
       running = Future.failedFuture(new IllegalStateException("the step returned no Future"));
     }
-    // A step may finish on any thread; the rest of the run, and the verticle's counters, stay on ours.
+    // A step may finish on any thread; the rest of the run, stepTimes among it, stays on ours.
     Context home = vertx.getOrCreateContext();
     running.onComplete(ar -> {
+      long nanos = System.nanoTime() - began;
+      metrics.step(type, nanos);
+      String time = i + ":" + startedAt + ":" + nanos / 1_000_000;
       if (Vertx.currentContext() == home) {
-        settle(result, timer, ar);
+        settle(result, timer, ar, tx.txId(), time);
       } else {
-        home.runOnContext(v -> settle(result, timer, ar));
+        home.runOnContext(v -> settle(result, timer, ar, tx.txId(), time));
       }
     });
     return result.future();
   }
 
-  private void settle(Promise<StepResult> result, long timer, AsyncResult<StepResult> ar) {
+  private void settle(Promise<StepResult> result, long timer, AsyncResult<StepResult> ar, String txId,
+                      String time) {
+    if (result.future().isComplete()) {
+      return; // it ran past its timeout, which has ended the transaction already
+    }
+    stepTimes.put(txId, time);
     vertx.cancelTimer(timer);
     if (ar.succeeded()) {
       result.tryComplete(ar.result());
@@ -188,46 +194,46 @@ public final class PipelineRunner {
   private Future<Void> sleep(CompiledPipeline p, Dequeued tx, StepResult.Sleep z) {
     long wakeAt = settings.clock().millis() + z.duration().toMillis();
     return write(tx, () -> store.sleep(tx, settings.nodeId(), p.pipeline().nodeGroup(), wakeAt, z.switchName()))
-        .compose(code -> code.equals("FENCED") ? dropped(tx, "sleep", WriteOutcome.FENCED)
-            : Future.succeededFuture());
+        .compose(code -> code == Code.FENCED ? dropped(tx, "sleep", code) : Future.succeededFuture());
   }
 
   /** Queues the child in its group; the parent leaves this node and waits (see hop.lua). */
   private Future<Void> hop(Dequeued tx, int i, StepResult.Child c, boolean mayRetry) {
     String childTxId = Ids.txId();
-    return catalog.groupOf(store, c.pipeline()).compose(group -> group == null
+    return catalog.groupOf(pipelines, c.pipeline()).compose(group -> group == null
         ? finish(tx, TxStatus.INTERNAL_ERROR, null, "step " + (i + 1) + ": no pipeline named " + c.pipeline())
         : write(tx, () -> store.hop(tx, settings.nodeId(), i, childTxId, c.pipeline(), c.input(), group))
             .compose(h -> switch (h.code()) {
-              case "OK" -> Future.<Void>succeededFuture();
-              case "GROUP_CHANGED" -> mayRetry
-                  ? catalog.refreshGroup(store, c.pipeline()).compose(g -> hop(tx, i, c, false))
+              case OK -> Future.<Void>succeededFuture();
+              case GROUP_CHANGED -> mayRetry
+                  ? catalog.refreshGroup(pipelines, c.pipeline()).compose(g -> hop(tx, i, c, false))
                   : finish(tx, TxStatus.INTERNAL_ERROR, null, "pipeline " + c.pipeline() + " keeps changing group");
-              case "UNKNOWN_PIPELINE" -> finish(tx, TxStatus.INTERNAL_ERROR, null,
+              case UNKNOWN_PIPELINE -> finish(tx, TxStatus.INTERNAL_ERROR, null,
                   "step " + (i + 1) + ": no pipeline named " + c.pipeline());
-              default -> dropped(tx, "hop", WriteOutcome.FENCED);
+              default -> dropped(tx, "hop", h.code());
             }));
   }
 
-  /** The last step's time of each transaction being run here ("step:startMs:durationMs"), until written. */
+  /**
+   * The last step's time of each transaction being run here ("step:startMs:durationMs"), until written.
+   * Touched on the runner's context only (settle), so a plain HashMap is safe.
+   */
   private final java.util.Map<String, String> stepTimes = new java.util.HashMap<>();
 
   private Future<Void> finish(Dequeued tx, TxStatus status, JsonObject output, String note) {
-    TxStore.Completion c = new TxStore.Completion(tx.txId(), tx.attempt(), status, output, note,
+    RunStore.Completion c = new RunStore.Completion(tx.txId(), tx.attempt(), status, output, note,
         stepTimes.remove(tx.txId()));
     return write(tx, () -> completions.add(c))
         .compose(o -> {
-          if (o != WriteOutcome.OK) {
+          if (o != Code.OK) {
             return dropped(tx, "completion", o);
           }
-          if (store.link().metrics() != null) {
-            store.link().metrics().completed(status.wire(), tx.owner());
-          }
+          metrics.completed(status.wire(), tx.owner());
           return Future.succeededFuture();
         });
   }
 
-  private static Future<Void> dropped(Dequeued tx, String what, WriteOutcome o) {
+  private static Future<Void> dropped(Dequeued tx, String what, Code o) {
     log.info("{} attempt {}: {} refused ({}); another attempt owns it, dropping this one", tx.txId(),
         tx.attempt(), what, o);
     return Future.succeededFuture();

@@ -1,19 +1,25 @@
 package io.conveyor.queue;
 
-import io.conveyor.Node;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
+import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.pipeline.PipelineRunner;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.QueueStore;
+import io.conveyor.redis.RedisAccess;
+import io.conveyor.redis.RunStore;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,13 +30,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class DequeueVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(DequeueVerticle.class);
-  private final Node node;
+  private final RedisAccess redis;
+  private final PipelineCatalog catalog;
+  private final NodeMetrics metrics;
+  private final Settings settings;
   private final String group;
   private final int workers;
+  private final AtomicInteger busy;
   private final Set<String> running = new HashSet<>();
   private final Promise<Void> drained = Promise.promise();
-  private RedisLink link;
-  private TxStore store;
+  private StoreContext redisContext;
+  private QueueStore store;
   private PipelineRunner runner;
   private RedisConnection ring;
   private boolean taking;
@@ -39,25 +49,40 @@ public final class DequeueVerticle extends VerticleBase {
   private boolean wakePending;
   private boolean stopping;
 
-  public DequeueVerticle(Node node) {
-    this.node = node;
-    this.group = node.config().node().group();
-    this.workers = node.config().node().workers();
+  /**
+   * This node's id and group, its worker slots, how long an idle wait lasts at most, how long a stop lets
+   * running work finish, and what the runner needs (the default step timeout, the archive delay).
+   */
+  public record Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
+                         Duration stepTimeout, Duration archiveDelay) {
+  }
+
+  /** busy is kept up to date with the transactions running here (the heartbeat and metrics read it). */
+  public DequeueVerticle(RedisAccess redis, PipelineCatalog catalog, NodeMetrics metrics, Settings settings,
+                         AtomicInteger busy) {
+    this.redis = redis;
+    this.catalog = catalog;
+    this.metrics = metrics;
+    this.settings = settings;
+    this.group = settings.group();
+    this.workers = settings.workers();
+    this.busy = busy;
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
-    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
-    runner = new PipelineRunner(vertx, store, node.catalog(), new PipelineRunner.Settings(node.nodeId(),
-        node.config().transactions().stepTimeout(), node.config().archive().delay(), node.clock()));
+    redisContext = redis.open(vertx);
+    store = new QueueStore(redisContext);
+    runner = new PipelineRunner(vertx, new RunStore(redisContext), new PipelineStore(redisContext), catalog,
+        new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
+            redisContext.clock()), metrics);
     return connectRing().onSuccess(c -> take());
   }
 
   /** The ring connection carries a name, so an operator (or a test) sees which node blocks on it. */
   private Future<RedisConnection> connectRing() {
-    return link.dedicated().compose(c -> c.send(Request.cmd(Command.CLIENT).arg("SETNAME")
-        .arg("conveyor-ring:" + node.nodeId())).map(ok -> {
+    return redisContext.link().dedicated().compose(c -> c.send(Request.cmd(Command.CLIENT).arg("SETNAME")
+        .arg("conveyor-ring:" + settings.nodeId())).map(ok -> {
           ring = c;
           return c;
         }));
@@ -70,7 +95,7 @@ public final class DequeueVerticle extends VerticleBase {
     taking = true;
     wakePending = false;
     int asked = workers - running.size();
-    store.dequeue(group, node.nodeId(), asked).onComplete(ar -> {
+    store.dequeue(group, settings.nodeId(), asked).onComplete(ar -> {
       if (ar.failed()) {
         recoverLostTake(ar.cause());
         return;
@@ -94,7 +119,7 @@ public final class DequeueVerticle extends VerticleBase {
   private void recoverLostTake(Throwable cause) {
     log.warn("dequeue from group {} failed ({}); checking for work it took, then trying again", group,
         cause.getMessage());
-    store.requeueLost(node.nodeId(), Set.copyOf(running)).onComplete(r -> {
+    store.requeueLost(settings.nodeId(), Set.copyOf(running)).onComplete(r -> {
       if (r.succeeded() && r.result() > 0) {
         log.info("put {} transactions taken by a lost dequeue back on their queues", r.result());
       }
@@ -111,22 +136,22 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void run(List<Dequeued> txs) {
-    long now = node.clock().millis();
+    long now = redisContext.clock().millis();
     for (Dequeued tx : txs) {
       if (tx.attempt() == 1 && tx.unreadable() == null) {
-        node.metrics().dequeueWait(java.time.Duration.ofMillis(now - tx.created()));
+        metrics.dequeueWait(Duration.ofMillis(now - tx.created()));
       }
     }
     for (Dequeued tx : txs) {
       running.add(tx.txId());
       runner.run(tx).onComplete(done -> release(tx.txId()));
     }
-    node.busy().set(running.size());
+    busy.set(running.size());
   }
 
   private void release(String txId) {
     running.remove(txId);
-    node.busy().set(running.size());
+    busy.set(running.size());
     take();
     checkDrained();
   }
@@ -137,8 +162,8 @@ public final class DequeueVerticle extends VerticleBase {
       return;
     }
     waiting = true;
-    double seconds = node.config().node().idleWait().toMillis() / 1000.0;
-    ring.send(Request.cmd(Command.BLPOP).arg(node.keys().qRingL(group)).arg(seconds)).onComplete(ar -> {
+    double seconds = settings.idleWait().toMillis() / 1000.0;
+    ring.send(Request.cmd(Command.BLPOP).arg(redisContext.keys().qRingL(group)).arg(seconds)).onComplete(ar -> {
       waiting = false;
       if (ar.failed()) {
         if (!stopping) {
@@ -166,12 +191,12 @@ public final class DequeueVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     checkDrained();
-    long drainMs = Math.max(1, node.config().node().drainTime().toMillis());
+    long drainMs = Math.max(1, settings.drainTime().toMillis());
     long timer = vertx.setTimer(drainMs, t -> drained.tryComplete());
     return drained.future().eventually(() -> {
       vertx.cancelTimer(timer);
       // what did not finish in time goes back on its queue now, attempt raised, for another node to run
-      return store.requeueLost(node.nodeId(), Set.of()).map(n -> {
+      return store.requeueLost(settings.nodeId(), Set.of()).map(n -> {
         if (n > 0) {
           log.warn("stopped with {} transactions unfinished: put back on their queues", n);
         }
@@ -180,7 +205,7 @@ public final class DequeueVerticle extends VerticleBase {
         log.warn("could not put back unfinished work ({}); the reaper will", e.getMessage());
         return Future.succeededFuture(0);
       });
-    }).eventually(() -> ring.close().transform(ar -> link.close()))
-        .onComplete(ar -> node.dequeueStopped().tryComplete());
+    }).eventually(() -> (ring == null ? Future.succeededFuture() : ring.close())
+        .transform(ar -> redisContext.close()));
   }
 }

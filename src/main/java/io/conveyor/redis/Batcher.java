@@ -11,7 +11,8 @@ import java.util.function.Function;
  * Sends calls in batches: when no call is out, an item goes at once (a batch of one, so a quiet node adds
  * no delay); while one is out, items gather and leave together when it returns. Under load one round trip
  * and one script call serve hundreds of items. Meant for one context (its owner's verticle), it is still
- * safe when a client adds from other threads: its bookkeeping is under a lock, its calls are made outside it. When Redis is slow and the backlog reaches its bound, new items are refused at once.
+ * safe when a client adds from other threads: its bookkeeping is under a lock, its calls are made outside it.
+ * When Redis is slow and the backlog reaches its bound, new items are refused at once (RedisUnavailable).
  *
  * @param <I> what a caller hands in
  * @param <O> the answer for one item; the call answers one per item, in order
@@ -36,7 +37,8 @@ public final class Batcher<I, O> {
     Batch<I, O> batch;
     synchronized (this) {
       if (items.size() >= backlog) {
-        return Future.failedFuture(new IllegalStateException(items.size() + " calls are waiting for Redis already"));
+        return Future.failedFuture(new RedisUnavailable(new IllegalStateException(items.size()
+            + " calls are waiting for Redis already")));
       }
       items.add(item);
       answers.add(answer);

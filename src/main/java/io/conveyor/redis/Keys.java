@@ -82,7 +82,40 @@ public final class Keys {
   }
 
   public String heartbeat(String nodeId) {
-    return prefix + "node:" + nodeId + ":heartbeat";
+    return heartbeatPrefix() + nodeId + HEARTBEAT_SUFFIX;
+  }
+
+  /** What comes before the nodeId in a heartbeat key (reap.lua builds the keys of the nodes it finds). */
+  public String heartbeatPrefix() {
+    return prefix + "node:";
+  }
+
+  /** What comes after the nodeId in a heartbeat key. */
+  public static final String HEARTBEAT_SUFFIX = ":heartbeat";
+
+  public String webhookCounter(String urlHash) {
+    return prefix + "webhookCounter:" + urlHash;
+  }
+
+  public String webhookPause(String urlHash) {
+    return prefix + "webhookPause:" + urlHash;
+  }
+
+  /** The slot lengths of the three stats series, in ms (lua/lib/stats.lua has the same). */
+  private static final long[] STATS_SLOTS = {5_000, 60_000, 600_000};
+
+  /** A stats hash: series 1, 2 or 3 (5 s, 60 s, 600 s slots), for the slot starting at slotStart (ms). */
+  public String statsH(int series, long slotStart) {
+    return prefix + "stats" + series + "H:" + slotStart;
+  }
+
+  /** The stats1H, stats2H and stats3H keys of the slots that hold the given time. */
+  public java.util.List<String> statsKeys(long now) {
+    java.util.List<String> out = new java.util.ArrayList<>(3);
+    for (int i = 0; i < STATS_SLOTS.length; i++) {
+      out.add(statsH(i + 1, now - Math.floorMod(now, STATS_SLOTS[i])));
+    }
+    return out;
   }
 
   public String nodesZ() {
@@ -97,12 +130,12 @@ public final class Keys {
     return prefix + "eventsL";
   }
 
-  /** The two lease keys of a leader-only role: role + "Lock1" and role + "Lock2" (reaper, toArchive, webhook). */
-  public String lock1(String role) {
-    return prefix + role + "Lock1";
+  /** The two lease keys of a leader-only role: reaperLock1, toArchiveLock1, webhookLock1 (and …Lock2). */
+  public String lock1(LeaderRole role) {
+    return prefix + role.keyName + "Lock1";
   }
 
-  public String lock2(String role) {
-    return prefix + role + "Lock2";
+  public String lock2(LeaderRole role) {
+    return prefix + role.keyName + "Lock2";
   }
 }

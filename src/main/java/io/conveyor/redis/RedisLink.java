@@ -23,16 +23,16 @@ public final class RedisLink {
   private final long timeoutMs;
   private Redis client;
   private Future<RedisConnection> connection;
-  private io.conveyor.node.NodeMetrics metrics;
+  private ScriptMeter meter = ScriptMeter.NONE;
 
-  /** Script round trips on this link are timed into these meters. */
-  public RedisLink metrics(io.conveyor.node.NodeMetrics m) {
-    this.metrics = m;
+  /** Script round trips on this link are timed into this meter. */
+  public RedisLink meter(ScriptMeter m) {
+    this.meter = m;
     return this;
   }
 
-  public io.conveyor.node.NodeMetrics metrics() {
-    return metrics;
+  public ScriptMeter meter() {
+    return meter;
   }
 
   public RedisLink(Vertx vertx, RedisOptions options) {
@@ -53,13 +53,15 @@ public final class RedisLink {
         .setMaxPoolSize(4).setMaxPoolWaiting(maxPipelined);
   }
 
+  /** Fails with RedisUnavailable when Redis did not answer, or with Redis's own error when it refused. */
   public Future<Response> send(Request request) {
     Future<RedisConnection> used = connection();
     return used.compose(c -> c.send(request)).timeout(timeoutMs, TimeUnit.MILLISECONDS)
-        .onFailure(e -> {
+        .recover(e -> {
           if (e instanceof TimeoutException && connection == used) {
             replaceClient();
           }
+          return Future.failedFuture(RedisUnavailable.classify(e));
         });
   }
 

@@ -9,10 +9,6 @@ import java.util.List;
 
 /** The node's Lua scripts, read once from the jar; run by EVALSHA, falling back to EVAL on NOSCRIPT. */
 public final class Scripts {
-  public static final List<String> NAMES =
-      List.of("start", "dequeue", "checkpoint", "complete", "get-state", "put-pipeline", "requeue", "hop", "cancel", "lease", "heartbeat", "reap",
-      "lease-break", "sleep", "set-switch", "wake", "rate", "archive", "webhook", "webhook-cancel", "progress", "sample");
-
   public final LuaScript start = LuaScript.load("start");
   public final LuaScript dequeue = LuaScript.load("dequeue");
   public final LuaScript checkpoint = LuaScript.load("checkpoint");
@@ -54,12 +50,11 @@ public final class Scripts {
   /** Runs a script by SHA; if this Redis lacks it (restart, failover, another cluster master), by its source. */
   public static Future<Response> run(RedisLink link, LuaScript script, List<String> keys, List<String> args) {
     long began = System.nanoTime();
-    Future<Response> reply = link.send(request(Command.EVALSHA, script.sha(), keys, args))
+    return link.send(request(Command.EVALSHA, script.sha(), keys, args))
         .recover(e -> isNoScript(e)
             ? link.send(request(Command.EVAL, script.source(), keys, args))
-            : Future.failedFuture(e));
-    io.conveyor.node.NodeMetrics m = link.metrics();
-    return m == null ? reply : reply.onSuccess(r -> m.script(script.name(), System.nanoTime() - began));
+            : Future.failedFuture(e))
+        .onSuccess(r -> link.meter().script(script.name(), System.nanoTime() - began));
   }
 
   private static Request request(Command cmd, String script, List<String> keys, List<String> args) {

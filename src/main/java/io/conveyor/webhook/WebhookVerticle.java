@@ -1,14 +1,20 @@
 package io.conveyor.webhook;
 
-import io.conveyor.Node;
-import io.conveyor.api.Addresses;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.bus.Addresses;
+import io.conveyor.bus.Leadership;
+import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
-import io.conveyor.redis.TxStore.WebhookJob;
-import io.conveyor.redis.TxStore.WebhookLimits;
-import io.conveyor.redis.TxStore.WebhookResult;
+import io.conveyor.redis.LeaderRole;
+import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.RedisAccess;
+import io.conveyor.redis.StoreContext;
+import io.conveyor.redis.WebhookStore;
+import io.conveyor.redis.WebhookStore.WebhookJob;
+import io.conveyor.redis.WebhookStore.WebhookLimits;
+import io.conveyor.redis.WebhookStore.WebhookResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -21,13 +27,11 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -40,16 +44,21 @@ import org.slf4j.LoggerFactory;
  * (Standard Webhooks); 2xx is delivered, 410 gone, anything else (or no answer within webhooks.timeout) is
  * retried with exponential backoff and jitter until webhooks.maxAttempts, honouring Retry-After on 429 and
  * 503. Redirects are not followed. The leader ticks when a webhook becomes due (a note on notify), when a
- * delivery ends, and every webhooks.interval.
+ * delivery ends, when a node died (the reaper freed its webhook lease), and every webhooks.interval.
  */
 public final class WebhookVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WebhookVerticle.class);
-  private final Node node;
+  private final RedisAccess redis;
+  private final ArchiveStore archive;
   private final Config.Webhooks settings;
+  private final String nodeId;
+  private final NodeMetrics metrics;
   private final WebhookLimits limits;
+  private final Backoff backoff;
   private final Map<String, Signer> signers = new HashMap<>();
-  private RedisLink link;
-  private TxStore store;
+  private StoreContext redisContext;
+  private WebhookStore store;
+  private Leadership leadership;
   private HttpClient http;
   private List<WebhookResult> results = new ArrayList<>();
   private int inFlight;
@@ -57,27 +66,33 @@ public final class WebhookVerticle extends VerticleBase {
   private final java.util.Set<String> underway = new java.util.HashSet<>();
   private boolean ticking;
   private boolean tickAgain;
-  private boolean leader;
   private int redisFailures;
   private long timer = -1;
   private boolean stopping;
   private Promise<Void> idle;
 
-  public WebhookVerticle(Node node) {
-    this.node = node;
-    this.settings = node.config().webhooks();
+  /** archive: where a delivery of an archived transaction reads its summary and records its outcome. */
+  public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
+                         NodeMetrics metrics) {
+    this.redis = redis;
+    this.archive = archive;
+    this.settings = settings;
+    this.nodeId = nodeId;
+    this.metrics = metrics;
     this.limits = new WebhookLimits(settings.lease(), settings.grace(), settings.timeout().plusSeconds(5),
         settings.failureLimit(), settings.failureWindow(), settings.pause());
+    this.backoff = new Backoff(settings);
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
-    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
+    redisContext = redis.open(vertx);
+    store = new WebhookStore(redisContext);
+    leadership = new Leadership(vertx, "webhooks", "webhook delivery", nodeId, redisContext.clock());
     http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
         .setKeepAlive(true).setIdleTimeout(60), new PoolOptions().setHttp1MaxSize(Math.min(settings.concurrency(), 50)));
-    return vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> tick()).completion()
-        .onSuccess(v -> tick());
+    return Future.all(vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> tick()).completion(),
+        vertx.eventBus().consumer(Addresses.NODE_DIED, m -> tick()).completion()).onSuccess(v -> tick());
   }
 
   private void tick() {
@@ -90,7 +105,7 @@ public final class WebhookVerticle extends VerticleBase {
     List<WebhookResult> reporting = results;
     results = new ArrayList<>();
     int max = stopping ? 0 : Math.max(0, settings.concurrency() - inFlight);
-    store.webhookBatch(node.nodeId(), reporting, max, limits).onComplete(ar -> {
+    store.webhookBatch(nodeId, reporting, max, limits).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
         reporting.addAll(results);
@@ -102,7 +117,7 @@ public final class WebhookVerticle extends VerticleBase {
         return;
       }
       redisFailures = 0;
-      leadership(ar.result().leader());
+      leadership.update(ar.result().leader());
       for (WebhookJob job : ar.result().jobs()) {
         if (job.kind().equals("sync")) {
           sync(job);
@@ -131,7 +146,7 @@ public final class WebhookVerticle extends VerticleBase {
   }
 
   private void report(WebhookResult r) {
-    node.metrics().webhook(r.outcome());
+    metrics.webhook(r.outcome());
     results.add(r);
     if (stopping) {
       checkIdle();
@@ -147,13 +162,13 @@ public final class WebhookVerticle extends VerticleBase {
     }
     inFlight++;
     String txId = job.event().getString("txId");
-    node.archive().updateWebhook(txId, new JsonObject(job.event().getString("state"))).onComplete(ar -> {
+    archive.updateWebhook(txId, new JsonObject(job.event().getString("state"))).onComplete(ar -> {
       inFlight--;
       underway.remove(job.webhookId());
       if (ar.succeeded()) {
         if (!ar.result()) {
           log.warn("the archive ({}) has no row for {}: its webhook outcome goes to eventsL instead",
-              node.archive().describe(), txId);
+              archive.describe(), txId);
         }
         report(new WebhookResult(job.webhookId(), ar.result() ? "synced" : "unsynced", 0, null, null, 0));
       } else {
@@ -186,8 +201,7 @@ public final class WebhookVerticle extends VerticleBase {
       }
     });
     Future<TxSummary> summary = job.summary() != null ? Future.succeededFuture(job.summary())
-        : node.archive() == null ? Future.succeededFuture(null)
-        : node.archive().find(event.getString("txId")).map(a -> a == null ? null : a.summary());
+        : archive.find(event.getString("txId")).map(a -> a == null ? null : a.summary());
     URI target = URI.create(url);
     summary.compose(s -> s == null
             ? Future.failedFuture(new IllegalStateException("transaction " + event.getString("txId") + " not found"))
@@ -212,7 +226,7 @@ public final class WebhookVerticle extends VerticleBase {
   /** The POST of one attempt; answers the HTTP status and Retry-After header. Sends nothing once over. */
   private Future<Answer> post(String id, JsonObject event, TxSummary summary, Future<Answer> over,
                               AtomicReference<HttpClientRequest> sent) {
-    long now = System.currentTimeMillis();
+    long now = redisContext.clock().millis();
     JsonObject body = new JsonObject().put("eventType", event.getString("event"))
         .put("eventTime", Instant.ofEpochMilli(Long.parseLong(event.getString("eventTime"))).toString())
         .put("deliveryTime", Instant.ofEpochMilli(now).toString());
@@ -228,7 +242,7 @@ public final class WebhookVerticle extends VerticleBase {
         .setFollowRedirects(false)
         .setConnectTimeout(settings.timeout().toMillis())
         .putHeader("content-type", "application/json")
-        .putHeader("user-agent", "Conveyor/" + io.conveyor.Node.version())
+        .putHeader("user-agent", "Conveyor/" + BuildInfo.version())
         .putHeader("webhook-id", id)
         .putHeader("webhook-timestamp", Long.toString(ts))
         .putHeader("webhook-signature", signer(event.getString("owner")).sign(id, ts, text));
@@ -259,7 +273,8 @@ public final class WebhookVerticle extends VerticleBase {
       return new WebhookResult(id, "gone", attempt, a.code(), "HTTP 410: the receiver wants no more", 0);
     }
     String error = "HTTP " + a.code() + (a.code() >= 300 && a.code() < 400 ? " (redirects are not followed)" : "");
-    Long after = (a.code() == 429 || a.code() == 503) ? retryAfterMillis(a.retryAfter()) : null;
+    Long after = (a.code() == 429 || a.code() == 503)
+        ? Backoff.retryAfterMillis(a.retryAfter(), redisContext.clock().millis()) : null;
     return failure(id, attempt, a.code(), error, after);
   }
 
@@ -269,40 +284,8 @@ public final class WebhookVerticle extends VerticleBase {
     if (attempt >= settings.maxAttempts()) {
       return new WebhookResult(id, "exhausted", attempt, code, e, 0);
     }
-    long delay = retryAfter != null ? retryAfter : backoff(attempt);
-    return new WebhookResult(id, "retry", attempt, code, e, node.clock().millis() + delay);
-  }
-
-  /** initialDelay × factor^(attempt-1), capped at maxDelay, then up to a fifth less at random. */
-  long backoff(int attempt) {
-    double d = settings.initialDelay().toMillis() * Math.pow(settings.factor(), attempt - 1);
-    long capped = (long) Math.min(d, settings.maxDelay().toMillis());
-    return capped - (long) (capped * 0.2 * ThreadLocalRandom.current().nextDouble());
-  }
-
-  /** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
-  static Long retryAfterMillis(String header) {
-    if (header == null || header.isBlank()) {
-      return null;
-    }
-    try {
-      return Math.max(0, Long.parseLong(header.trim())) * 1000;
-    } catch (NumberFormatException e) {
-      try {
-        return Math.max(0, java.time.ZonedDateTime.parse(header.trim(),
-            java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli()
-            - System.currentTimeMillis());
-      } catch (java.time.format.DateTimeParseException e2) {
-        return null;
-      }
-    }
-  }
-
-  private void leadership(boolean now) {
-    if (now != leader) {
-      leader = now;
-      log.info(now ? "node {} leads webhook delivery" : "node {} no longer leads webhook delivery", node.nodeId());
-    }
+    long delay = retryAfter != null ? retryAfter : backoff.delayFor(attempt);
+    return new WebhookResult(id, "retry", attempt, code, e, redisContext.clock().millis() + delay);
   }
 
   private void checkIdle() {
@@ -320,16 +303,10 @@ public final class WebhookVerticle extends VerticleBase {
     checkIdle();
     return idle.future()
         .timeout(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS)
-        .compose(v -> store.webhookBatch(node.nodeId(), results, 0, limits))
-        .compose(v -> leader ? store.breakLease(TxStore.WEBHOOK_ROLE, List.of(node.nodeId()))
-            : Future.succeededFuture())
+        .compose(v -> store.webhookBatch(nodeId, results, 0, limits))
+        .compose(v -> leadership.leads() ? new LivenessStore(redisContext).breakLease(LeaderRole.WEBHOOKS,
+            List.of(nodeId)) : Future.succeededFuture())
         .onFailure(e -> log.warn("webhook delivery stopped uncleanly (the next leader retries): {}", e.getMessage()))
-        .transform(ar -> http.close().transform(x -> link.close()));
-  }
-
-  /** For tests: the delay before retry n, without jitter. */
-  Duration nominalDelay(int attempt) {
-    double d = settings.initialDelay().toMillis() * Math.pow(settings.factor(), attempt - 1);
-    return Duration.ofMillis((long) Math.min(d, settings.maxDelay().toMillis()));
+        .transform(ar -> http.close().transform(x -> redisContext.close()));
   }
 }

@@ -1,5 +1,6 @@
 package io.conveyor.api;
 
+import io.conveyor.bus.Addresses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

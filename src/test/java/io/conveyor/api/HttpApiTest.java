@@ -303,4 +303,32 @@ class HttpApiTest {
     assertEquals(409, call("POST", "/api/v1/admin/transactions/" + other + "/wake", "k-ops", null).status());
     assertEquals(409, call("POST", "/api/v1/admin/transactions/" + other + "/cancel", "k-ops", null).status());
   }
+
+  @Test
+  void an_unexpected_failure_is_a_500_problem_whose_error_id_names_one_error_log_line() {
+    // a state no script can read: Redis answers WRONGTYPE inside get-state, which is no outage but a bug
+    String txId = "tx-" + "0".repeat(31) + "1";
+    TestRedis.cmd("SET", node.keys.stateH(txId), "not a hash");
+    ch.qos.logback.classic.Logger problems = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+        Problems.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    problems.addAppender(logged);
+    try {
+      Reply r = call("GET", "/api/v1/transactions/" + txId, "k-acme", null);
+      assertEquals(500, r.status(), r.body().encode());
+      assertEquals("application/problem+json", r.type());
+      assertEquals("internal", r.body().getString("type"));
+      String errorId = r.body().getString("errorId");
+      assertTrue(errorId != null && errorId.matches("err-[0-9a-f]{16}"), r.body().encode());
+      List<ch.qos.logback.classic.spi.ILoggingEvent> lines = logged.list.stream()
+          .filter(e -> e.getFormattedMessage().contains(errorId)).toList();
+      assertEquals(1, lines.size(), "one log line names " + errorId);
+      assertEquals(ch.qos.logback.classic.Level.ERROR, lines.get(0).getLevel());
+      assertTrue(lines.get(0).getThrowableProxy() != null, "the line carries the stack trace");
+    } finally {
+      problems.detachAppender(logged);
+    }
+  }
 }

@@ -42,7 +42,9 @@ class OpenApiTest {
   void every_route_is_in_the_spec_and_every_spec_route_is_served() throws IOException {
     String spec = Files.readString(Path.of("docs/openapi.yaml"));
     try (TestNode node = new TestNode().start(new TestSteps().registry())) {
-      HttpApiVerticle api = new HttpApiVerticle(node.node());
+      HttpApiVerticle api = new HttpApiVerticle(new io.conveyor.domain.Transactions.Factory(node.node().redis(),
+          node.node().catalog(), node.config(), node.node().archive(), new io.conveyor.metrics.NodeMetrics(false)),
+          java.util.List.of(), () -> true);
       node.node().vertx().deployVerticle(api).await();
       Set<String> served = new TreeSet<>();
       for (Route r : api.router().getRoutes()) {

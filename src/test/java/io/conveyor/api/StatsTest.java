@@ -80,13 +80,13 @@ class StatsTest {
     Eventually.until(Duration.ofSeconds(10), "a queue sample", () -> cmd("HGET", slot1, "queue.in|group=master"),
         v -> v != null);
 
-    JsonObject byPipeline = Stats.read(node.store, clock, MultiMap.caseInsensitiveMultiMap().add("pipeline", "bad"))
+    JsonObject byPipeline = Stats.read(node.store.stats, clock, MultiMap.caseInsensitiveMultiMap().add("pipeline", "bad"))
         .await();
     JsonObject last = byPipeline.getJsonArray("slots").getJsonObject(byPipeline.getJsonArray("slots").size() - 1);
     assertEquals(new JsonObject().put("queued", 2L).put("started", 2L).put("completed", 2L)
         .put("completed.failed", 2L), last.getJsonObject("counters"));
     assertEquals(60, byPipeline.getJsonArray("slots").size());
-    JsonObject total = Stats.read(node.store, clock, MultiMap.caseInsensitiveMultiMap().add("series", "600s")
+    JsonObject total = Stats.read(node.store.stats, clock, MultiMap.caseInsensitiveMultiMap().add("series", "600s")
         .add("from", java.time.Instant.ofEpochMilli(now).toString())).await();
     JsonObject counters = total.getJsonArray("slots").getJsonObject(0).getJsonObject("counters");
     assertEquals(6L, counters.getLong("queued"));

@@ -1,17 +1,15 @@
 package io.conveyor.api;
 
+import io.conveyor.bus.Addresses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.conveyor.testing.BridgeClient;
 import io.conveyor.testing.Eventually;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -21,9 +19,7 @@ import org.junit.jupiter.api.Test;
 /** A raw TCP client speaking the bridge protocol (4-byte length, then JSON), as a program in any language would. */
 class TcpBridgeTest {
   private TestNode node;
-  private Socket socket;
-  private DataInputStream in;
-  private DataOutputStream out;
+  private BridgeClient bridge;
   private final List<JsonObject> early = new java.util.ArrayList<>();
 
   @BeforeEach
@@ -36,15 +32,12 @@ class TcpBridgeTest {
         .pipeline("charge", "{'name':'charge','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'eventbus','params':{'address':'steps.charge'}}]}")
         .start(new TestSteps().registry());
-    socket = new Socket("127.0.0.1", port);
-    socket.setSoTimeout(10_000);
-    in = new DataInputStream(socket.getInputStream());
-    out = new DataOutputStream(socket.getOutputStream());
+    bridge = new BridgeClient(port);
   }
 
   @AfterEach
   void stopNode() throws IOException {
-    socket.close();
+    bridge.close();
     node.close();
   }
 
@@ -62,30 +55,16 @@ class TcpBridgeTest {
   }
 
   private void write(JsonObject frame, String key) throws IOException {
-    if (key != null) {
-      frame.put("headers", new JsonObject().put("apiKey", key));
-    }
-    byte[] bytes = frame.encode().getBytes(StandardCharsets.UTF_8);
-    out.writeInt(bytes.length);
-    out.write(bytes);
-    out.flush();
+    bridge.write(frame, key);
   }
 
   private boolean probeArrives() {
     node.node().vertx().eventBus().publish("conveyor.tx.completed.acme", new JsonObject().put("probe", true));
     try {
-      socket.setSoTimeout(200);
-      return read().getJsonObject("body").containsKey("probe");
-    } catch (java.net.SocketTimeoutException e) {
-      return false;
+      JsonObject frame = early.isEmpty() ? bridge.poll(Duration.ofMillis(200)) : early.remove(0);
+      return frame != null && frame.getJsonObject("body").containsKey("probe");
     } catch (IOException e) {
       throw new IllegalStateException(e);
-    } finally {
-      try {
-        socket.setSoTimeout(10_000);
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
     }
   }
 
@@ -94,9 +73,7 @@ class TcpBridgeTest {
   }
 
   private JsonObject readFrame() throws IOException {
-    byte[] frame = new byte[in.readInt()];
-    in.readFully(frame);
-    return new JsonObject(new String(frame, StandardCharsets.UTF_8));
+    return bridge.read();
   }
 
   private static JsonObject order() {
@@ -132,6 +109,26 @@ class TcpBridgeTest {
       assertEquals("err", refused.getString("type"), refused.encode());
     }
     assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream().sorted().toList());
+  }
+
+  @Test
+  void an_operator_listens_to_the_clusters_facts_read_only_and_a_client_may_not() throws IOException {
+    bridge.register(Addresses.NODE_DIED, "secret-acme");
+    assertEquals("err", read().getString("type"), "a client key may not hear of dead nodes");
+    bridge.register(Addresses.NODE_DIED, "secret-ops");
+    JsonObject fact = io.conveyor.bus.Messages.encode(new io.conveyor.bus.NodeDied("node-x", "heartbeat expired", 3,
+        "node-y", 1L));
+    JsonObject heard = Eventually.until(Duration.ofSeconds(5), "the fact to reach the operator", () -> {
+      node.node().vertx().eventBus().publish(Addresses.NODE_DIED, fact);
+      try {
+        return bridge.poll(Duration.ofMillis(200));
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }, f -> f != null);
+    assertEquals(fact, heard.getJsonObject("body"));
+    write(new JsonObject().put("type", "publish").put("address", Addresses.NODE_DIED).put("body", fact), "secret-ops");
+    assertEquals("err", read().getString("type"), "facts are read-only");
   }
 
   @Test

@@ -136,7 +136,7 @@ class ArchiveTest {
     assertNoOverlap();
 
     // the leader hangs mid-batch: it stops renewing its lease, and another node must take over
-    String leaderId = cmd("GET", first.keys.lock1(io.conveyor.redis.TxStore.ARCHIVE_ROLE)).toString();
+    String leaderId = cmd("GET", first.keys.lock1(io.conveyor.redis.LeaderRole.ARCHIVE)).toString();
     String leader = nodes.stream().filter(n -> n.node().nodeId().equals(leaderId)).findFirst()
         .map(n -> List.of("a", "b", "c").get(nodes.indexOf(n))).orElseThrow();
     archives.get(leader).freeze();
@@ -200,7 +200,7 @@ class ArchiveTest {
         .pipeline("order", ORDER), "a");
     List<String> ids = startMany(a, 20);
     Eventually.until(Duration.ofSeconds(10), "the batch to be archived", () -> inRedis(a, ids), n -> n == 0);
-    String lock = a.keys.lock1(io.conveyor.redis.TxStore.ARCHIVE_ROLE);
+    String lock = a.keys.lock1(io.conveyor.redis.LeaderRole.ARCHIVE);
     assertEquals(a.node().nodeId(), cmd("GET", lock).toString());
     TestNode b = start(a.sibling(), "b");
     a.node().stop().await();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
 import io.conveyor.config.ConfigLoader;
 import io.conveyor.model.TxStatus;
 import io.conveyor.model.TxSummary;
@@ -40,9 +40,11 @@ class FatJarIT {
   }
 
   private static Map<String, String> env(String redisUrl, String prefix) {
+    // the node and the test's client share an archive file of this test's own (as a node and the shell do)
     return Map.of("CONVEYOR_REDIS_URL", redisUrl, "CONVEYOR_REDIS_PREFIX", prefix,
         "CONVEYOR_CLUSTER_NAME", "it-" + prefix.replace(":", ""),
-        "CONVEYOR_HTTP_PORT", Integer.toString(TestRedis.freePort()));
+        "CONVEYOR_HTTP_PORT", Integer.toString(TestRedis.freePort()),
+        "CONVEYOR_ARCHIVE_URL", "h2:target/it-archives/" + prefix.replace(":", "") + "/archive");
   }
 
   @Test

@@ -4,9 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.api.ConveyorClient;
+import io.conveyor.bus.Addresses;
+import io.conveyor.bus.Messages;
+import io.conveyor.bus.NodeDied;
+import io.conveyor.testing.BridgeClient;
 import io.conveyor.testing.Eventually;
 import io.conveyor.testing.NodeProcess;
 import io.conveyor.testing.TestCluster;
+import io.conveyor.testing.TestDatabase;
 import io.conveyor.testing.TestRedis;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -19,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,12 +33,17 @@ import org.junit.jupiter.api.Test;
 /**
  * Three node processes run 2,000 five-step transactions while one of them is disrupted: killed, paused,
  * or stopped. All five steps are eventbus steps served here, which is how the test sees each execution.
+ * The test's clustered Vert.x and a TCP-bridge client (an operator's key, on node 0) listen to
+ * conveyor.node.died. The nodes archive to a PostgreSQL table of the test's own.
  */
 class NodeFailureIT {
   private static final int TRANSACTIONS = 2000;
   private static final int WORKERS = 50;
   private final String prefix = TestRedis.newPrefix();
   private final String cluster = TestCluster.newName();
+  private final String table = TestDatabase.newTable();
+  private final int bridgePort = TestRedis.freePort();
+  private final List<String> nodeIds = new ArrayList<>();
   private final Map<String, Integer> executions = new ConcurrentHashMap<>();
   private final AtomicLong disruptedAt = new AtomicLong();
   private final AtomicLong firstRecovered = new AtomicLong();
@@ -59,11 +70,20 @@ class NodeFailureIT {
       Map<String, String> env = new HashMap<>(Map.of("CONVEYOR_REDIS_URL", TestRedis.url(),
           "CONVEYOR_REDIS_PREFIX", prefix, "CONVEYOR_CLUSTER_NAME", cluster, "CONVEYOR_PIPELINES_DIR",
           pipelines.toString(), "CONVEYOR_NODE_WORKERS", Integer.toString(WORKERS),
-          "CONVEYOR_HTTP_PORT", Integer.toString(18090 + i), "CONVEYOR_NODE_DRAIN_TIME", "200ms"));
+          "CONVEYOR_HTTP_PORT", Integer.toString(TestRedis.freePort()), "CONVEYOR_NODE_DRAIN_TIME", "200ms",
+          "CONVEYOR_ARCHIVE_URL", TestDatabase.url(), "CONVEYOR_ARCHIVE_TABLE", table));
+      env.put("CONVEYOR_HEARTBEAT_INTERVAL", "1s");
+      env.put("CONVEYOR_HEARTBEAT_TTL", "3s");
+      env.put("CONVEYOR_REAPER_INTERVAL", "500ms");
+      env.put("CONVEYOR_API_KEYS", "ops:admin:secret-ops");
+      if (i == 0) {
+        env.put("CONVEYOR_BRIDGE_TCP_PORT", Integer.toString(bridgePort));
+      }
       nodes.add(NodeProcess.start("node-failure-" + i, env));
     }
     for (NodeProcess n : nodes) {
-      n.awaitLine(" started: group master", Duration.ofSeconds(90));
+      nodeIds.add(n.awaitLine(" started: group master", Duration.ofSeconds(90)).replaceAll(".*node (node-\\w+).*",
+          "$1"));
     }
   }
 
@@ -72,6 +92,7 @@ class NodeFailureIT {
     nodes.forEach(NodeProcess::close);
     app.close().await();
     TestRedis.drop(prefix);
+    TestDatabase.drop(table);
   }
 
   /** Starts the transactions and waits until half the steps have run, so the disruption hits a busy node. */
@@ -105,11 +126,55 @@ class NodeFailureIT {
 
   @Test
   void killing_a_node_mid_run_loses_nothing_and_repeats_only_what_it_was_running() throws Exception {
-    runUntilHalfway();
-    nodes.get(1).kill();
+    List<NodeDied> heard = new CopyOnWriteArrayList<>();
+    List<Long> heardAt = new CopyOnWriteArrayList<>();
+    app.eventBus().consumer(Addresses.NODE_DIED, m -> {
+      heard.add(Messages.decode(m.body(), NodeDied.class));
+      heardAt.add(System.nanoTime());
+    }).completion().await();
+    try (BridgeClient operator = new BridgeClient(bridgePort)) {
+      listen(operator);
+      runUntilHalfway();
+      nodes.get(1).kill();
+      long killedAt = System.nanoTime();
+      String dead = nodeIds.get(1);
+      JsonObject overBridge = Eventually.until(Duration.ofSeconds(5), "conveyor.node.died over the bridge",
+          () -> nextFact(operator), f -> f != null && dead.equals(f.getString("nodeId")));
+      long bridgeMs = (System.nanoTime() - killedAt) / 1_000_000;
+      NodeDied died = Eventually.until(Duration.ofSeconds(5), "conveyor.node.died on the bus",
+          () -> heard.stream().filter(d -> dead.equals(d.nodeId())).findFirst().orElse(null), d -> d != null);
+      long busMs = (heardAt.get(heard.indexOf(died)) - killedAt) / 1_000_000;
+      System.out.printf("kill -9: conveyor.node.died heard %d ms after (bus), %d ms after (bridge): %s%n", busMs,
+          bridgeMs, died);
+      assertTrue(busMs <= 5000 && bridgeMs <= 5000, busMs + " ms, " + bridgeMs + " ms");
+      assertTrue(died.requeued() > 0, "the dead node was running work: " + died);
+      assertEquals(died.requeued(), overBridge.getInteger("requeued"));
+      assertEquals(died.reapedBy(), overBridge.getString("reapedBy"));
+      assertTrue(nodeIds.contains(died.reapedBy()) && !dead.equals(died.reapedBy()), died.reapedBy());
+    }
     long repeated = assertAllSucceeded("kill -9");
     // only what the dead node was running can run again: at most one step for each of its slots
     assertTrue(repeated <= WORKERS, repeated + " repeated step executions");
+  }
+
+  /** Registers the operator for conveyor.node.died, and waits until a probe published there reaches it. */
+  private void listen(BridgeClient operator) throws Exception {
+    operator.register(Addresses.NODE_DIED, "secret-ops");
+    JsonObject probe = Messages.encode(new NodeDied("probe", "a probe", 0, "test", 0L));
+    Eventually.until(Duration.ofSeconds(10), "the operator's registration to reach the cluster", () -> {
+      app.eventBus().publish(Addresses.NODE_DIED, probe);
+      return nextFact(operator);
+    }, f -> f != null && "probe".equals(f.getString("nodeId")));
+  }
+
+  /** The body of the next fact the bridge brings within 200 ms, or null. */
+  private static JsonObject nextFact(BridgeClient operator) {
+    try {
+      JsonObject frame = operator.poll(Duration.ofMillis(200));
+      return frame == null ? null : frame.getJsonObject("body");
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
@@ -129,7 +194,7 @@ class NodeFailureIT {
   void a_node_stopped_with_sigterm_mid_run_leaves_nothing_behind() throws Exception {
     runUntilHalfway();
     NodeProcess stopped = nodes.get(1);
-    String nodeId = stopped.awaitLine(" started: group master", Duration.ofSeconds(1)).replaceAll(".*node (node-\\w+).*", "$1");
+    String nodeId = nodeIds.get(1);
     stopped.terminate(Duration.ofSeconds(60));
     assertAllSucceeded("SIGTERM");
     assertEquals(0, TestRedis.cmd("EXISTS", prefix + "node:" + nodeId + ":heartbeat").toInteger());

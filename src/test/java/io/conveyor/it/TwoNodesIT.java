@@ -7,6 +7,7 @@ import io.conveyor.model.TxStatus;
 import io.conveyor.testing.Eventually;
 import io.conveyor.testing.NodeProcess;
 import io.conveyor.testing.TestCluster;
+import io.conveyor.testing.TestDatabase;
 import io.conveyor.testing.TestRedis;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -29,12 +30,15 @@ class TwoNodesIT {
   void transactions_started_through_one_node_are_run_by_both() throws Exception {
     String prefix = TestRedis.newPrefix();
     String cluster = TestCluster.newName();
+    String table = TestDatabase.newTable();
     Map<String, String> env = Map.of("CONVEYOR_REDIS_URL", TestRedis.url(), "CONVEYOR_REDIS_PREFIX", prefix,
-        "CONVEYOR_CLUSTER_NAME", cluster, "CONVEYOR_NODE_WORKERS", "5");
+        "CONVEYOR_CLUSTER_NAME", cluster, "CONVEYOR_NODE_WORKERS", "5", "CONVEYOR_ARCHIVE_URL", TestDatabase.url(),
+        "CONVEYOR_ARCHIVE_TABLE", table);
     Vertx app = null;
-    try (NodeProcess one = NodeProcess.start("two-nodes-1", with(env, "CONVEYOR_HTTP_PORT", "18081"));
-         NodeProcess two = NodeProcess.start("two-nodes-2", with(with(env, "CONVEYOR_HTTP_PORT", "18082"),
-             "CONVEYOR_NODE_ROLES", "dequeue"))) {
+    try (NodeProcess one = NodeProcess.start("two-nodes-1", with(env, "CONVEYOR_HTTP_PORT",
+        Integer.toString(TestRedis.freePort())));
+         NodeProcess two = NodeProcess.start("two-nodes-2", with(with(env, "CONVEYOR_HTTP_PORT",
+             Integer.toString(TestRedis.freePort())), "CONVEYOR_NODE_ROLES", "dequeue"))) {
       one.awaitLine(" started: group master", Duration.ofSeconds(90));
       two.awaitLine(" started: group master", Duration.ofSeconds(90));
       app = TestCluster.join(cluster);
@@ -56,6 +60,7 @@ class TwoNodesIT {
         app.close().await();
       }
       TestRedis.drop(prefix);
+      TestDatabase.drop(table);
     }
   }
 

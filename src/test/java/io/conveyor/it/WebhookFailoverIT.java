@@ -3,7 +3,7 @@ package io.conveyor.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
 import io.conveyor.config.ConfigLoader;
 import io.conveyor.testing.Eventually;
 import io.conveyor.testing.NodeProcess;

@@ -35,6 +35,8 @@ class LifecycleTest {
             + "{'type':'util/fail','params':{'note':'stop','abort':true}},{'type':'test/record'}]}")
         .pipeline("throws", "{'name':'throws','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'test/throw'},{'type':'test/record'}]}")
+        .pipeline("elsewhere", "{'name':'elsewhere','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/elsewhere'},{'type':'test/elsewhere'},{'type':'test/elsewhere'}]}")
         .pipeline("slow", "{'name':'slow','nodeGroup':'master','transactionType':true,'timeout':'5s','steps':["
             + "{'type':'util/delay','params':{'duration':'4s'},'timeout':'50ms'},{'type':'test/record'}]}")
         .start(steps.registry());
@@ -48,7 +50,7 @@ class LifecycleTest {
   @Test
   void a_three_step_pipeline_ends_with_the_last_steps_output_archived_later_and_notified() throws Exception {
     String txId;
-    try (NotifyProbe probe = NotifyProbe.subscribe(node.store.link(), node.keys)) {
+    try (NotifyProbe probe = NotifyProbe.subscribe(node.store.context.link(), node.keys)) {
       txId = node.start("three", new JsonObject().put("in", 0));
       assertEquals("completed:" + txId + ":success:acme", probe.next());
     }
@@ -122,5 +124,19 @@ class LifecycleTest {
     // step 2 got the checkpointed data, not step 1's output: step 1 did not run again
     assertEquals(new JsonObject().put("resumed", true), steps.recorded.get(0).getJsonObject("input"));
     assertEquals(2L, steps.recorded.get(0).getLong("attempt"));
+  }
+
+  @Test
+  void steps_answering_from_other_threads_have_every_step_timed_in_step_times() {
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      ids.add(node.start("elsewhere", new JsonObject().put("i", i)));
+    }
+    for (String txId : ids) {
+      assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+      String times = cmd("HGET", node.keys.stateH(txId), "stepTimes").toString();
+      assertEquals(List.of("0", "1", "2"), java.util.Arrays.stream(times.split(";")).map(t -> t.split(":")[0])
+          .toList(), txId + " stepTimes " + times);
+    }
   }
 }

@@ -33,7 +33,7 @@ class PipelineVersionTest {
     var promise = steps.held.poll(5, TimeUnit.SECONDS);
     CompiledPipeline v2 = node.node().catalog().parser()
         .parse(new JsonObject(definition(2).replace('\'', '"')), "upload");
-    node.node().catalog().publish(node.store, v2).await();
+    node.node().catalog().publish(node.store.pipelines, v2).await();
     promise.complete(StepResult.success(new JsonObject()));
 
     assertEquals(1, node.awaitFinal(held).output().getInteger("version"));

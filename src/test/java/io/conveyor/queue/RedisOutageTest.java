@@ -46,4 +46,24 @@ class RedisOutageTest {
       assertEquals(1, done.attempt());
     }
   }
+
+  @Test
+  void a_client_asking_while_redis_hangs_is_told_503_unavailable_not_500() throws Exception {
+    int redisPort = URI.create(TestRedis.url()).getPort();
+    int httpPort = TestRedis.freePort();
+    try (BlackholeProxy proxy = new BlackholeProxy(redisPort);
+         TestNode node = new TestNode().set("REDIS_URL", "redis://127.0.0.1:" + proxy.port())
+             .set("REDIS_TIMEOUT", "200ms").set("HTTP_PORT", Integer.toString(httpPort))
+             .set("API_KEYS", "acme:client:k-acme")
+             .start(new TestSteps().registry())) {
+      proxy.blackhole();
+      java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/api/v1/transactions/tx-"
+              + "0".repeat(32))).header("Authorization", "Bearer k-acme").build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      proxy.reopen();
+      assertEquals(503, r.statusCode(), r.body());
+      assertEquals("unavailable", new JsonObject(r.body()).getString("type"));
+    }
+  }
 }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conveyor.redis.TxStore.ArchiveBatch;
-import io.conveyor.redis.TxStore.ToArchive;
+import io.conveyor.redis.ArchiveHandoff.ArchiveBatch;
+import io.conveyor.redis.ArchiveHandoff.ToArchive;
 import io.conveyor.testing.ScriptTest;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +25,7 @@ class ArchiveScriptTest extends ScriptTest {
   }
 
   private ArchiveBatch call(String nodeId, List<ToArchive> written, int max) {
-    return h.store.archiveBatch(nodeId, written, max, LEASE, GRACE).await();
+    return h.store.archive.archiveBatch(nodeId, written, max, LEASE, GRACE).await();
   }
 
   @Test
@@ -72,7 +72,7 @@ class ArchiveScriptTest extends ScriptTest {
   void a_confirmation_counts_even_from_a_node_that_no_longer_leads() {
     finished("tx-a", h.clock.millis() - 1000, "complete");
     List<ToArchive> batch = call("node-a", List.of(), 10).batch();
-    cmd("SET", h.keys.lock1(TxStore.ARCHIVE_ROLE), "node-b");
+    cmd("SET", h.keys.lock1(LeaderRole.ARCHIVE), "node-b");
     ArchiveBatch late = call("node-a", batch, 10);
     assertFalse(late.leader());
     assertEquals(1, late.confirmed());
@@ -93,11 +93,11 @@ class ArchiveScriptTest extends ScriptTest {
   @Test
   void the_archive_lease_follows_the_two_key_protocol() {
     assertTrue(call("node-a", List.of(), 10).leader());
-    long ttl2 = cmd("PTTL", h.keys.lock2(TxStore.ARCHIVE_ROLE)).toLong();
+    long ttl2 = cmd("PTTL", h.keys.lock2(LeaderRole.ARCHIVE)).toLong();
     assertTrue(ttl2 > 60_000 && ttl2 <= 65_000, "lock2 ttl " + ttl2);
-    cmd("DEL", h.keys.lock1(TxStore.ARCHIVE_ROLE)); // the lease ran out, the grace has not
+    cmd("DEL", h.keys.lock1(LeaderRole.ARCHIVE)); // the lease ran out, the grace has not
     assertFalse(call("node-b", List.of(), 10).leader());
-    cmd("DEL", h.keys.lock2(TxStore.ARCHIVE_ROLE));
+    cmd("DEL", h.keys.lock2(LeaderRole.ARCHIVE));
     assertTrue(call("node-b", List.of(), 10).leader());
     assertEquals("node-b", cmd("GET", h.prefix + "toArchiveLock1").toString());
   }

@@ -20,7 +20,7 @@ class CancelScriptTest extends ScriptTest {
   void a_queued_transaction_ends_cancelled_at_once_notified_and_due_for_archiving() throws Exception {
     tx("tx-q", "queued");
     try (NotifyProbe probe = NotifyProbe.subscribe(h)) {
-      assertEquals("CANCELLED", h.store.cancel("tx-q", "acme", DELAY).await().code());
+      assertEquals(Code.CANCELLED, h.store.control.cancel("tx-q", "acme", DELAY).await().code());
       assertEquals("completed:tx-q:cancelled:acme", probe.next());
     }
     assertEquals("complete", cmd("HGET", h.keys.stateH("tx-q"), "processingState").toString());
@@ -31,9 +31,9 @@ class CancelScriptTest extends ScriptTest {
   @Test
   void a_running_transaction_is_cancelled_at_its_next_checkpoint() {
     tx("tx-r", "processing");
-    assertEquals("CANCEL_REQUESTED", h.store.cancel("tx-r", "acme", DELAY).await().code());
+    assertEquals(Code.CANCEL_REQUESTED, h.store.control.cancel("tx-r", "acme", DELAY).await().code());
     assertEquals("running", cmd("HGET", h.keys.stateH("tx-r"), "status").toString());
-    assertEquals(WriteOutcome.CANCELLED, h.store.checkpoint("tx-r", 1, 1, new JsonObject()).await());
+    assertEquals(Code.CANCELLED, h.store.run.checkpoint("tx-r", 1, 1, new JsonObject(), null).await());
     assertEquals(0, cmd("HEXISTS", h.keys.stateH("tx-r"), "data").toInteger());
   }
 
@@ -41,11 +41,11 @@ class CancelScriptTest extends ScriptTest {
   void an_ended_transaction_or_another_owners_is_refused_and_nothing_changes() {
     tx("tx-e", "complete");
     cmd("HSET", h.keys.stateH("tx-e"), "status", "success");
-    TxStore.CancelReply ended = h.store.cancel("tx-e", "acme", DELAY).await();
-    assertEquals(List.of("ALREADY_FINAL", "success"), List.of(ended.code(), ended.detail()));
+    ControlStore.CancelReply ended = h.store.control.cancel("tx-e", "acme", DELAY).await();
+    assertEquals(List.of(Code.ALREADY_FINAL, "success"), List.of(ended.code(), ended.detail()));
     tx("tx-o", "queued");
-    assertEquals("NOT_FOUND", h.store.cancel("tx-o", "globex", DELAY).await().code());
-    assertEquals("NOT_FOUND", h.store.cancel("tx-none", "acme", DELAY).await().code());
+    assertEquals(Code.NOT_FOUND, h.store.control.cancel("tx-o", "globex", DELAY).await().code());
+    assertEquals(Code.NOT_FOUND, h.store.control.cancel("tx-none", "acme", DELAY).await().code());
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-o"), "processingState").toString());
     assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ()).toInteger());
   }

@@ -26,7 +26,7 @@ class DequeueScriptTest extends ScriptTest {
     queued("tx-in", h.keys.qInL("g"));
     queued("tx-out", h.keys.qOutL("g"));
     queued("tx-admin", h.keys.qAdminL("g"));
-    List<Dequeued> got = h.store.dequeue("g", "node-a", 10).await();
+    List<Dequeued> got = h.store.queue.dequeue("g", "node-a", 10).await();
     assertEquals(List.of("tx-admin", "tx-out", "tx-in"), ids(got));
     assertEquals(List.of("admin", "out", "in"), got.stream().map(Dequeued::queue).toList());
   }
@@ -36,7 +36,7 @@ class DequeueScriptTest extends ScriptTest {
     for (int i = 0; i < 5; i++) {
       queued("tx-" + i, h.keys.qInL("g"));
     }
-    assertEquals(List.of("tx-0", "tx-1"), ids(h.store.dequeue("g", "node-a", 2).await()));
+    assertEquals(List.of("tx-0", "tx-1"), ids(h.store.queue.dequeue("g", "node-a", 2).await()));
     assertEquals(3, cmd("LLEN", h.keys.qInL("g")).toInteger());
     assertEquals(2, cmd("ZCARD", h.keys.processingZ()).toInteger());
   }
@@ -44,7 +44,7 @@ class DequeueScriptTest extends ScriptTest {
   @Test
   void dequeue_raises_the_attempt_and_records_the_node_in_processing_and_inflight() {
     queued("tx-1", h.keys.qInL("g"));
-    Dequeued d = h.store.dequeue("g", "node-a", 10).await().get(0);
+    Dequeued d = h.store.queue.dequeue("g", "node-a", 10).await().get(0);
     assertEquals(4, d.attempt());
     assertEquals("{\"id\":\"tx-1\"}", d.stepInput().encode());
     assertEquals(0, d.step());
@@ -59,7 +59,7 @@ class DequeueScriptTest extends ScriptTest {
   void a_resumed_transaction_gets_its_checkpointed_step_and_data() {
     queued("tx-1", h.keys.qInL("g"));
     cmd("HSET", h.keys.stateH("tx-1"), "step", 2, "data", "{\"after\":2}");
-    Dequeued d = h.store.dequeue("g", "node-a", 10).await().get(0);
+    Dequeued d = h.store.queue.dequeue("g", "node-a", 10).await().get(0);
     assertEquals(2, d.step());
     assertEquals("{\"after\":2}", d.stepInput().encode());
   }
@@ -70,7 +70,7 @@ class DequeueScriptTest extends ScriptTest {
     cmd("HSET", h.keys.stateH("tx-1"), "processingState", "processing");
     cmd("RPUSH", h.keys.qInL("g"), "tx-gone");
     queued("tx-2", h.keys.qInL("g"));
-    assertEquals(List.of("tx-2"), ids(h.store.dequeue("g", "node-a", 10).await()));
+    assertEquals(List.of("tx-2"), ids(h.store.queue.dequeue("g", "node-a", 10).await()));
     assertEquals(0, cmd("LLEN", h.keys.qInL("g")).toInteger());
     assertEquals("3", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
   }
@@ -80,10 +80,10 @@ class DequeueScriptTest extends ScriptTest {
     for (int i = 0; i < 3; i++) {
       queued("tx-" + i, h.keys.qInL("g"));
     }
-    h.store.dequeue("g", "node-a", 2).await();
+    h.store.queue.dequeue("g", "node-a", 2).await();
     assertEquals(1, cmd("LLEN", h.keys.qRingL("g")).toInteger());
     cmd("DEL", h.keys.qRingL("g"));
-    h.store.dequeue("g", "node-a", 2).await();
+    h.store.queue.dequeue("g", "node-a", 2).await();
     assertEquals(0, cmd("LLEN", h.keys.qRingL("g")).toInteger());
   }
 
@@ -93,9 +93,9 @@ class DequeueScriptTest extends ScriptTest {
       queued(id, h.keys.qInL("g"));
       cmd("HSET", h.keys.stateH(id), "group", "g");
     }
-    h.store.dequeue("g", "node-a", 10).await();
+    h.store.queue.dequeue("g", "node-a", 10).await();
     cmd("DEL", h.keys.qRingL("g"));
-    assertEquals(1, h.store.requeueLost("node-a", List.of("tx-run")).await());
+    assertEquals(1, h.store.queue.requeueLost("node-a", List.of("tx-run")).await());
     assertEquals(List.of("tx-lost"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList());
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-lost"), "processingState").toString());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-run"), "processingState").toString());
@@ -104,6 +104,18 @@ class DequeueScriptTest extends ScriptTest {
     assertEquals(1, cmd("LLEN", h.keys.qRingL("g")).toInteger());
     // requeue raised the attempt (4 → 5), fencing whatever the lost reply had handed out; dequeue raises it again
     assertEquals("5", cmd("HGET", h.keys.stateH("tx-lost"), "attempt").toString());
-    assertEquals(6, h.store.dequeue("g", "node-b", 10).await().get(0).attempt());
+    assertEquals(6, h.store.queue.dequeue("g", "node-b", 10).await().get(0).attempt());
+  }
+
+  @Test
+  void one_dequeue_pops_a_bounded_number_of_stale_entries_and_rings_so_the_rest_follow_at_once() {
+    for (int i = 0; i < 1500; i++) {
+      cmd("RPUSH", h.keys.qInL("g"), "tx-stale-" + i); // no state: dropped when popped
+    }
+    queued("tx-real", h.keys.qInL("g"));
+    assertEquals(List.of(), ids(h.store.queue.dequeue("g", "node-a", 1).await()));
+    assertEquals(1500 + 1 - 1001, cmd("LLEN", h.keys.qInL("g")).toInteger(), "max + 1000 entries popped, no more");
+    assertEquals(1, cmd("LLEN", h.keys.qRingL("g")).toInteger(), "work is left: the group is rung");
+    assertEquals(List.of("tx-real"), ids(h.store.queue.dequeue("g", "node-a", 1).await()));
   }
 }

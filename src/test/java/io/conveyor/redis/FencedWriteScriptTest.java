@@ -39,13 +39,13 @@ class FencedWriteScriptTest extends ScriptTest {
     return m;
   }
 
-  private WriteOutcome complete(TxStore.Completion c) {
-    return h.store.complete("node-a", DELAY, List.of(c)).await().get(0);
+  private Code complete(RunStore.Completion c) {
+    return h.store.run.complete("node-a", DELAY, List.of(c)).await().get(0);
   }
 
   @Test
   void checkpoint_saves_the_next_step_and_its_input() {
-    assertEquals(WriteOutcome.OK, h.store.checkpoint("tx-1", 2, 1, new JsonObject().put("a", 1)).await());
+    assertEquals(Code.OK, h.store.run.checkpoint("tx-1", 2, 1, new JsonObject().put("a", 1), null).await());
     assertEquals("1", cmd("HGET", state, "step").toString());
     assertEquals("{\"a\":1}", cmd("HGET", state, "data").toString());
     assertEquals(Long.toString(h.clock.millis()), cmd("HGET", state, "updated").toString());
@@ -55,9 +55,9 @@ class FencedWriteScriptTest extends ScriptTest {
   void checkpoint_or_complete_with_an_older_attempt_is_refused_and_changes_nothing() {
     cmd("HSET", state, "attempt", 3);
     Map<String, String> before = hash();
-    assertEquals(WriteOutcome.FENCED, h.store.checkpoint("tx-1", 2, 1, new JsonObject()).await());
-    assertEquals(WriteOutcome.FENCED,
-        complete(new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS, new JsonObject(), null)));
+    assertEquals(Code.FENCED, h.store.run.checkpoint("tx-1", 2, 1, new JsonObject(), null).await());
+    assertEquals(Code.FENCED,
+        complete(new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS, new JsonObject(), null)));
     assertEquals(before, hash());
     assertEquals(1, cmd("ZCARD", h.keys.processingZ()).toInteger());
     assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ()).toInteger());
@@ -65,16 +65,16 @@ class FencedWriteScriptTest extends ScriptTest {
 
   @Test
   void writes_to_an_unknown_transaction_are_not_found() {
-    assertEquals(WriteOutcome.NOT_FOUND, h.store.checkpoint("tx-x", 1, 1, new JsonObject()).await());
-    assertEquals(WriteOutcome.NOT_FOUND,
-        complete(new TxStore.Completion("tx-x", 1, TxStatus.FAILED, null, "n")));
+    assertEquals(Code.NOT_FOUND, h.store.run.checkpoint("tx-x", 1, 1, new JsonObject(), null).await());
+    assertEquals(Code.NOT_FOUND,
+        complete(new RunStore.Completion("tx-x", 1, TxStatus.FAILED, null, "n")));
     assertEquals(0, cmd("EXISTS", h.keys.stateH("tx-x")).toInteger());
   }
 
   @Test
   void complete_finishes_the_transaction_schedules_archiving_and_notifies() throws Exception {
     try (NotifyProbe probe = NotifyProbe.subscribe(h)) {
-      assertEquals(WriteOutcome.OK, complete(new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS,
+      assertEquals(Code.OK, complete(new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS,
           new JsonObject().put("done", true), null)));
       assertEquals("completed:tx-1:success:acme", probe.next());
     }
@@ -89,10 +89,10 @@ class FencedWriteScriptTest extends ScriptTest {
 
   @Test
   void complete_again_with_the_same_attempt_and_status_answers_ok_and_a_second_status_is_refused() {
-    complete(new TxStore.Completion("tx-1", 2, TxStatus.FAILED, null, "nope"));
-    assertEquals(WriteOutcome.OK, complete(new TxStore.Completion("tx-1", 2, TxStatus.FAILED, null, "nope")));
-    assertEquals(WriteOutcome.FENCED,
-        complete(new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null)));
+    complete(new RunStore.Completion("tx-1", 2, TxStatus.FAILED, null, "nope"));
+    assertEquals(Code.OK, complete(new RunStore.Completion("tx-1", 2, TxStatus.FAILED, null, "nope")));
+    assertEquals(Code.FENCED,
+        complete(new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null)));
     assertEquals("failed", cmd("HGET", state, "status").toString());
     assertEquals("nope", cmd("HGET", state, "note").toString());
   }
@@ -101,12 +101,12 @@ class FencedWriteScriptTest extends ScriptTest {
   void complete_takes_a_batch_and_answers_each_transaction_on_its_own() {
     cmd("HSET", h.keys.stateH("tx-2"), "processingState", "processing", "attempt", 1, "status", "running");
     cmd("HSET", h.keys.stateH("tx-3"), "processingState", "processing", "attempt", 9, "status", "running");
-    List<WriteOutcome> answers = h.store.complete("node-a", DELAY, List.of(
-        new TxStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null),
-        new TxStore.Completion("tx-2", 1, TxStatus.TIMEOUT, null, "slow"),
-        new TxStore.Completion("tx-3", 8, TxStatus.SUCCESS, null, null),
-        new TxStore.Completion("tx-4", 1, TxStatus.SUCCESS, null, null))).await();
-    assertEquals(List.of(WriteOutcome.OK, WriteOutcome.OK, WriteOutcome.FENCED, WriteOutcome.NOT_FOUND), answers);
+    List<Code> answers = h.store.run.complete("node-a", DELAY, List.of(
+        new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null),
+        new RunStore.Completion("tx-2", 1, TxStatus.TIMEOUT, null, "slow"),
+        new RunStore.Completion("tx-3", 8, TxStatus.SUCCESS, null, null),
+        new RunStore.Completion("tx-4", 1, TxStatus.SUCCESS, null, null))).await();
+    assertEquals(List.of(Code.OK, Code.OK, Code.FENCED, Code.NOT_FOUND), answers);
     assertEquals("timeout", cmd("HGET", h.keys.stateH("tx-2"), "status").toString());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-3"), "processingState").toString());
     assertEquals(2, cmd("ZCARD", h.keys.toArchiveZ()).toInteger());
@@ -114,8 +114,8 @@ class FencedWriteScriptTest extends ScriptTest {
 
   @Test
   void complete_refuses_a_status_that_is_not_final() {
-    assertEquals(WriteOutcome.BAD_STATUS,
-        complete(new TxStore.Completion("tx-1", 2, TxStatus.RUNNING, null, null)));
+    assertEquals(Code.BAD_STATUS,
+        complete(new RunStore.Completion("tx-1", 2, TxStatus.RUNNING, null, null)));
     assertEquals("processing", cmd("HGET", state, "processingState").toString());
     assertTrue(cmd("ZSCORE", h.keys.processingZ(), "tx-1") != null);
   }

@@ -24,16 +24,16 @@ class HopScriptTest extends ScriptTest {
         "metadata", "{\"m\":1}", "group", "shop", "type", "order", "version", "v1", "step", 1, "input", "{}",
         "created", 1);
     cmd("RPUSH", h.keys.qInL("shop"), "tx-p");
-    parent = h.store.dequeue("shop", "node-a", 1).await().get(0);
+    parent = h.store.queue.dequeue("shop", "node-a", 1).await().get(0);
   }
 
-  private TxStore.HopReply hop(Dequeued p, String group) {
-    return h.store.hop(p, "node-a", 1, "tx-c", "ship", new JsonObject().put("parcel", 1), group).await();
+  private RunStore.HopReply hop(Dequeued p, String group) {
+    return h.store.run.hop(p, "node-a", 1, "tx-c", "ship", new JsonObject().put("parcel", 1), group).await();
   }
 
   @Test
   void hop_queues_the_child_in_its_group_and_the_parent_leaves_its_worker_to_wait() {
-    assertEquals("OK", hop(parent, "warehouse").code());
+    assertEquals(Code.OK, hop(parent, "warehouse").code());
     String child = h.keys.stateH("tx-c");
     assertEquals("queued", cmd("HGET", child, "processingState").toString());
     assertEquals("acme", cmd("HGET", child, "owner").toString());
@@ -53,10 +53,10 @@ class HopScriptTest extends ScriptTest {
   void hop_refuses_an_older_attempt_an_unknown_pipeline_and_a_wrong_group_writing_nothing() {
     Dequeued stale = new Dequeued("tx-p", parent.attempt() - 1, "order", "v1", 1, new JsonObject(), "acme", null,
         new JsonObject(), 1, "in", null, 0, null, null);
-    assertEquals("FENCED", hop(stale, "warehouse").code());
-    assertEquals("GROUP_CHANGED", hop(parent, "elsewhere").code());
+    assertEquals(Code.FENCED, hop(stale, "warehouse").code());
+    assertEquals(Code.GROUP_CHANGED, hop(parent, "elsewhere").code());
     assertEquals("warehouse", hop(parent, "elsewhere").detail());
-    assertEquals("UNKNOWN_PIPELINE", h.store.hop(parent, "node-a", 1, "tx-c", "nope", new JsonObject(), "warehouse")
+    assertEquals(Code.UNKNOWN_PIPELINE, h.store.run.hop(parent, "node-a", 1, "tx-c", "nope", new JsonObject(), "warehouse")
         .await().code());
     assertEquals(0, cmd("EXISTS", h.keys.stateH("tx-c")).toInteger());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-p"), "processingState").toString());
@@ -65,17 +65,17 @@ class HopScriptTest extends ScriptTest {
   @Test
   void a_completed_child_queues_its_parent_on_out_of_the_parents_group_with_its_result() {
     hop(parent, "warehouse");
-    Dequeued child = h.store.dequeue("warehouse", "node-b", 1).await().get(0);
-    h.store.complete("node-b", Duration.ofSeconds(60), List.of(new TxStore.Completion("tx-c", child.attempt(),
+    Dequeued child = h.store.queue.dequeue("warehouse", "node-b", 1).await().get(0);
+    h.store.run.complete("node-b", Duration.ofSeconds(60), List.of(new RunStore.Completion("tx-c", child.attempt(),
         TxStatus.FAILED, new JsonObject().put("why", "lost"), "no parcel"))).await();
     assertEquals(List.of("tx-p"), cmd("LRANGE", h.keys.qOutL("shop"), 0, -1).stream().map(Object::toString).toList());
-    Dequeued resumed = h.store.dequeue("shop", "node-a", 1).await().get(0);
+    Dequeued resumed = h.store.queue.dequeue("shop", "node-a", 1).await().get(0);
     assertEquals("out", resumed.queue());
     assertEquals(1, resumed.step());
     assertEquals(new Dequeued.ChildResult(TxStatus.FAILED, new JsonObject().put("why", "lost"), "no parcel"),
         resumed.child());
     // once the parent goes past that step, the child's result is gone
-    h.store.checkpoint("tx-p", resumed.attempt(), 2, new JsonObject()).await();
+    h.store.run.checkpoint("tx-p", resumed.attempt(), 2, new JsonObject(), null).await();
     assertEquals(0, cmd("HEXISTS", h.keys.stateH("tx-p"), "childStatus").toInteger());
   }
 }

@@ -20,55 +20,55 @@ class LivenessScriptsTest extends ScriptTest {
 
   @Test
   void the_first_caller_takes_the_lease_renews_it_and_others_are_refused() {
-    assertTrue(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
-    assertFalse(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
-    assertTrue(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
-    assertEquals("node-a", cmd("GET", h.keys.lock1("reaper")).toString());
-    long ttl1 = cmd("PTTL", h.keys.lock1("reaper")).toLong();
-    long ttl2 = cmd("PTTL", h.keys.lock2("reaper")).toLong();
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await());
+    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await());
+    assertEquals("node-a", cmd("GET", h.keys.lock1(LeaderRole.REAPER)).toString());
+    long ttl1 = cmd("PTTL", h.keys.lock1(LeaderRole.REAPER)).toLong();
+    long ttl2 = cmd("PTTL", h.keys.lock2(LeaderRole.REAPER)).toLong();
     assertTrue(ttl1 > 9_000 && ttl1 <= 10_000, "lock1 ttl " + ttl1);
     assertTrue(ttl2 > 11_000 && ttl2 <= 12_000, "lock2 ttl " + ttl2);
   }
 
   @Test
   void when_only_lock2_remains_nobody_else_leads_until_it_expires_but_the_old_leader_may_go_on() {
-    h.store.lease("reaper", "node-a", LEASE, GRACE).await();
-    cmd("DEL", h.keys.lock1("reaper")); // the lease ran out; the grace marker stays
-    assertFalse(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
-    cmd("DEL", h.keys.lock2("reaper")); // the grace ran out too
-    assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
-    cmd("DEL", h.keys.lock1("reaper")); // node-b was paused past its lease, but within its grace
-    assertFalse(h.store.lease("reaper", "node-a", LEASE, GRACE).await());
-    assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await(), "nobody can have led in between");
+    h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await();
+    cmd("DEL", h.keys.lock1(LeaderRole.REAPER)); // the lease ran out; the grace marker stays
+    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
+    cmd("DEL", h.keys.lock2(LeaderRole.REAPER)); // the grace ran out too
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
+    cmd("DEL", h.keys.lock1(LeaderRole.REAPER)); // node-b was paused past its lease, but within its grace
+    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await());
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await(), "nobody can have led in between");
   }
 
   @Test
   void a_lease_held_by_a_departed_node_is_freed_and_one_held_by_another_is_not() {
-    h.store.lease("reaper", "node-a", LEASE, GRACE).await();
-    assertFalse(h.store.breakLease("reaper", List.of("node-x")).await());
-    assertEquals("node-a", cmd("GET", h.keys.lock1("reaper")).toString());
-    assertTrue(h.store.breakLease("reaper", List.of("node-x", "node-a")).await());
-    assertTrue(h.store.lease("reaper", "node-b", LEASE, GRACE).await());
+    h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await();
+    assertFalse(h.store.liveness.breakLease(LeaderRole.REAPER, List.of("node-x")).await());
+    assertEquals("node-a", cmd("GET", h.keys.lock1(LeaderRole.REAPER)).toString());
+    assertTrue(h.store.liveness.breakLease(LeaderRole.REAPER, List.of("node-x", "node-a")).await());
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
   }
 
   @Test
   void a_heartbeat_writes_the_node_info_with_its_ttl_and_registers_the_node_once() {
-    h.store.heartbeat("node-a", new JsonObject().put("group", "g"), Duration.ofSeconds(10)).await();
+    h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g"), Duration.ofSeconds(10)).await();
     long registered = cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong();
     h.clock.advance(Duration.ofSeconds(2));
-    h.store.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3), Duration.ofSeconds(10)).await();
+    h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3), Duration.ofSeconds(10)).await();
     assertEquals(registered, cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong());
     assertEquals(3, new JsonObject(cmd("GET", h.keys.heartbeat("node-a")).toString()).getInteger("busy"));
     assertTrue(cmd("PTTL", h.keys.heartbeat("node-a")).toLong() > 9_000);
-    assertEquals(Map.of("node-a", new JsonObject().put("group", "g").put("busy", 3)), h.store.nodes().await());
-    h.store.leave("node-a").await();
+    assertEquals(Map.of("node-a", new JsonObject().put("group", "g").put("busy", 3)), h.store.liveness.nodes().await());
+    h.store.liveness.leave("node-a").await();
     assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a"), h.keys.nodesZ()).toInteger());
   }
 
   private Map<String, Integer> reap(List<String> forced) {
-    Map<String, Integer> out = h.store.reap(forced, Duration.ofSeconds(10)).await();
-    assertEquals(0, out.remove("garbage"));
-    return out;
+    LivenessStore.Reaped out = h.store.liveness.reap(forced, Duration.ofSeconds(10)).await();
+    assertEquals(0, out.garbage());
+    return out.recovered();
   }
 
   private void running(String txId, String node, int attempt) {
@@ -79,7 +79,7 @@ class LivenessScriptsTest extends ScriptTest {
 
   @Test
   void reap_puts_a_dead_nodes_work_back_first_in_line_with_the_attempt_raised_and_leaves_live_nodes_alone() {
-    h.store.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
+    h.store.liveness.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
     cmd("ZADD", h.keys.nodesZ(), 1, "node-dead"); // registered, heartbeat expired
     running("tx-1", "node-dead", 2);
     running("tx-2", "node-live", 1);
@@ -96,26 +96,29 @@ class LivenessScriptsTest extends ScriptTest {
     assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-dead"));
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-2"), "processingState").toString());
     JsonObject event = new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString());
-    assertEquals("node-dead", event.getString("event"));
-    assertEquals("node-dead", event.getString("nodeId"));
-    assertEquals("heartbeat expired", event.getString("reason"));
-    assertEquals(1, event.getInteger("recovered"));
+    assertEquals("node-dead", event.getString("type"));
+    assertEquals(h.clock.millis(), event.getLong("time"));
+    JsonObject details = event.getJsonObject("details");
+    assertEquals("node-dead", details.getString("nodeId"));
+    assertEquals("heartbeat expired", details.getString("reason"));
+    assertEquals(1, details.getInteger("recovered"));
     // the dead node's late write is refused
-    assertEquals(WriteOutcome.FENCED, h.store.checkpoint("tx-1", 2, 1, new JsonObject()).await());
+    assertEquals(Code.FENCED, h.store.run.checkpoint("tx-1", 2, 1, new JsonObject(), null).await());
   }
 
   @Test
   void reap_takes_over_a_node_named_to_it_even_with_a_heartbeat_left() {
-    h.store.heartbeat("node-gone", new JsonObject(), Duration.ofSeconds(10)).await();
+    h.store.liveness.heartbeat("node-gone", new JsonObject(), Duration.ofSeconds(10)).await();
     running("tx-1", "node-gone", 1);
     assertEquals(Map.of(), reap(List.of()));
     assertEquals(Map.of("node-gone", 1), reap(List.of("node-gone")));
-    assertEquals("left the cluster", new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString()).getString("reason"));
+    assertEquals("left the cluster", new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString())
+        .getJsonObject("details").getString("reason"));
   }
 
   @Test
   void old_processing_entries_with_no_live_owner_are_put_back_cleared_or_set_aside_never_lost() {
-    h.store.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
+    h.store.liveness.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
     running("tx-live", "node-live", 1);              // a live owner: left alone
     running("tx-orphan", "node-unknown", 1);         // its node is not registered: put back
     cmd("DEL", h.keys.inflightZ("node-unknown"));
@@ -126,14 +129,33 @@ class LivenessScriptsTest extends ScriptTest {
     h.clock.advance(Duration.ofSeconds(60));
     cmd("ZADD", h.keys.processingZ(), h.clock.millis(), "tx-young");
 
-    Map<String, Integer> out = h.store.reap(List.of(), Duration.ofSeconds(10)).await();
-    assertEquals(3, out.get("garbage"));
+    LivenessStore.Reaped out = h.store.liveness.reap(List.of(), Duration.ofSeconds(10)).await();
+    assertEquals(3, out.garbage());
     assertEquals(List.of("tx-orphan"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList());
     assertEquals("2", cmd("HGET", h.keys.stateH("tx-orphan"), "attempt").toString());
     assertEquals(List.of("tx-live", "tx-young"), cmd("ZRANGE", h.keys.processingZ(), 0, -1).stream()
         .map(Object::toString).sorted().toList());
     assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.exceptionZ(), "tx-ghost").toLong());
     assertEquals("in processingZ without a state",
-        new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString()).getString("reason"));
+        new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString()).getJsonObject("details").getString("reason"));
+  }
+
+  @Test
+  void a_node_whose_heartbeat_expired_loses_its_archive_and_webhook_leases_and_one_named_keeps_them() {
+    for (String node : List.of("node-dead", "node-named")) {
+      cmd("ZADD", h.keys.nodesZ(), 1, node);
+    }
+    cmd("SET", h.keys.heartbeat("node-named"), "{}");
+    cmd("SET", h.keys.lock1(LeaderRole.ARCHIVE), "node-dead");
+    cmd("SET", h.keys.lock2(LeaderRole.ARCHIVE), "node-dead");
+    cmd("SET", h.keys.lock2(LeaderRole.WEBHOOKS), "node-dead");
+    reap(List.of());
+    assertEquals(0, cmd("EXISTS", h.keys.lock1(LeaderRole.ARCHIVE), h.keys.lock2(LeaderRole.ARCHIVE),
+        h.keys.lock2(LeaderRole.WEBHOOKS)).toInteger());
+
+    cmd("SET", h.keys.lock1(LeaderRole.WEBHOOKS), "node-named");
+    reap(List.of("node-named"));
+    assertEquals("node-named", cmd("GET", h.keys.lock1(LeaderRole.WEBHOOKS)).toString(),
+        "a Hazelcast view is only a hint: the lease stays");
   }
 }

@@ -48,7 +48,7 @@ class LuaFilesTest {
   @Test
   void the_node_knows_every_script_file() throws IOException {
     List<String> names = files().stream().map(p -> p.getFileName().toString().replace(".lua", "")).toList();
-    assertEquals(names.stream().sorted().toList(), Scripts.NAMES.stream().sorted().toList());
+    assertEquals(names.stream().sorted().toList(), new Scripts().all().stream().map(LuaScript::name).sorted().toList());
   }
 
   @Test
@@ -61,6 +61,42 @@ class LuaFilesTest {
       var reply = Scripts.run(h.link, unknown, List.of(h.prefix + "k"), List.of("v")).await();
       assertEquals(h.prefix + "k", reply.get(0).toString());
       assertEquals("v", reply.get(1).toString());
+    }
+  }
+
+  @Test
+  void the_lua_table_of_reply_codes_and_the_java_enum_name_the_same_codes() throws IOException {
+    String lib = Files.readString(Path.of("src/main/resources/lua/lib/codes.lua"));
+    String list = lib.substring(lib.indexOf("ipairs({") + 8, lib.indexOf("})"));
+    List<String> lua = java.util.Arrays.stream(list.split(",")).map(c -> c.trim().replace("'", ""))
+        .filter(c -> !c.isEmpty()).sorted().toList();
+    assertEquals(java.util.Arrays.stream(Code.values()).map(Enum::name).sorted().toList(), lua);
+  }
+
+  @Test
+  void a_script_builds_a_key_only_from_a_prefix_its_header_says_why_it_must() throws IOException {
+    for (Path f : files()) {
+      String text = Files.readString(f);
+      String header = text.lines().takeWhile(l -> l.startsWith("--")).reduce("", (a, b) -> a + b + "\n");
+      String body = text.substring(header.length());
+      boolean builds = java.util.regex.Pattern.compile("[A-Za-z]+Prefix \\.\\.").matcher(body).find();
+      String prose = header.replaceAll("\\s*\\n--\\s*", " ");
+      if (builds) {
+        assertTrue(prose.contains("known only") || prose.contains("cannot be known"),
+            f + " builds keys in Lua; its header must say why they cannot be passed in KEYS");
+      }
+      assertTrue(!body.contains("prefix .. '"), f + " builds a key name from the global prefix");
+    }
+  }
+
+  @Test
+  void an_unknown_reply_code_fails_the_script_instead_of_answering_nil() {
+    try (ScriptHarness h = new ScriptHarness()) {
+      String source = LuaScript.includes("-- probe " + h.prefix + "\n-- #include codes\nreturn CODE.NO_SUCH_CODE");
+      LuaScript probe = new LuaScript("probe", source, LuaScript.sha1(source));
+      Throwable e = org.junit.jupiter.api.Assertions.assertThrows(Throwable.class,
+          () -> Scripts.run(h.link, probe, List.of(), List.of()).await());
+      assertTrue(String.valueOf(e.getMessage()).contains("unknown reply code NO_SUCH_CODE"), e.getMessage());
     }
   }
 }

@@ -13,14 +13,14 @@ class RateScriptTest extends ScriptTest {
   @Test
   void a_burst_passes_then_starts_wait_for_the_refill_and_owners_have_buckets_of_their_own() {
     for (int i = 0; i < 3; i++) {
-      assertEquals(0L, h.store.takeStartToken("acme", 2, 3).await());
+      assertEquals(0L, h.store.queue.takeStartToken("acme", 2, 3).await());
     }
-    assertEquals(500L, h.store.takeStartToken("acme", 2, 3).await());
-    assertEquals(0L, h.store.takeStartToken("globex", 2, 3).await());
+    assertEquals(500L, h.store.queue.takeStartToken("acme", 2, 3).await());
+    assertEquals(0L, h.store.queue.takeStartToken("globex", 2, 3).await());
     h.clock.advance(Duration.ofMillis(499));
-    assertTrue(h.store.takeStartToken("acme", 2, 3).await() > 0);
+    assertTrue(h.store.queue.takeStartToken("acme", 2, 3).await() > 0);
     h.clock.advance(Duration.ofMillis(1));
-    assertEquals(0L, h.store.takeStartToken("acme", 2, 3).await());
+    assertEquals(0L, h.store.queue.takeStartToken("acme", 2, 3).await());
     assertTrue(cmd("PTTL", h.keys.rateH("acme")).toLong() > 0, "an idle bucket expires");
   }
 }

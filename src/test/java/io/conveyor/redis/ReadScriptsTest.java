@@ -16,7 +16,7 @@ class ReadScriptsTest extends ScriptTest {
 
   @Test
   void get_state_of_an_unknown_transaction_is_null() {
-    assertNull(h.store.getState("tx-none").await());
+    assertNull(h.store.reads.getState("tx-none").await());
   }
 
   @Test
@@ -24,7 +24,7 @@ class ReadScriptsTest extends ScriptTest {
     cmd("HSET", h.keys.stateH("tx-1"), "owner", "acme", "externalId", "e-1", "type", "order", "version", "v1",
         "status", "success", "processingState", "complete", "attempt", 2, "created", 1000, "updated", 2000,
         "completed", 2000, "output", "{\"ok\":true}", "note", "", "metadata", "{\"m\":1}", "step", 3);
-    TxSummary s = h.store.getState("tx-1").await();
+    TxSummary s = h.store.reads.getState("tx-1").await();
     assertEquals("acme", s.owner());
     assertEquals("e-1", s.externalId());
     assertEquals(TxStatus.SUCCESS, s.status());
@@ -40,13 +40,13 @@ class ReadScriptsTest extends ScriptTest {
 
   @Test
   void put_pipeline_publishes_a_new_version_and_keeps_the_old_one_readable() {
-    assertTrue(h.store.putPipeline("order", "v1", "shop", true, "{\"n\":1}").await());
-    assertFalse(h.store.putPipeline("order", "v1", "shop", true, "{\"n\":1}").await());
-    assertTrue(h.store.putPipeline("order", "v2", "other", false, "{\"n\":2}").await());
+    assertTrue(h.store.pipelines.putPipeline("order", "v1", "shop", true, "{\"n\":1}").await());
+    assertFalse(h.store.pipelines.putPipeline("order", "v1", "shop", true, "{\"n\":1}").await());
+    assertTrue(h.store.pipelines.putPipeline("order", "v2", "other", false, "{\"n\":2}").await());
     assertEquals("v2", cmd("HGET", h.keys.pipelineH("order"), "version").toString());
     assertEquals("other", cmd("HGET", h.keys.pipelineH("order"), "nodeGroup").toString());
     assertEquals("0", cmd("HGET", h.keys.pipelineH("order"), "isTransactionType").toString());
-    assertEquals("{\"n\":1}", h.store.pipelineDefinition("order", "v1").await());
-    assertEquals("{\"n\":2}", h.store.pipelineDefinition("order", "v2").await());
+    assertEquals("{\"n\":1}", h.store.pipelines.pipelineDefinition("order", "v1").await());
+    assertEquals("{\"n\":2}", h.store.pipelines.pipelineDefinition("order", "v2").await());
   }
 }

@@ -28,8 +28,8 @@ class StartScriptTest extends ScriptTest {
 
   @Test
   void start_saves_the_state_queues_the_txId_on_its_group_and_rings_the_group() {
-    TxStore.StartReply r = h.store.start("tx-1", req("order", "ext-1"), "shop", PERIOD).await();
-    assertEquals("OK", r.code());
+    QueueStore.StartReply r = h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", "ext-1"), "shop"), PERIOD).await();
+    assertEquals(Code.OK, r.code());
     assertEquals("v1", r.detail());
     String state = h.keys.stateH("tx-1");
     assertEquals("queued", cmd("HGET", state, "processingState").toString());
@@ -48,25 +48,25 @@ class StartScriptTest extends ScriptTest {
 
   @Test
   void a_second_start_rings_no_more_than_once() {
-    h.store.start("tx-1", req("order", null), "shop", PERIOD).await();
-    h.store.start("tx-2", req("order", null), "shop", PERIOD).await();
+    h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", null), "shop"), PERIOD).await();
+    h.store.queue.start(new QueueStore.NewTx("tx-2", req("order", null), "shop"), PERIOD).await();
     assertEquals(List.of("tx-1", "tx-2"), list(h.keys.qInL("shop")));
     assertEquals(1, cmd("LLEN", h.keys.qRingL("shop")).toInteger());
   }
 
   @Test
   void a_txId_that_exists_is_not_started_or_queued_twice() {
-    h.store.start("tx-1", req("order", null), "shop", PERIOD).await();
-    assertEquals("DUPLICATE_TX", h.store.start("tx-1", req("order", null), "shop", PERIOD).await().code());
+    h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", null), "shop"), PERIOD).await();
+    assertEquals(Code.DUPLICATE_TX, h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", null), "shop"), PERIOD).await().code());
     assertEquals(List.of("tx-1"), list(h.keys.qInL("shop")));
   }
 
   @Test
   void refusals_write_nothing() {
-    assertEquals("UNKNOWN_TYPE", h.store.start("tx-1", req("nope", "e"), "shop", PERIOD).await().code());
-    assertEquals("NOT_STARTABLE", h.store.start("tx-1", req("inner", "e"), "shop", PERIOD).await().code());
-    TxStore.StartReply moved = h.store.start("tx-1", req("order", "e"), "elsewhere", PERIOD).await();
-    assertEquals("GROUP_CHANGED", moved.code());
+    assertEquals(Code.UNKNOWN_TYPE, h.store.queue.start(new QueueStore.NewTx("tx-1", req("nope", "e"), "shop"), PERIOD).await().code());
+    assertEquals(Code.NOT_STARTABLE, h.store.queue.start(new QueueStore.NewTx("tx-1", req("inner", "e"), "shop"), PERIOD).await().code());
+    QueueStore.StartReply moved = h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", "e"), "elsewhere"), PERIOD).await();
+    assertEquals(Code.GROUP_CHANGED, moved.code());
     assertEquals("shop", moved.detail());
     assertEquals(List.of(h.keys.pipelineH("inner"), h.keys.pipelineH("order")),
         TestRedis.keys(h.prefix).stream().sorted().toList());
@@ -74,9 +74,9 @@ class StartScriptTest extends ScriptTest {
 
   @Test
   void a_duplicate_externalId_names_the_existing_txId_and_writes_nothing() {
-    h.store.start("tx-1", req("order", "ext-1"), "shop", PERIOD).await();
-    TxStore.StartReply dup = h.store.start("tx-2", req("order", "ext-1"), "shop", PERIOD).await();
-    assertEquals("DUPLICATE_EXTERNAL_ID", dup.code());
+    h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", "ext-1"), "shop"), PERIOD).await();
+    QueueStore.StartReply dup = h.store.queue.start(new QueueStore.NewTx("tx-2", req("order", "ext-1"), "shop"), PERIOD).await();
+    assertEquals(Code.DUPLICATE_EXTERNAL_ID, dup.code());
     assertEquals("tx-1", dup.detail());
     assertEquals(0, cmd("EXISTS", h.keys.stateH("tx-2")).toInteger());
     assertEquals(List.of("tx-1"), list(h.keys.qInL("shop")));
@@ -84,30 +84,30 @@ class StartScriptTest extends ScriptTest {
 
   @Test
   void another_owner_may_use_the_same_externalId() {
-    h.store.start("tx-1", req("order", "ext-1"), "shop", PERIOD).await();
+    h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", "ext-1"), "shop"), PERIOD).await();
     StartRequest other = new StartRequest("order", "globex", "ext-1", new JsonObject(), new JsonObject());
-    assertEquals("OK", h.store.start("tx-2", other, "shop", PERIOD).await().code());
+    assertEquals(Code.OK, h.store.queue.start(new QueueStore.NewTx("tx-2", other, "shop"), PERIOD).await().code());
   }
 
   @Test
   void the_externalId_is_accepted_again_once_its_period_has_passed() {
-    h.store.start("tx-1", req("order", "ext-1"), "shop", PERIOD).await();
+    h.store.queue.start(new QueueStore.NewTx("tx-1", req("order", "ext-1"), "shop"), PERIOD).await();
     // The period is a Redis TTL; expiring the key is what the passing of the period does.
     cmd("PEXPIRE", h.keys.externalId("acme", "ext-1"), 1);
     io.conveyor.testing.Eventually.until(Duration.ofSeconds(5), "the externalId key to expire",
         () -> cmd("EXISTS", h.keys.externalId("acme", "ext-1")).toInteger(), n -> n == 0);
-    assertEquals("OK", h.store.start("tx-2", req("order", "ext-1"), "shop", PERIOD).await().code());
+    assertEquals(Code.OK, h.store.queue.start(new QueueStore.NewTx("tx-2", req("order", "ext-1"), "shop"), PERIOD).await().code());
   }
 
   @Test
   void a_batch_answers_each_start_on_its_own_in_order() {
-    List<TxStore.StartReply> replies = h.store.start(List.of(
-        new TxStore.NewTx("tx-1", req("order", "ext-1"), "shop"),
-        new TxStore.NewTx("tx-2", req("order", "ext-1"), "shop"),
-        new TxStore.NewTx("tx-3", req("inner", null), "shop"),
-        new TxStore.NewTx("tx-4", req("order", null), "shop")), PERIOD).await();
-    assertEquals(List.of("OK", "DUPLICATE_EXTERNAL_ID", "NOT_STARTABLE", "OK"),
-        replies.stream().map(TxStore.StartReply::code).toList());
+    List<QueueStore.StartReply> replies = h.store.queue.start(List.of(
+        new QueueStore.NewTx("tx-1", req("order", "ext-1"), "shop"),
+        new QueueStore.NewTx("tx-2", req("order", "ext-1"), "shop"),
+        new QueueStore.NewTx("tx-3", req("inner", null), "shop"),
+        new QueueStore.NewTx("tx-4", req("order", null), "shop")), PERIOD).await();
+    assertEquals(List.of(Code.OK, Code.DUPLICATE_EXTERNAL_ID, Code.NOT_STARTABLE, Code.OK),
+        replies.stream().map(QueueStore.StartReply::code).toList());
     assertEquals("tx-1", replies.get(1).detail());
     assertEquals(List.of("tx-1", "tx-4"), list(h.keys.qInL("shop")));
     assertEquals(0, cmd("EXISTS", h.keys.stateH("tx-2")).toInteger());

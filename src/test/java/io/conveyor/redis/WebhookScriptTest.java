@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conveyor.redis.TxStore.WebhookBatch;
-import io.conveyor.redis.TxStore.WebhookLimits;
-import io.conveyor.redis.TxStore.WebhookResult;
+import io.conveyor.redis.WebhookStore.WebhookBatch;
+import io.conveyor.redis.WebhookStore.WebhookLimits;
+import io.conveyor.redis.WebhookStore.WebhookResult;
 import io.conveyor.testing.ScriptTest;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -33,7 +33,7 @@ class WebhookScriptTest extends ScriptTest {
   }
 
   private WebhookBatch call(String node, List<WebhookResult> results, int max) {
-    return h.store.webhookBatch(node, results, max, LIMITS).await();
+    return h.store.webhooks.webhookBatch(node, results, max, LIMITS).await();
   }
 
   @Test
@@ -104,11 +104,11 @@ class WebhookScriptTest extends ScriptTest {
   void a_poll_reply_cancels_a_delivery_not_yet_begun_and_not_one_under_way() {
     due("tx-a", false);
     due("tx-b", false);
-    assertEquals("CANCELLED", h.store.cancelWebhook("tx-a").await());
+    assertEquals(Code.CANCELLED, h.store.webhooks.cancelWebhook("tx-a").await());
     assertEquals("cancelled", new JsonObject(cmd("HGET", h.keys.stateH("tx-a"), "webhook").toString())
         .getString("status"));
-    assertEquals("NOT_PENDING", h.store.cancelWebhook("tx-a").await());
+    assertEquals(Code.NOT_PENDING, h.store.webhooks.cancelWebhook("tx-a").await());
     call("node-a", List.of(), 10);
-    assertEquals("TOO_LATE", h.store.cancelWebhook("tx-b").await());
+    assertEquals(Code.TOO_LATE, h.store.webhooks.cancelWebhook("tx-b").await());
   }
 }

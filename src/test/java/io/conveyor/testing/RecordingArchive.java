@@ -1,7 +1,7 @@
 package io.conveyor.testing;
 
-import io.conveyor.archive.ArchiveStore;
-import io.conveyor.archive.ArchivedTx;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.database.ArchivedTx;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.List;

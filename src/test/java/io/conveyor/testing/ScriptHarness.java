@@ -3,10 +3,10 @@ package io.conveyor.testing;
 import io.conveyor.redis.Keys;
 import io.conveyor.redis.RedisLink;
 import io.conveyor.redis.Scripts;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Vertx;
 
-/** A TxStore on its own prefix and a hand-moved clock: the scripts run exactly as the node runs them. */
+/** The stores on their own prefix and a hand-moved clock: the scripts run exactly as the node runs them. */
 public final class ScriptHarness implements AutoCloseable {
   public final String prefix = TestRedis.newPrefix();
   public final Keys keys = new Keys(prefix);
@@ -14,7 +14,7 @@ public final class ScriptHarness implements AutoCloseable {
   public final Scripts scripts = new Scripts();
   public final Vertx vertx = Vertx.vertx();
   public final RedisLink link = new RedisLink(vertx, RedisLink.options(TestRedis.url(), 10_000));
-  public final TxStore store = new TxStore(link, keys, scripts, clock);
+  public final Stores store = new Stores(new StoreContext(link, keys, scripts, clock));
 
   @Override
   public void close() {

@@ -1,14 +1,14 @@
 package io.conveyor.testing;
 
 import io.conveyor.Node;
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigLoader;
 import io.conveyor.model.TxSummary;
 import io.conveyor.pipeline.StepRegistry;
 import io.conveyor.redis.Keys;
 import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -33,7 +33,7 @@ public final class TestNode implements AutoCloseable {
   private java.time.Clock clock = Clock.systemUTC();
   private Vertx clientVertx;
   private RedisLink link;
-  public TxStore store;
+  public Stores store;
   public Transactions transactions;
 
   public TestNode() {
@@ -70,11 +70,11 @@ public final class TestNode implements AutoCloseable {
     env.put("CONVEYOR_ARCHIVE_URL", "h2:target/test-archives/" + prefix.replaceAll("[^A-Za-z0-9]", "_") + "/archive");
   }
 
-  private java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> archiveDecorator =
+  private java.util.function.UnaryOperator<io.conveyor.database.ArchiveStore> archiveDecorator =
       java.util.function.UnaryOperator.identity();
 
   /** Wraps the node's archive store (a test records what the node writes). */
-  public TestNode archive(java.util.function.UnaryOperator<io.conveyor.archive.ArchiveStore> decorator) {
+  public TestNode archive(java.util.function.UnaryOperator<io.conveyor.database.ArchiveStore> decorator) {
     this.archiveDecorator = decorator;
     return this;
   }
@@ -111,9 +111,10 @@ public final class TestNode implements AutoCloseable {
     clientVertx = Vertx.vertx();
     // the test's own link goes straight to Redis, whatever the node's URL (a test may put a proxy there)
     link = new RedisLink(clientVertx, RedisLink.options(TestRedis.url(), 10_000));
-    store = new TxStore(link, keys, node.scripts(), Clock.systemUTC());
-    transactions = new Transactions(store, node.catalog(), config,
-        io.vertx.core.Future.succeededFuture(node.archive()));
+    StoreContext context = new StoreContext(link, keys, node.redis().scripts(), Clock.systemUTC());
+    store = new Stores(context);
+    transactions = new Transactions(context, node.catalog(), config,
+        io.vertx.core.Future.succeededFuture(node.archive()), new io.conveyor.metrics.NodeMetrics(false));
     return this;
   }
 
@@ -128,7 +129,7 @@ public final class TestNode implements AutoCloseable {
 
   /** Waits (bounded) until the transaction is final and answers its summary. */
   public TxSummary awaitFinal(String txId) {
-    return Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> store.getState(txId).await(),
+    return Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> store.reads.getState(txId).await(),
         s -> s != null && s.status().isFinal());
   }
 

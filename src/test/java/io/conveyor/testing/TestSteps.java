@@ -12,7 +12,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 
-/** Step types for tests: one that records what it saw, one that throws, one that holds until released. */
+/**
+ * Step types for tests: one that records what it saw, one that throws, one that holds until released, one
+ * that answers from another thread.
+ */
 public final class TestSteps {
   /** Inputs test/record was called with, in order, with the txId and attempt it saw. */
   public final List<JsonObject> recorded = new CopyOnWriteArrayList<>();
@@ -36,6 +39,13 @@ public final class TestSteps {
             ctx.log().info("step says hello");
             done.complete(StepResult.success(ctx.input()));
           });
+          return done.future();
+        }))
+        .register(type("test/elsewhere", p -> ctx -> {
+          // answers from a thread of its own, as a step built on a non-Vert.x client library would
+          Promise<StepResult> done = Promise.promise();
+          Thread answer = new Thread(() -> done.complete(StepResult.success(ctx.input())), "test-elsewhere");
+          answer.start();
           return done.future();
         }))
         .register(type("test/throw", p -> ctx -> {

@@ -87,19 +87,19 @@ public final class ArchiveBench {
       BenchOptions load = new BenchOptions(redis, transactions, "noop", 0, 200, 2000, 0, false);
       Result ran = client.run("load", load, true).await();
       System.err.println("bench/archive: ran " + ran.line());
-      long queued = client.zcard(node.keys().toArchiveZ()).await();
+      long queued = client.zcard(node.redis().keys().toArchiveZ()).await();
       long memoryBefore = client.usedMemory().await();
       System.err.printf("bench/archive: %d transactions wait in toArchiveZ; Redis used_memory %d bytes%n", queued,
           memoryBefore);
 
       archive = Node.start(archiver, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
       long t0 = System.nanoTime();
-      long left0 = client.zcard(node.keys().toArchiveZ()).await();
+      long left0 = client.zcard(node.redis().keys().toArchiveZ()).await();
       long left = left0;
       long lastReport = t0;
       while (left > 0) {
         Thread.sleep(20);
-        left = client.zcard(node.keys().toArchiveZ()).await();
+        left = client.zcard(node.redis().keys().toArchiveZ()).await();
         if (System.nanoTime() - lastReport > 1_000_000_000L) {
           lastReport = System.nanoTime();
           System.err.printf("bench/archive: %d left%n", left);
@@ -144,7 +144,7 @@ public final class ArchiveBench {
         Thread.sleep(1000);
         long t = (System.nanoTime() - t0) / 1_000_000_000L;
         long mem = client.usedMemory().await();
-        long due = client.zcard(node.keys().toArchiveZ()).await();
+        long due = client.zcard(node.redis().keys().toArchiveZ()).await();
         samples.add(new long[] {t, mem, due});
         System.err.printf("bench/archive: t=%ds used_memory=%d toArchiveZ=%d%n", t, mem, due);
       }

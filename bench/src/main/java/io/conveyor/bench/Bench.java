@@ -131,9 +131,9 @@ public final class Bench {
   private static void cleanUp(Node node, BenchClient client) {
     try {
       long removed = client.deleteKeys().await(60, TimeUnit.SECONDS);
-      System.err.printf("bench: removed %d keys under %s%n", removed, node.keys().prefix());
+      System.err.printf("bench: removed %d keys under %s%n", removed, node.redis().keys().prefix());
     } catch (Throwable e) {
-      System.err.println("bench: could not remove the keys under " + node.keys().prefix() + ": " + e.getMessage());
+      System.err.println("bench: could not remove the keys under " + node.redis().keys().prefix() + ": " + e.getMessage());
     }
     try {
       node.stop().await(30, TimeUnit.SECONDS);

@@ -1,9 +1,11 @@
 package io.conveyor.bench;
 
 import io.conveyor.Node;
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
+import io.conveyor.metrics.NodeMetrics;
+import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -17,7 +19,7 @@ import java.util.function.Supplier;
 final class BenchClient extends VerticleBase {
   private final Node node;
   private RedisLink link;
-  private TxStore store;
+  private PipelineStore store;
   private Transactions transactions;
   private Completions completions;
 
@@ -36,11 +38,12 @@ final class BenchClient extends VerticleBase {
   /** Subscribes before anything starts, so no completion can slip by. */
   @Override
   public Future<?> start() {
-    link = new RedisLink(vertx, node.redisOptions());
-    store = new TxStore(link, node.keys(), node.scripts(), node.clock());
-    transactions = new Transactions(store, node.catalog(), node.config(),
-        io.vertx.core.Future.succeededFuture(node.archive()));
-    completions = new Completions(link, node.keys().notifyChannel());
+    StoreContext redis = node.redis().open(vertx);
+    link = redis.link();
+    store = new PipelineStore(redis);
+    transactions = new Transactions(redis, node.catalog(), node.config(),
+        io.vertx.core.Future.succeededFuture(node.archive()), new NodeMetrics(false));
+    completions = new Completions(link, node.redis().keys().notifyChannel());
     return completions.subscribe();
   }
 
@@ -114,7 +117,7 @@ final class BenchClient extends VerticleBase {
   }
 
   Future<Long> deleteKeys() {
-    return onContext(() -> RedisChores.deletePrefix(link, node.keys().prefix()));
+    return onContext(() -> RedisChores.deletePrefix(link, node.redis().keys().prefix()));
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.conveyor.bench;
 
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 

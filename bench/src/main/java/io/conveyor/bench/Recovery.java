@@ -1,6 +1,6 @@
 package io.conveyor.bench;
 
-import io.conveyor.api.Transactions;
+import io.conveyor.domain.Transactions;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigLoader;
 import io.vertx.core.Future;

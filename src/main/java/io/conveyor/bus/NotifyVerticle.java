@@ -1,12 +1,11 @@
-package io.conveyor.api;
+package io.conveyor.bus;
 
-import io.conveyor.Node;
 import io.conveyor.model.Completion;
+import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisLink;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
@@ -22,18 +21,20 @@ import org.slf4j.LoggerFactory;
 public final class NotifyVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(NotifyVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
-  private final Node node;
+  private final RedisAccess redis;
+  private final String nodeId;
   private RedisLink link;
   private RedisConnection connection;
   private boolean stopping;
 
-  public NotifyVerticle(Node node) {
-    this.node = node;
+  public NotifyVerticle(RedisAccess redis, String nodeId) {
+    this.redis = redis;
+    this.nodeId = nodeId;
   }
 
   @Override
   public Future<?> start() {
-    link = node.link(vertx);
+    link = redis.open(vertx).link();
     return subscribe();
   }
 
@@ -43,8 +44,8 @@ public final class NotifyVerticle extends VerticleBase {
       c.handler(this::onMessage);
       c.endHandler(v -> lost(c, "closed"));
       c.exceptionHandler(e -> lost(c, e.getMessage()));
-      return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg("conveyor-notify:" + node.nodeId()))
-          .compose(ok -> c.send(Request.cmd(Command.SUBSCRIBE).arg(node.keys().notifyChannel())));
+      return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg("conveyor-notify:" + nodeId))
+          .compose(ok -> c.send(Request.cmd(Command.SUBSCRIBE).arg(redis.keys().notifyChannel())));
     }).mapEmpty();
   }
 
@@ -68,7 +69,7 @@ public final class NotifyVerticle extends VerticleBase {
   }
 
   /**
-   * completed:<txId>:<status>:<owner> becomes {txId, status} on conveyor.tx.completed (every owner's) and on
+   * completed:<txId>:<status>:<owner> becomes TxCompleted {txId, status} on conveyor.tx.completed (every owner's) and on
    * conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
    * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle.
    */
@@ -83,7 +84,7 @@ public final class NotifyVerticle extends VerticleBase {
     }
     Completion c = Completion.parse(text);
     if (c != null) {
-      JsonObject event = new JsonObject().put("txId", c.txId()).put("status", c.status());
+      Object event = Messages.encode(new TxCompleted(c.txId(), c.status()));
       vertx.eventBus().publish(Addresses.TX_COMPLETED, event, LOCAL);
       vertx.eventBus().publish(Addresses.completedFor(c.owner()), event, LOCAL);
     }

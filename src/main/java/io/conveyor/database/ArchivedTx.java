@@ -1,4 +1,4 @@
-package io.conveyor.archive;
+package io.conveyor.database;
 
 import io.conveyor.model.TxSummary;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package io.conveyor.archive;
+package io.conveyor.database;
 
 import io.conveyor.testing.TestDatabase;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package io.conveyor.node;
+package io.conveyor.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * bounded: step types, scripts, statuses and outcomes are few; owners appear only when
  * metrics.ownerLabels is true; txIds never.
  */
-public final class NodeMetrics {
+public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final boolean ownerLabels;
   private final ConcurrentHashMap<String, Timer> scripts = new ConcurrentHashMap<>();
@@ -82,6 +82,7 @@ public final class NodeMetrics {
     dequeueWait.record(d.isNegative() ? Duration.ZERO : d);
   }
 
+  @Override
   public void script(String name, long nanos) {
     scripts.computeIfAbsent(name, n -> Timer.builder("conveyor.lua.script").description("Lua script round trip")
         .tag("script", n).publishPercentileHistogram().register(registry)).record(nanos, TimeUnit.NANOSECONDS);

@@ -1,4 +1,4 @@
-package io.conveyor.archive;
+package io.conveyor.database;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package io.conveyor.archive;
+package io.conveyor.database;
 
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;

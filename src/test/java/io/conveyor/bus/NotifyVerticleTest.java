@@ -1,4 +1,4 @@
-package io.conveyor.api;
+package io.conveyor.bus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

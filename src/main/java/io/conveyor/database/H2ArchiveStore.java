@@ -1,4 +1,4 @@
-package io.conveyor.archive;
+package io.conveyor.database;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

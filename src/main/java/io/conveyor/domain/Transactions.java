@@ -1,7 +1,8 @@
-package io.conveyor.api;
+package io.conveyor.domain;
 
-import io.conveyor.archive.ArchiveStore;
 import io.conveyor.config.Config;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
 import io.conveyor.model.StartRequest;
 import io.conveyor.model.TxException;
@@ -10,37 +11,69 @@ import io.conveyor.model.TxStatus;
 import io.conveyor.model.TxSummary;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.redis.Batcher;
-import io.conveyor.redis.TxStore;
+import io.conveyor.redis.Code;
+import io.conveyor.redis.ControlStore;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.QueueStore;
+import io.conveyor.redis.ReadStore;
+import io.conveyor.redis.RedisAccess;
+import io.conveyor.redis.RedisUnavailable;
+import io.conveyor.redis.StoreContext;
+import io.conveyor.redis.WebhookStore;
+import io.conveyor.webhook.WebhookGuard;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Starting and reading transactions, shared by every interface (event bus now, HTTP later). */
+/**
+ * Starting, reading, cancelling and signalling transactions: the domain service behind every interface
+ * (HTTP, event bus, bridges, the shell client). Meant for one thread or Vert.x context at a time.
+ */
 public final class Transactions {
-  private final TxStore store;
+  private static final Logger log = LoggerFactory.getLogger(Transactions.class);
+  private final StoreContext redis;
+  private final QueueStore queue;
+  private final ReadStore reads;
+  private final ControlStore control;
+  private final WebhookStore webhookStore;
+  private final PipelineStore pipelines;
   private final PipelineCatalog catalog;
+  private final NodeMetrics metrics;
   private final Config.Transactions settings;
   private final java.time.Duration archiveDelay;
   private final StartRequest.Limits limits;
-  private final Batcher<TxStore.NewTx, TxStore.StartReply> starts;
+  private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
   private final Future<ArchiveStore> archive;
   private final Config.Webhooks webhooks;
 
-  /** Without an archive: only what Redis still holds can be read. */
-  public Transactions(TxStore store, PipelineCatalog catalog, Config config) {
-    this(store, catalog, config, Future.succeededFuture(null));
+  /** What a node's interfaces open a Transactions with, one per verticle (each on a link of its own). */
+  public record Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
+                        NodeMetrics metrics) {
+    public Transactions open(Vertx vertx) {
+      return new Transactions(redis.open(vertx), catalog, config, Future.succeededFuture(archive), metrics);
+    }
   }
 
   /** Reads fall through to the archive (when it is there and opened) for what Redis no longer holds. */
-  public Transactions(TxStore store, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive) {
+  public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
+                      NodeMetrics metrics) {
+    this.redis = redis;
+    this.queue = new QueueStore(redis);
+    this.reads = new ReadStore(redis);
+    this.control = new ControlStore(redis);
+    this.webhookStore = new WebhookStore(redis);
+    this.pipelines = new PipelineStore(redis);
     this.archive = archive;
+    this.metrics = metrics;
     this.webhooks = config.webhooks();
-    this.store = store;
     this.catalog = catalog;
     this.settings = config.transactions();
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
-    this.starts = new Batcher<>(500, txs -> store.start(txs, settings.externalIdPeriod()));
+    this.starts = new Batcher<>(500, txs -> queue.start(txs, settings.externalIdPeriod()));
   }
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */
@@ -58,11 +91,11 @@ public final class Transactions {
         return Future.failedFuture(TxException.invalid("webhook", "webhooks are not set up here: "
             + "webhooks.secret (CONVEYOR_WEBHOOKS_SECRET) is empty"));
       }
-      allowed = io.conveyor.webhook.WebhookGuard.check(java.net.URI.create(req.webhook()), webhooks);
+      allowed = WebhookGuard.check(java.net.URI.create(req.webhook()), webhooks);
     }
-    return allowed.compose(v -> catalog.groupOf(store, req.type()))
+    return allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
         .compose(group -> group == null ? Future.failedFuture(unknownType(req.type())) : start(txId, req, group, true))
-        .recover(e -> e instanceof TxException ? Future.failedFuture(e) : confirm(txId, e));
+        .recover(e -> e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
   }
 
   /**
@@ -71,7 +104,7 @@ public final class Transactions {
    * refusal names the txId, so the client can ask again later.
    */
   private Future<TxSummary> confirm(String txId, Throwable cause) {
-    return store.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
+    return reads.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
         ? Future.succeededFuture(ar.result())
         : Future.failedFuture(new TxException(Kind.UNAVAILABLE, "Redis did not answer (" + cause.getMessage()
             + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
@@ -82,19 +115,19 @@ public final class Transactions {
     java.time.Duration webhookDelay = req.webhook() != null
         && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
         : java.time.Duration.ZERO;
-    return starts.add(new TxStore.NewTx(txId, req, group, webhookDelay)).compose(r -> switch (r.code()) {
-      case "OK" -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
+    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay)).compose(r -> switch (r.code()) {
+      case OK -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
           TxStatus.RUNNING, "queued", 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null,
           req.metadata(), null, null, null,
           req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting")));
-      case "GROUP_CHANGED" -> mayRetry
-          ? catalog.refreshGroup(store, req.type()).compose(g -> start(txId, req, r.detail(), false))
+      case GROUP_CHANGED -> mayRetry
+          ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), false))
           : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
-      case "UNKNOWN_TYPE" -> Future.failedFuture(unknownType(req.type()));
-      case "NOT_STARTABLE" -> Future.failedFuture(new TxException(Kind.NOT_STARTABLE,
+      case UNKNOWN_TYPE -> Future.failedFuture(unknownType(req.type()));
+      case NOT_STARTABLE -> Future.failedFuture(new TxException(Kind.NOT_STARTABLE,
           "type: pipeline " + req.type() + " is not a transaction type (set transactionType: true to start it)",
           "type", null));
-      case "DUPLICATE_EXTERNAL_ID" -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
+      case DUPLICATE_EXTERNAL_ID -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
           "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
               + io.conveyor.config.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
       default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
@@ -102,9 +135,7 @@ public final class Transactions {
   }
 
   private Future<TxSummary> started(TxSummary s) {
-    if (store.link().metrics() != null) {
-      store.link().metrics().started(s.owner());
-    }
+    metrics.started(s.owner());
     return Future.succeededFuture(s);
   }
 
@@ -114,7 +145,7 @@ public final class Transactions {
     if (bad != null) {
       return Future.failedFuture(bad);
     }
-    return store.getState(txId).recover(Transactions::asRefusal)
+    return reads.getState(txId).recover(Transactions::asRefusal)
         .compose(s -> s != null ? Future.succeededFuture(s) : archived(txId))
         .compose(s -> s == null || !owner.equals(s.owner())
             ? Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId))
@@ -134,9 +165,13 @@ public final class Transactions {
     if (s == null || s.webhook() == null || !"waiting".equals(s.webhook().getString("status"))) {
       return Future.succeededFuture(s);
     }
-    return store.webhookState(s.txId(), s.webhook().getString("url"))
+    return webhookStore.webhookState(s.txId(), s.webhook().getString("url"))
         .map(w -> w == null ? s : s.withWebhook(TxSummary.webhookView(w)))
-        .recover(e -> Future.succeededFuture(s));
+        .recover(e -> {
+          // the archived summary still answers; only the live delivery state is missing from it
+          log.warn("{}: could not read its webhook's delivery state from Redis: {}", s.txId(), e.getMessage());
+          return Future.succeededFuture(s);
+        });
   }
 
   /**
@@ -148,8 +183,12 @@ public final class Transactions {
         || !Boolean.TRUE.equals(s.metadata() == null ? null : s.metadata().getValue("pollReplyCancelsWebhook"))) {
       return Future.succeededFuture(s);
     }
-    return store.cancelWebhook(s.txId()).compose(code -> code.equals("CANCELLED") ? status(s.txId(), s.owner())
-        : Future.succeededFuture(s)).recover(e -> Future.succeededFuture(s));
+    return webhookStore.cancelWebhook(s.txId()).compose(code -> code == Code.CANCELLED ? status(s.txId(), s.owner())
+        : Future.succeededFuture(s)).recover(e -> {
+          // the client has its answer; the webhook then goes out too (twice told, never untold)
+          log.warn("{}: could not cancel its webhook after a long-poll reply: {}", s.txId(), e.getMessage());
+          return Future.succeededFuture(s);
+        });
   }
 
   private static TxException archiveUnavailable(Throwable cause) {
@@ -173,9 +212,9 @@ public final class Transactions {
     if (bad != null) {
       return Future.failedFuture(bad);
     }
-    return store.cancel(txId, owner, archiveDelay).compose(r -> switch (r.code()) {
-      case "NOT_FOUND" -> notInRedis(txId, owner);
-      case "ALREADY_FINAL" -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
+    return control.cancel(txId, owner, archiveDelay).compose(r -> switch (r.code()) {
+      case NOT_FOUND -> notInRedis(txId, owner);
+      case ALREADY_FINAL -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
           "transaction " + txId + " has ended already (" + r.detail() + ")", null, txId));
       default -> status(txId, owner);
     }).recover(Transactions::asRefusal);
@@ -193,9 +232,9 @@ public final class Transactions {
     if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
       return Future.failedFuture(TxException.invalid("name", "expected a switch name of letters, digits, _ . -"));
     }
-    return store.setSwitch(txId, owner, name, value).compose(code -> switch (code) {
-      case "NOT_FOUND" -> notInRedis(txId, owner);
-      case "ALREADY_FINAL" -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
+    return control.setSwitch(txId, owner, name, value).compose(code -> switch (code) {
+      case NOT_FOUND -> notInRedis(txId, owner);
+      case ALREADY_FINAL -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
           "transaction " + txId + " has ended already", null, txId));
       default -> status(txId, owner);
     }).recover(Transactions::asRefusal);
@@ -205,13 +244,14 @@ public final class Transactions {
    * A Transactions service with a link of its own, for a client outside any node (the shell client, tests).
    * Like every Transactions, it is meant for one thread or Vert.x context at a time.
    */
-  public static Transactions client(io.vertx.core.Vertx vertx, Config config) {
-    TxStore store = new TxStore(new io.conveyor.redis.RedisLink(vertx, io.conveyor.redis.RedisLink.options(
-        config.redis().url(), config.redis().maxPipelined()), config.redis().timeout()), new io.conveyor.redis.Keys(config.redis().prefix()),
-        new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC());
+  public static Transactions client(Vertx vertx, Config config) {
+    RedisAccess redis = new RedisAccess(io.conveyor.redis.RedisLink.options(config.redis().url(),
+        config.redis().maxPipelined()), config.redis().timeout(), new io.conveyor.redis.Keys(config.redis().prefix()),
+        new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC(), io.conveyor.redis.ScriptMeter.NONE);
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
-    return new Transactions(store, new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
-        io.conveyor.pipeline.StepRegistry.withBuiltIns())), config, archive.open().map(v -> archive));
+    return new Transactions(redis.open(vertx), new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
+        io.conveyor.pipeline.StepRegistry.withBuiltIns())), config, archive.open().map(v -> archive),
+        new NodeMetrics(false));
   }
 
   /** An owner's transaction by its externalId, while the externalId's uniqueness period lasts. */
@@ -222,15 +262,16 @@ public final class Transactions {
     TxException none = new TxException(Kind.NOT_FOUND, "no transaction with externalId " + externalId,
         "externalId", null);
     // within its uniqueness period Redis names the txId; after it, only the archive knows
-    return store.txIdForExternalId(owner, externalId).recover(Transactions::asRefusal).compose(txId -> txId != null
+    return reads.txIdForExternalId(owner, externalId).recover(Transactions::asRefusal).compose(txId -> txId != null
         ? status(txId, owner)
         : archive.compose(a -> a == null ? Future.succeededFuture(null) : a.findByExternalId(owner, externalId))
             .transform(ar -> ar.failed() ? Future.failedFuture(archiveUnavailable(ar.cause()))
                 : ar.result() == null ? Future.failedFuture(none) : Future.succeededFuture(ar.result().summary())));
   }
 
-  public TxStore store() {
-    return store;
+  /** Closes its link to Redis. */
+  public Future<Void> close() {
+    return redis.close();
   }
 
   /** What is wrong with a {txId, owner} a client sent, or null. */
@@ -245,7 +286,12 @@ public final class Transactions {
     return new TxException(Kind.UNKNOWN_TYPE, "type: no pipeline named " + type, "type", null);
   }
 
+  /** Redis not answering becomes a refusal a client can act on (503); anything else stays what it is. */
   private static <T> Future<T> asRefusal(Throwable e) {
-    return Future.failedFuture(e instanceof TxException ? e : TxStore.unavailable(e));
+    return Future.failedFuture(e instanceof RedisUnavailable ? unavailable(e) : e);
+  }
+
+  public static TxException unavailable(Throwable cause) {
+    return new TxException(Kind.UNAVAILABLE, cause.getMessage(), null, null);
   }
 }

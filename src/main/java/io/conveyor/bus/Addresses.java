@@ -1,0 +1,42 @@
+package io.conveyor.bus;
+
+/**
+ * Every event-bus address Conveyor answers on or publishes to; docs/event-bus.md lists each with its
+ * payload. Commands are conveyor.<noun>.<verb> (request/reply); facts are conveyor.<noun>.<past tense>
+ * (published). Payloads are JSON objects; the facts are the records of this package, mapped by Messages.
+ */
+public final class Addresses {
+  /** Start a transaction: {type, owner, externalId?, metadata?, input?} → its summary. */
+  public static final String TX_START = "conveyor.tx.start";
+  /** Read a transaction: {txId, owner} → its summary; another owner's txId is not found, like an unknown one. */
+  public static final String TX_STATUS = "conveyor.tx.status";
+  /**
+   * Cancel a transaction: {txId, owner} → its summary (cancelled, or still running when it will stop at its
+   * next step boundary); an ended one fails 409 already-final.
+   */
+  public static final String TX_CANCEL = "conveyor.tx.cancel";
+  /** Set a switch: {txId, owner, name, value} → the summary; a transaction sleeping on it wakes at once. */
+  public static final String TX_SWITCH = "conveyor.tx.switch";
+
+  /** Fact, published on each node (local only) when any transaction completes: TxCompleted. */
+  public static final String TX_COMPLETED = "conveyor.tx.completed";
+  /** Fact, published cluster-wide by the reaper leader when it took a dead node's work over: NodeDied. */
+  public static final String NODE_DIED = "conveyor.node.died";
+  /** Fact, published cluster-wide by a node that began or stopped leading a role: LeaseChanged. */
+  public static final String LEASE_CHANGED = "conveyor.lease.changed";
+  /** Hint, local only: a webhook became due (the body is its id); wakes this node's webhook leader. */
+  public static final String WEBHOOKS_DUE = "conveyor.webhooks.due";
+  /** Hint, local only: Hazelcast saw a member leave (MemberLeft); the reaper looks at once. Never a verdict. */
+  public static final String MEMBER_LEFT = "conveyor.cluster.member-left";
+
+  /** The facts and hints, for docs and the bridge: every address a client may listen to. */
+  public static final java.util.List<String> PUBLISHED = java.util.List.of(TX_COMPLETED, NODE_DIED, LEASE_CHANGED);
+
+  /** Published on each node (local only) when one of this owner's transactions completes: TxCompleted. */
+  public static String completedFor(String owner) {
+    return TX_COMPLETED + "." + owner;
+  }
+
+  private Addresses() {
+  }
+}

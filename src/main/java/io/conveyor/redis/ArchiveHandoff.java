@@ -1,0 +1,53 @@
+package io.conveyor.redis;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Finished transactions handed to the archive leader, and deleted from Redis once it confirms them. */
+public final class ArchiveHandoff {
+  private final StoreContext r;
+  private final Keys keys;
+
+  public ArchiveHandoff(StoreContext r) {
+    this.r = r;
+    this.keys = r.keys();
+  }
+
+  /** A transaction handed out for archiving: its stored fields, and the stamp that confirms it. */
+  public record ToArchive(String txId, String stamp, JsonObject fields) {
+  }
+
+  /** What archive.lua answered: whether the caller leads, how many it confirmed, and the next batch. */
+  public record ArchiveBatch(boolean leader, int confirmed, List<ToArchive> batch) {
+  }
+
+  /**
+   * Confirms what the caller wrote to the archive (deleting it from Redis), then, if the caller leads the
+   * archive role, takes up to max due transactions (see archive.lua).
+   */
+  public Future<ArchiveBatch> archiveBatch(String nodeId, List<ToArchive> written, int max, Duration lease,
+                                           Duration grace) {
+    List<String> k = new ArrayList<>(4 + written.size());
+    k.addAll(List.of(keys.toArchiveZ(), keys.lock1(LeaderRole.ARCHIVE), keys.lock2(LeaderRole.ARCHIVE),
+        keys.exceptionZ()));
+    List<String> args = new ArrayList<>(6 + 2 * written.size());
+    args.addAll(List.of(nodeId, r.now(), Integer.toString(max), Long.toString(lease.toMillis()),
+        Long.toString(grace.toMillis()), keys.stateH("")));
+    for (ToArchive t : written) {
+      k.add(keys.stateH(t.txId()));
+      args.add(t.txId());
+      args.add(t.stamp());
+    }
+    return r.run(r.scripts().archive, k, args).map(reply -> {
+      List<ToArchive> batch = new ArrayList<>((reply.size() - 2) / 3);
+      for (int i = 2; i + 2 < reply.size(); i += 3) {
+        batch.add(new ToArchive(reply.get(i).toString(), reply.get(i + 1).toString(),
+            Replies.flatHash(reply.get(i + 2))));
+      }
+      return new ArchiveBatch(reply.get(0).toInteger() == 1, reply.get(1).toInteger(), batch);
+    });
+  }
+}

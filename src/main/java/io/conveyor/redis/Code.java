@@ -1,0 +1,51 @@
+package io.conveyor.redis;
+
+import io.vertx.redis.client.Response;
+
+/**
+ * The codes the Lua scripts answer with: lua/lib/codes.lua holds the same table (a test keeps them equal).
+ * Each script's header says which it answers and what they mean for it.
+ */
+public enum Code {
+  /** Done as asked. */
+  OK,
+  /** No such transaction (or another owner's, for a client's request). Nothing written. */
+  NOT_FOUND,
+  /** The caller no longer owns the transaction: a later attempt does, or it is not processing. Nothing written. */
+  FENCED,
+  /** Cancelled now (cancel, webhook-cancel), or its owner asked to cancel it (checkpoint). */
+  CANCELLED,
+  /** Not a final status (a bug in the caller). */
+  BAD_STATUS,
+  /** A transaction with this txId exists already. */
+  DUPLICATE_TX,
+  /** No pipeline of that name. */
+  UNKNOWN_TYPE,
+  /** The pipeline is not a transaction type. */
+  NOT_STARTABLE,
+  /** The pipeline belongs to another group than the caller expected: call again with that group's keys. */
+  GROUP_CHANGED,
+  /** The owner used this externalId within its uniqueness period. */
+  DUPLICATE_EXTERNAL_ID,
+  /** A child pipeline of that name does not exist. */
+  UNKNOWN_PIPELINE,
+  /** The transaction is running: it ends cancelled at its next step boundary. */
+  CANCEL_REQUESTED,
+  /** The transaction has ended already. */
+  ALREADY_FINAL,
+  /** A switch was set. */
+  SET,
+  /** The transaction sleeps off every worker until its time or its switch. */
+  SLEEPING,
+  /** The awaited switch had changed already: queued again at once instead of sleeping. */
+  REQUEUED,
+  /** A webhook delivery attempt has begun: it cannot be cancelled any more. */
+  TOO_LATE,
+  /** No webhook delivery is waiting. */
+  NOT_PENDING;
+
+  /** The code of a reply that is a code, or a list that starts with one. */
+  public static Code of(Response reply) {
+    return valueOf((reply.type() == io.vertx.redis.client.ResponseType.MULTI ? reply.get(0) : reply).toString());
+  }
+}

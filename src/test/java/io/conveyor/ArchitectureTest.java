@@ -1,0 +1,71 @@
+package io.conveyor;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The import rules of the house (docs/decisions.md, "The structure"), held against the product's classes. */
+class ArchitectureTest {
+  private static JavaClasses product;
+
+  @BeforeAll
+  static void importProduct() {
+    product = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.conveyor");
+  }
+
+  @Test
+  void no_two_packages_import_each_other_even_through_others() {
+    slices().matching("io.conveyor.(*)..").should().beFreeOfCycles().check(product);
+  }
+
+  @Test
+  void only_the_composition_root_knows_the_node() {
+    noClasses().that().doNotHaveFullyQualifiedName(Main.class.getName())
+        .and().doNotHaveFullyQualifiedName(Node.class.getName())
+        .and().doNotHaveFullyQualifiedName(NodeCluster.class.getName())
+        .should().dependOnClassesThat().haveFullyQualifiedName(Node.class.getName())
+        .check(product);
+  }
+
+  @Test
+  void the_roles_queue_archive_webhook_and_node_liveness_never_import_one_another() {
+    slices().matching("io.conveyor.(queue|archive|webhook|node)..").should().notDependOnEachOther().check(product);
+  }
+
+  @Test
+  void the_api_and_the_domain_reach_work_only_through_redis_and_the_bus() {
+    noClasses().that().resideInAnyPackage("io.conveyor.api..", "io.conveyor.domain..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.conveyor.queue..", "io.conveyor.archive..",
+            "io.conveyor.node..")
+        .check(product);
+  }
+
+  @Test
+  void the_stores_depend_on_nothing_above_them() {
+    noClasses().that().resideInAnyPackage("io.conveyor.redis..", "io.conveyor.database..", "io.conveyor.model..",
+            "io.conveyor.config..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.conveyor.api..", "io.conveyor.domain..",
+            "io.conveyor.queue..", "io.conveyor.archive..", "io.conveyor.webhook..", "io.conveyor.node..",
+            "io.conveyor.pipeline..", "io.conveyor.bus..", "io.conveyor.metrics..")
+        .check(product);
+  }
+
+  @Test
+  void time_comes_from_the_injected_clock_never_from_the_wall() {
+    noClasses().should().callMethod(System.class, "currentTimeMillis")
+        .orShould().callMethod(Instant.class, "now")
+        .check(product);
+  }
+
+  @Test
+  void production_code_has_no_fault_hooks_that_halt_the_process() {
+    noClasses().should().callMethod(Runtime.class, "halt", int.class).check(product);
+  }
+}
