@@ -67,8 +67,8 @@ public final class ArchiveVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new ArchiveHandoff(redisContext);
-    leadership = new Leadership(vertx, "archive", "archiving to " + archive.describe(), nodeId,
-        redisContext.clock());
+    leadership = new Leadership(vertx, LeaderRole.ARCHIVE, "archiving to " + archive.describe(), nodeId,
+        new LivenessStore(redisContext), redisContext.clock());
     if (settings.timeout().compareTo(settings.lease()) >= 0) {
       log.warn("archive.timeout ({}) is not shorter than archive.lease ({}): a leader stuck on a write may lose "
           + "its lease meanwhile, and two nodes may then write the same batch", Durations.format(settings.timeout()),
@@ -231,8 +231,7 @@ public final class ArchiveVerticle extends VerticleBase {
     return idle.future()
         .compose(v -> written.isEmpty() ? Future.succeededFuture()
             : store.archiveBatch(nodeId, written, 0, settings.lease(), settings.grace()))
-        .compose(v -> leadership.leads() ? new LivenessStore(redisContext).breakLease(LeaderRole.ARCHIVE,
-            List.of(nodeId)) : Future.succeededFuture())
+        .compose(v -> leadership.handOn())
         .onFailure(e -> log.warn("archiving stopped uncleanly (the next leader will finish): {}", e.getMessage()))
         .transform(ar -> redisContext.close());
   }

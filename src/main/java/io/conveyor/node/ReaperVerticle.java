@@ -61,7 +61,8 @@ public final class ReaperVerticle extends VerticleBase {
     liveness = new LivenessStore(redisContext);
     control = new ControlStore(redisContext);
     stats = new StatsStore(redisContext);
-    leadership = new Leadership(vertx, "reaper", "the reaper", settings.nodeId(), redisContext.clock());
+    leadership = new Leadership(vertx, LeaderRole.REAPER, "the reaper", settings.nodeId(), liveness,
+        redisContext.clock());
     tick();
     return vertx.eventBus().localConsumer(Addresses.MEMBER_LEFT,
         m -> memberLeft(Messages.decode(m.body(), MemberLeft.class).clusterNodeId())).completion();
@@ -129,10 +130,13 @@ public final class ReaperVerticle extends VerticleBase {
     }).onFailure(e -> log.warn("taking over a departed member failed: {}", e.getMessage()));
   }
 
+  /** Hands the reaper lease on (when it leads), so another node reaps at once. */
   @Override
   public Future<?> stop() {
     stopping = true;
     vertx.cancelTimer(timer);
-    return redisContext.close();
+    return leadership.handOn()
+        .onFailure(e -> log.warn("could not hand the reaper lease on ({}); it runs out by itself", e.getMessage()))
+        .transform(ar -> redisContext.close());
   }
 }

@@ -88,7 +88,8 @@ public final class WebhookVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new WebhookStore(redisContext);
-    leadership = new Leadership(vertx, "webhooks", "webhook delivery", nodeId, redisContext.clock());
+    leadership = new Leadership(vertx, LeaderRole.WEBHOOKS, "webhook delivery", nodeId,
+        new LivenessStore(redisContext), redisContext.clock());
     http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
         .setKeepAlive(true).setIdleTimeout(60), new PoolOptions().setHttp1MaxSize(Math.min(settings.concurrency(), 50)));
     return Future.all(vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> tick()).completion(),
@@ -304,8 +305,7 @@ public final class WebhookVerticle extends VerticleBase {
     return idle.future()
         .timeout(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS)
         .compose(v -> store.webhookBatch(nodeId, results, 0, limits))
-        .compose(v -> leadership.leads() ? new LivenessStore(redisContext).breakLease(LeaderRole.WEBHOOKS,
-            List.of(nodeId)) : Future.succeededFuture())
+        .compose(v -> leadership.handOn())
         .onFailure(e -> log.warn("webhook delivery stopped uncleanly (the next leader retries): {}", e.getMessage()))
         .transform(ar -> http.close().transform(x -> redisContext.close()));
   }

@@ -45,7 +45,8 @@ class MessagesTest {
 
   @Test
   @Timeout(value = 10, timeUnit = TimeUnit.SECONDS)
-  void leadership_publishes_each_change_once_and_nothing_while_it_stays(Vertx vertx, VertxTestContext test) {
+  void leadership_publishes_each_change_once_and_nothing_while_it_stays(Vertx vertx, VertxTestContext test)
+      throws InterruptedException {
     List<LeaseChanged> heard = new ArrayList<>();
     Checkpoint two = test.checkpoint(2);
     Clock clock = Clock.fixed(Instant.ofEpochMilli(42), ZoneOffset.UTC);
@@ -53,7 +54,8 @@ class MessagesTest {
       heard.add(Messages.decode(m.body(), LeaseChanged.class));
       two.flag();
     }).completion().onComplete(test.succeeding(v -> {
-      Leadership archive = new Leadership(vertx, "archive", "archiving", "node-a", clock);
+      Leadership archive = new Leadership(vertx, io.conveyor.redis.LeaderRole.ARCHIVE, "archiving", "node-a", null,
+          clock);
       archive.update(true);
       archive.update(true);
       archive.update(false);
