@@ -290,6 +290,11 @@ public final class Node {
     return archive;
   }
 
+  /** This node's meters and Vert.x's, as /metrics serves them. */
+  public NodeMetrics metrics() {
+    return metrics;
+  }
+
   /** This node's Redis access (tests open stores on it as the node's verticles do). */
   public RedisAccess redis() {
     return redis;

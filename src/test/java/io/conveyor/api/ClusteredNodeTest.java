@@ -26,6 +26,7 @@ class ClusteredNodeTest {
   private static final List<String> seenTxIds = new CopyOnWriteArrayList<>();
   private static Vertx shop;
   private static TestNode node;
+  private static int httpPort;
 
   @BeforeAll
   static void startClusterAndNode() {
@@ -38,7 +39,11 @@ class ClusteredNodeTest {
     }).completion().await();
     shop.eventBus().consumer("shop.silent", m -> { }).completion().await();
     shop.eventBus().consumer("shop.refuse", m -> m.fail(402, "card declined")).completion().await();
+    httpPort = io.conveyor.testing.TestRedis.freePort();
     node = new TestNode().set("CLUSTER_ENABLED", "true").set("CLUSTER_NAME", cluster)
+        .set("HTTP_PORT", Integer.toString(httpPort)).set("API_KEYS", "acme:client:k-acme")
+        .pipeline("held", "{'name':'held','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/hold'}]}")
         .pipeline("charge", "{'name':'charge','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'eventbus','params':{'address':'shop.charge'}},{'type':'test/record'}]}")
         .pipeline("silent", "{'name':'silent','nodeGroup':'master','transactionType':true,'steps':["
@@ -103,5 +108,33 @@ class ClusteredNodeTest {
     TxException unknown = org.junit.jupiter.api.Assertions.assertThrows(TxException.class,
         () -> client.start("nope", "acme", new JsonObject()).await());
     assertEquals(TxException.Kind.UNKNOWN_TYPE, unknown.kind());
+  }
+
+  @Test
+  void a_long_poll_listens_on_its_own_node_only_and_nothing_of_it_reaches_the_cluster() throws Exception {
+    String txId = node.start("held", new JsonObject());
+    var held = steps.held.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+    double before = handlers();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    var poll = http.sendAsync(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + httpPort
+            + "/api/v1/transactions/" + txId + "?wait=20")).header("Authorization", "Bearer k-acme").build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    String address = "conveyor.tx.completed.acme";
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the long-poll to listen on its node",
+        ClusteredNodeTest::handlers, n -> n > before);
+    // had the long-poll registered cluster-wide, this request would reach it (and time out unanswered)
+    io.vertx.core.eventbus.ReplyException e = org.junit.jupiter.api.Assertions.assertThrows(
+        io.vertx.core.eventbus.ReplyException.class, () -> shop.eventBus().request(address, new JsonObject(),
+            new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(2000)).await());
+    assertEquals(io.vertx.core.eventbus.ReplyFailure.NO_HANDLERS, e.failureType(), e.getMessage());
+    held.complete(io.conveyor.pipeline.StepResult.success(new JsonObject()));
+    var answer = poll.get(20, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(200, answer.statusCode(), answer.body());
+    assertEquals("success", new JsonObject(answer.body()).getString("status"));
+  }
+
+  /** The node's event-bus handlers, as its Vert.x metrics count them (they carry no address label). */
+  private static double handlers() {
+    return node.node().metrics().registry().get("vertx.eventbus.handlers").gauge().value();
   }
 }
