@@ -56,6 +56,8 @@ public final class Node {
   private static final Logger log = LoggerFactory.getLogger(Node.class);
   /** How long one verticle may take to stop (the dequeue verticle gets node.drainTime on top). */
   private static final Duration STOP_BOUND = Duration.ofSeconds(10);
+  /** How long a node that failed to start may take to stop what it had started. */
+  private static final Duration ABORT_BOUND = Duration.ofSeconds(8);
   private final Config config;
   private final String nodeId = Ids.nodeId();
   private final Clock clock;
@@ -127,7 +129,9 @@ public final class Node {
               node.embedded != null ? " (embedded)" : "", pipelines.size());
           return node;
         })
-        .recover(e -> node.stop().transform(ar -> Future.failedFuture(e)));
+        // a node that cannot start must say so and go within seconds: its clean-up is bounded as a whole
+        .recover(e -> node.stop().timeout(ABORT_BOUND.toMillis(), TimeUnit.MILLISECONDS)
+            .transform(ar -> Future.failedFuture(e)));
   }
 
   private Future<Void> prepareRedis(List<CompiledPipeline> pipelines) {

@@ -65,7 +65,7 @@ public final class HttpApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     redis = factory.redis().open(vertx);
-    tx = factory.open(vertx);
+    tx = factory.on(redis);
     reads = new ReadStore(redis);
     pipelines = new PipelineStore(redis);
     queue = new QueueStore(redis);
@@ -333,6 +333,6 @@ public final class HttpApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server.close().eventually(redis::close).eventually(tx::close);
+    return server.close().eventually(tx::close);
   }
 }

@@ -53,7 +53,12 @@ public final class Transactions {
   public record Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
                         NodeMetrics metrics) {
     public Transactions open(Vertx vertx) {
-      return new Transactions(redis.open(vertx), catalog, config, Future.succeededFuture(archive), metrics);
+      return on(redis.open(vertx));
+    }
+
+    /** A Transactions on a context the caller opened (and shares with stores of its own). */
+    public Transactions on(StoreContext context) {
+      return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics);
     }
   }
 
