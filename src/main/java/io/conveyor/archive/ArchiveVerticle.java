@@ -26,8 +26,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ArchiveVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ArchiveVerticle.class);
-  /** A fault for crash tests: the process halts right after a write, before confirming it. */
-  static final String HALT_AFTER_WRITE = "conveyor.fault.haltAfterArchiveWrite";
   private final Node node;
   private final Config.Archive settings;
   private RedisLink link;
@@ -132,11 +130,6 @@ public final class ArchiveVerticle extends VerticleBase {
       writing = false;
       if (ar.succeeded()) {
         node.metrics().archiveBatch(rows.size(), System.nanoTime() - began);
-        if (Boolean.getBoolean(HALT_AFTER_WRITE)) {
-          log.error("fault {}: halting after writing {} transactions, before confirming them", HALT_AFTER_WRITE,
-              rows.size());
-          Runtime.getRuntime().halt(99);
-        }
         if (failures > 0) {
           log.info("the archive ({}) accepts writes again after {} failed attempts", node.archive().describe(),
               failures);
