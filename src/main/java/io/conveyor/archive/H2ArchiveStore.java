@@ -82,17 +82,22 @@ final class H2ArchiveStore implements ArchiveStore {
       // a node migrating a large file may take a while; the others wait for it, not H2's default second
       s.execute("SET LOCK_TIMEOUT " + java.util.concurrent.TimeUnit.MINUTES.toMillis(2));
       s.executeQuery("SELECT id FROM " + table + "_migration_lock FOR UPDATE").close();
-      JdbcDataSource source = new JdbcDataSource();
-      source.setURL(url());
-      source.setUser("sa");
-      source.setPassword("");
-      ArchiveSchema.migrate(lock, source, "h2", table);
+      ArchiveSchema.migrate(lock, source(), "h2", table);
       lock.commit();
     }
   }
 
   private String url() {
     return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE";
+  }
+
+  /** Connections for Flyway; the file is open by now, so no lock-file race is left to retry. */
+  private JdbcDataSource source() {
+    JdbcDataSource source = new JdbcDataSource();
+    source.setURL(url());
+    source.setUser("sa");
+    source.setPassword("");
+    return source;
   }
 
   /**
