@@ -14,11 +14,12 @@ import java.sql.Timestamp;
 import java.sql.Types;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.h2.jdbcx.JdbcDataSource;
 
 /**
  * The embedded archive: an H2 database file (the default when archive.url is empty). JDBC blocks, so every
  * call runs on one worker thread of its own, in order. AUTO_SERVER lets other processes on this machine (a
- * second node, the shell client) open the same file.
+ * second node, the shell client) open the same file. The schema is migrated by Flyway (ArchiveSchema) at open.
  */
 final class H2ArchiveStore implements ArchiveStore {
   private final Vertx vertx;
@@ -36,19 +37,6 @@ final class H2ArchiveStore implements ArchiveStore {
     this.vertx = vertx;
     this.file = file.toAbsolutePath();
     this.table = table;
-  }
-
-  private List<List<String>> migrations() {
-    return List.of(List.of(
-        "CREATE TABLE " + table + " (tx_id VARCHAR(64) PRIMARY KEY, owner VARCHAR(1024) NOT NULL, "
-            + "external_id VARCHAR(4096), type VARCHAR(1024) NOT NULL, status VARCHAR(32) NOT NULL, "
-            + "created TIMESTAMP WITH TIME ZONE NOT NULL, completed TIMESTAMP WITH TIME ZONE, "
-            + "state CHARACTER LARGE OBJECT NOT NULL, webhook CHARACTER LARGE OBJECT, "
-            + "archived TIMESTAMP WITH TIME ZONE NOT NULL)",
-        "CREATE INDEX " + table + "_owner_external_id ON " + table + " (owner, external_id)",
-        "CREATE INDEX " + table + "_completed ON " + table + " (completed)"),
-        List.of("ALTER TABLE " + table + " ADD COLUMN state_updated BIGINT",
-            "ALTER TABLE " + table + " ADD COLUMN state_rev BIGINT"));
   }
 
   /** Runs JDBC work on the store's own thread and answers on the caller's Vert.x context. */
@@ -71,28 +59,45 @@ final class H2ArchiveStore implements ArchiveStore {
     return blocking(() -> {
       java.nio.file.Files.createDirectories(file.getParent());
       connection = connect();
+      migrate();
       connection.setAutoCommit(false);
-      try (Statement s = connection.createStatement()) {
-        s.execute("CREATE TABLE IF NOT EXISTS " + table + "_schema (version INT NOT NULL)");
-        int have;
-        try (ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(version), 0) FROM " + table + "_schema")) {
-          rs.next();
-          have = rs.getInt(1);
-        }
-        List<List<String>> all = migrations();
-        for (int v = have; v < all.size(); v++) {
-          for (String sql : all.get(v)) {
-            s.execute(sql);
-          }
-          s.execute("INSERT INTO " + table + "_schema VALUES (" + (v + 1) + ")");
-        }
-        connection.commit();
-      } catch (SQLException e) {
-        connection.rollback();
-        throw e;
-      }
       return null;
     });
+  }
+
+  /**
+   * Flyway under a row lock that the other stores on this file wait for. Flyway alone does not serialise H2
+   * (H2ArchiveStoreTest, run without this lock, failed both ways): its lock is a row lock on its history table,
+   * which H2 gives up when a migration's DDL commits (H2 commits around every DDL statement), so two nodes ran
+   * V1 ("Table already exists"); and it decides whether to create or baseline its history before it locks, so
+   * a node lost that race ("Unable to baseline … already exists, and is empty"). This lock is held on a
+   * connection of its own that runs no DDL, through the whole decision and run. Through AUTO_SERVER every
+   * process reaches the same database, so it holds across processes too.
+   */
+  private void migrate() throws SQLException {
+    try (Connection lock = DriverManager.getConnection(url(), "sa", ""); Statement s = lock.createStatement()) {
+      // table and row in one statement, which H2 runs under its schema lock: exactly one node creates them
+      s.execute("CREATE TABLE IF NOT EXISTS " + table + "_migration_lock (id INT PRIMARY KEY) AS SELECT 1");
+      lock.setAutoCommit(false);
+      // a node migrating a large file may take a while; the others wait for it, not H2's default second
+      s.execute("SET LOCK_TIMEOUT " + java.util.concurrent.TimeUnit.MINUTES.toMillis(2));
+      s.executeQuery("SELECT id FROM " + table + "_migration_lock FOR UPDATE").close();
+      ArchiveSchema.migrate(lock, source(), "h2", table);
+      lock.commit();
+    }
+  }
+
+  private String url() {
+    return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE";
+  }
+
+  /** Connections for Flyway; the file is open by now, so no lock-file race is left to retry. */
+  private JdbcDataSource source() {
+    JdbcDataSource source = new JdbcDataSource();
+    source.setURL(url());
+    source.setUser("sa");
+    source.setPassword("");
+    return source;
   }
 
   /**
@@ -104,7 +109,7 @@ final class H2ArchiveStore implements ArchiveStore {
     long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
     while (true) {
       try {
-        return DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "");
+        return DriverManager.getConnection(url(), "sa", "");
       } catch (SQLException e) {
         // 8000 covers "another process was faster" and lock-file races; 90020 is "already in use"
         boolean race = e.getErrorCode() == 8000 || e.getErrorCode() == 90020

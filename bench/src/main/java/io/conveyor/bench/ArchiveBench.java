@@ -121,7 +121,7 @@ public final class ArchiveBench {
       }
       client.deleteKeys().await(60, TimeUnit.SECONDS);
       node.stop().await(30, TimeUnit.SECONDS);
-      query(pg, "DROP TABLE IF EXISTS " + table + ", " + table + "_schema");
+      query(pg, "DROP TABLE IF EXISTS " + table + ", " + table + "_schema_history, " + table + "_schema");
     }
     System.exit(0);
   }
@@ -160,7 +160,7 @@ public final class ArchiveBench {
     } finally {
       client.deleteKeys().await(60, TimeUnit.SECONDS);
       node.stop().await(30, TimeUnit.SECONDS);
-      query(pg, "DROP TABLE IF EXISTS " + table + ", " + table + "_schema");
+      query(pg, "DROP TABLE IF EXISTS " + table + ", " + table + "_schema_history, " + table + "_schema");
     }
   }
 

@@ -1,0 +1,3 @@
+-- The state's stamp, so a late copy never replaces a newer one.
+ALTER TABLE ${table} ADD COLUMN state_updated BIGINT;
+ALTER TABLE ${table} ADD COLUMN state_rev BIGINT;
