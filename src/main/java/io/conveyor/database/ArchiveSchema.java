@@ -9,6 +9,9 @@ import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The archive table's schema, migrated by Flyway from the SQL under db/archive/&lt;dialect&gt;/, where ${table}
@@ -17,6 +20,7 @@ import org.flywaydb.core.Flyway;
  * store's migration lock.
  */
 final class ArchiveSchema {
+  private static final Logger log = LoggerFactory.getLogger(ArchiveSchema.class);
   /** Where the hand-written migrations before Flyway recorded their version (one row per version). */
   static final String LEGACY_SUFFIX = "_schema";
   static final String HISTORY_SUFFIX = "_schema_history";
@@ -30,7 +34,7 @@ final class ArchiveSchema {
    */
   static void migrate(Connection connection, DataSource source, String dialect, String table) throws SQLException {
     int legacy = legacyVersion(connection, table);
-    Flyway.configure(ArchiveSchema.class.getClassLoader())
+    MigrateResult result = Flyway.configure(ArchiveSchema.class.getClassLoader())
         .dataSource(source)
         .locations("classpath:db/archive/" + dialect)
         .table(table + HISTORY_SUFFIX)
@@ -43,6 +47,10 @@ final class ArchiveSchema {
             + LEGACY_SUFFIX + ")")
         .load()
         .migrate();
+    if (result.migrationsExecuted > 0) {
+      log.info("archive table {}: applied {} schema migrations, now at version {}", table,
+          result.migrationsExecuted, result.targetSchemaVersion);
+    }
   }
 
   /** The newest version in &lt;table&gt;_schema, or 0 when there is no such table. */
