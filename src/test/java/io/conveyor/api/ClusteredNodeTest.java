@@ -51,7 +51,7 @@ class ClusteredNodeTest {
         .pipeline("refused", "{'name':'refused','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'eventbus','params':{'address':'shop.refuse'}}]}")
         .pipeline("nobody", "{'name':'nobody','nodeGroup':'master','transactionType':true,'steps':["
-            + "{'type':'eventbus','params':{'address':'shop.nobody'}}]}")
+            + "{'type':'eventbus','params':{'address':'shop.nobody','noConsumerTries':1}}]}")
         .start(steps.registry());
   }
 
@@ -86,7 +86,7 @@ class ClusteredNodeTest {
   }
 
   @Test
-  void no_consumer_at_the_address_is_an_internal_error() {
+  void no_consumer_at_the_address_is_an_internal_error_once_its_tries_are_spent() {
     TxSummary s = node.awaitFinal(node.start("nobody", new JsonObject()));
     assertEquals(TxStatus.INTERNAL_ERROR, s.status());
   }

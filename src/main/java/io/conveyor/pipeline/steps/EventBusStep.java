@@ -9,15 +9,24 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 
 /**
  * eventbus: sends the step's input to params.address (request/reply, anywhere in the cluster or through a
  * bridge) and takes the reply {status, output, note} as its result; status is success (the default),
  * failed or aborted. The headers carry txId, step, attempt, owner and node, so the consumer can recognise a
- * re-run. A consumer that fails the message ends the step failed with its message; no consumer at the
- * address, or a reply of another shape, is an internal error; silence runs into the step's timeout.
+ * re-run. A consumer that fails the message ends the step failed with its message; a reply of another
+ * shape is an internal error; silence runs into the step's timeout. No consumer at the address is often
+ * passing (its node is restarting, or the cluster view is changing after a pause): the step sleeps off the
+ * worker and tries again, up to params.noConsumerTries times in all (default 9, about 25 s: 250 ms doubling
+ * to 5 s between tries), before it is an internal error; 1 makes it an error at once.
  */
 public final class EventBusStep implements StepType {
+  /** How often a step with no consumer at its address is tried in all, unless params say otherwise. */
+  static final int NO_CONSUMER_TRIES = 9;
+  private static final long FIRST_WAIT_MS = 250;
+  private static final long LONGEST_WAIT_MS = 5_000;
+
   @Override
   public String name() {
     return "eventbus";
@@ -29,11 +38,22 @@ public final class EventBusStep implements StepType {
     if (address.isBlank()) {
       throw new IllegalArgumentException("params.address: expected an event-bus address");
     }
+    int tries = Params.integer(params, "noConsumerTries", NO_CONSUMER_TRIES, 1, 100);
     return ctx -> ctx.vertx().eventBus().<Object>request(address, ctx.input(), options(ctx))
         .map(reply -> result(address, reply.body()))
-        .recover(e -> e instanceof ReplyException r && r.failureType() == ReplyFailure.RECIPIENT_FAILURE
-            ? Future.succeededFuture(StepResult.failed(address + " failed: " + r.getMessage()))
-            : Future.failedFuture(e));
+        .recover(e -> {
+          if (e instanceof ReplyException r && r.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
+            return Future.succeededFuture(StepResult.failed(address + " failed: " + r.getMessage()));
+          }
+          if (e instanceof ReplyException r && r.failureType() == ReplyFailure.NO_HANDLERS
+              && ctx.retry() + 1 < tries) {
+            ctx.log().warn("no consumer at {} (try {} of {}); trying again off the worker", address,
+                ctx.retry() + 1, tries);
+            return Future.succeededFuture(new StepResult.Sleep(Duration.ofMillis(
+                Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << ctx.retry())), null));
+          }
+          return Future.failedFuture(e);
+        });
   }
 
   /** The request outlives the step's timeout, so the runner's timer, not the bus, ends a silent step. */

@@ -39,6 +39,16 @@ final class Params {
     return s;
   }
 
+  /** A whole number from min to max, or the fallback when the param is absent. */
+  static int integer(JsonObject params, String name, int fallback, int min, int max) {
+    Object v = params.getValue(name, fallback);
+    if (!(v instanceof Integer i) || i < min || i > max) {
+      throw new IllegalArgumentException("params." + name + ": expected a whole number from " + min + " to " + max
+          + ", got " + v);
+    }
+    return i;
+  }
+
   static boolean bool(JsonObject params, String name) {
     Object v = params.getValue(name, false);
     if (!(v instanceof Boolean b)) {
