@@ -5,11 +5,12 @@
 -- ARGV[1] nodeId   ARGV[2] now (ms)   ARGV[3] batch size (0: confirm only)   ARGV[4] lease (ms)
 -- ARGV[5] grace (ms)   ARGV[6] the stateH key prefix (Keys.stateH("")): the due transactions are known only
 --   once toArchiveZ is read, so their keys are the prefix and the txId
--- ARGV[7 + 2(i-1)], ARGV[8 + 2(i-1)]: the i-th transaction the caller wrote, and the stamp it was handed out with
+-- ARGV[7] how long (ms) a handed-out transaction is held for the leader before it is due again
+-- ARGV[8 + 2(i-1)], ARGV[9 + 2(i-1)]: the i-th transaction the caller wrote, and the stamp it was handed out with
 -- Replies: {leader (1 or 0), confirmed (count), then per handed-out transaction: txId, stamp, {field, value, …}}
--- A handed-out transaction is rescheduled to now + lease before it is handed out, so the leader can fetch
--- the next batch while it writes this one; if the leader dies, it is due again by the time another node
--- can lead. A confirmed transaction whose state changed after it was handed out (its stamp differs) is
+-- A handed-out transaction is rescheduled to now + hold (the caller's write timeout plus its lease) before it
+-- is handed out, so the leader can fetch the next batch while it writes this one, even a slow write; if
+-- the leader dies, it is due again once the write it was in can no longer be running. A confirmed transaction whose state changed after it was handed out (its stamp differs) is
 -- not deleted: it is due again at once, so the archive always ends with its last state. One that is due
 -- but not finished cannot be (only complete and cancel schedule archiving): it leaves toArchiveZ for
 -- exceptionZ, never for the archive. The lease is the two-key protocol of lib/lease.lua.
@@ -24,7 +25,7 @@ end
 
 local confirmed = 0
 for i = 1, #KEYS - 4 do
-  local key, id, handed = KEYS[4 + i], ARGV[7 + 2 * (i - 1)], ARGV[8 + 2 * (i - 1)]
+  local key, id, handed = KEYS[4 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
   if redis.call('EXISTS', key) == 0 then
     redis.call('ZREM', KEYS[1], id)
   elseif stamp(key) == handed then
@@ -54,7 +55,7 @@ if tonumber(ARGV[3]) > 0 then
       redis.call('ZREM', KEYS[1], id)
       redis.call('ZADD', KEYS[4], now, id)
     else
-      redis.call('ZADD', KEYS[1], tonumber(now) + tonumber(ARGV[4]), id)
+      redis.call('ZADD', KEYS[1], tonumber(now) + tonumber(ARGV[7]), id)
       reply[#reply + 1] = id
       reply[#reply + 1] = stamp(key)
       reply[#reply + 1] = redis.call('HGETALL', key)

@@ -1,5 +1,6 @@
--- reap: take over the work of dead nodes. A node is dead when its heartbeat key has expired, or when the
--- caller names it (Hazelcast saw it leave: fencing by attempt makes an early takeover safe).
+-- reap: take over the work of dead nodes. A node is dead when its heartbeat key has expired (by Redis's
+-- own expiry): Redis is the one judge of liveness. A Hazelcast member-left event only makes the reaper
+-- look sooner; it is never a verdict.
 -- KEYS[1] nodesZ   KEYS[2] processingZ   KEYS[3] eventsL   KEYS[4] exceptionZ
 -- KEYS[5], KEYS[6] toArchiveLock1, toArchiveLock2   KEYS[7], KEYS[8] webhookLock1, webhookLock2
 -- ARGV[1] now (ms)   ARGV[2] age (ms) past which a processingZ entry is checked for a live owner
@@ -8,15 +9,15 @@
 -- ARGV[7], ARGV[8] the qInL and qRingL key prefixes
 --   (all from Keys): the nodes are known only once nodesZ is read, and their transactions and groups only
 --   once each node's inflightZ and each state is read, so those keys are built from these parts
--- ARGV[9..] nodeIds to take over even if their heartbeat is still there
+-- ARGV[9] '1' to judge heartbeats, '0' to judge nobody: the caller grants a grace period (Redis has just
+--   come back after an outage longer than a heartbeat's TTL, and the live nodes have not beaten yet)
 -- Replies: a flat list nodeId, recovered count, ... for each node taken over, then 'garbage', n (entries of
 -- processingZ with no live owner that were put back, cleared or set aside in exceptionZ)
 -- Each transaction of the node's inflightZ that still runs there goes back to the front of its group's
 -- qInL as queued with its attempt raised (so the dead node's late writes are refused), leaves
--- processingZ; the node leaves nodesZ, its inflightZ is deleted, and eventsL gets a node-dead event.
--- A node whose heartbeat expired also loses the archive and webhook leases it held (Redis is the judge of
--- liveness: nobody need wait out its lease), so another node can lead those roles at once. A node named
--- by the caller keeps its leases: a Hazelcast view is only a hint.
+-- processingZ; the node leaves nodesZ (so its next heartbeat is answered FENCED), its inflightZ is
+-- deleted, and eventsL gets a node-dead event. It also loses the archive and webhook leases it held, so
+-- another node can lead those roles at once.
 -- Then the 100 oldest processingZ entries past the age are checked: one whose node is not registered is
 -- put back on its queue (attempt raised) if it is still processing, dropped from processingZ if it is not,
 -- and set aside in exceptionZ (with an exception event saying why) if it has no state at all. Nothing is
@@ -27,10 +28,7 @@
 local now = ARGV[1]
 local statePrefix, inflightPrefix, beatBefore, beatAfter = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local inPrefix, ringPrefix = ARGV[7], ARGV[8]
-local forced = {}
-for i = 9, #ARGV do
-  forced[ARGV[i]] = true
-end
+local judge = ARGV[9] == '1'
 local out = {}
 
 local function requeue(key, id, group)
@@ -47,7 +45,7 @@ local function freeLeases(node)
   end
 end
 
-local function takeOver(node, reason)
+local function takeOver(node)
   local inflight = inflightPrefix .. node
   local recovered = 0
   for _, id in ipairs(redis.call('ZRANGE', inflight, 0, -1)) do
@@ -61,17 +59,17 @@ local function takeOver(node, reason)
   end
   redis.call('DEL', inflight)
   redis.call('ZREM', KEYS[1], node)
-  event_log(KEYS[3], 'node-dead', now, {nodeId = node, reason = reason, recovered = recovered})
+  event_log(KEYS[3], 'node-dead', now, {nodeId = node, reason = 'heartbeat expired', recovered = recovered})
   out[#out + 1] = node
   out[#out + 1] = recovered
 end
 
-for _, node in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  if forced[node] then
-    takeOver(node, 'left the cluster')
-  elseif redis.call('EXISTS', beatBefore .. node .. beatAfter) == 0 then
-    freeLeases(node)
-    takeOver(node, 'heartbeat expired')
+if judge then
+  for _, node in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if redis.call('EXISTS', beatBefore .. node .. beatAfter) == 0 then
+      freeLeases(node)
+      takeOver(node)
+    end
   end
 end
 

@@ -69,6 +69,8 @@ public final class Node {
   private final EmbeddedRedis embedded;
   private final AtomicInteger busy = new AtomicInteger();
   private final List<String> pipelineNames = new ArrayList<>();
+  /** The pipelines of the node's files: what it publishes at start, and again if Redis comes back without. */
+  private final List<CompiledPipeline> ownPipelines = new ArrayList<>();
   /** Deployments, last deployed first: the edges stop before the work, the heartbeat last of all. */
   private final Deque<Deployed> deployed = new ArrayDeque<>();
   private final UnaryOperator<ArchiveStore> archiveDecorator;
@@ -136,6 +138,7 @@ public final class Node {
 
   private Future<Void> prepareRedis(List<CompiledPipeline> pipelines) {
     pipelines.forEach(p -> pipelineNames.add(p.pipeline().name()));
+    ownPipelines.addAll(pipelines);
     StoreContext r = redis.open(vertx);
     PipelineStore store = new PipelineStore(r);
     return redis.scripts().loadAll(r.link())
@@ -175,7 +178,7 @@ public final class Node {
     Config.Node n = config.node();
     Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics);
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
-        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo))
+        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)));
     if (n.has("reaper")) {
@@ -222,6 +225,27 @@ public final class Node {
           deployed.push(new Deployed(name, id, STOP_BOUND.plus(extraStopTime)));
           return null;
         });
+  }
+
+  /**
+   * After Redis came back (restarted, failed over, or empty): the scripts are loaded again at once (so
+   * readiness holds and the first calls need no fallback), and each of this node's pipelines that Redis no
+   * longer knows is published again. A pipeline Redis still knows is left as it is (an admin may have put a
+   * newer version).
+   */
+  private Future<Void> restoreRedis(StoreContext r) {
+    PipelineStore store = new PipelineStore(r);
+    return redis.scripts().loadAll(r.link())
+        .compose(v -> Future.all(ownPipelines.stream().map(p -> store.pipelineGroup(p.pipeline().name())
+            .compose(group -> {
+              if (group != null) {
+                return Future.succeededFuture();
+              }
+              log.warn("Redis has lost pipeline {}: publishing it again from {}", p.pipeline().name(),
+                  config.pipelines().dir());
+              return catalog.publish(store, p).mapEmpty();
+            })).toList()))
+        .mapEmpty();
   }
 
   /** What the heartbeat key says about this node, read anew at each beat. */

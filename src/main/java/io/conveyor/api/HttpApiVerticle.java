@@ -144,7 +144,9 @@ public final class HttpApiVerticle extends VerticleBase {
     int scripts = redis.scripts().all().size();
     java.util.List<Future<JsonObject>> checks = java.util.List.of(
         check("redis", reads.ping().map(v -> "ok")),
-        check("scripts", reads.scriptsLoaded().map(n -> n == scripts ? "ok" : (scripts - n) + " scripts not loaded")),
+        // a Redis that restarted has lost its script cache: load them now rather than report it for minutes
+        check("scripts", reads.scriptsLoaded().compose(n -> n == scripts ? Future.succeededFuture("ok")
+            : redis.scripts().loadAll(redis.link()).map(v -> "ok (" + (scripts - n) + " loaded again)"))),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         check("pipelines", pipelines.pipelines().map(all -> {
           java.util.List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
@@ -197,7 +199,10 @@ public final class HttpApiVerticle extends VerticleBase {
         .put("version", c.version()).put("nodeGroup", c.pipeline().nodeGroup()));
   }
 
-  /** The nodes with their heartbeat, the queues of every group they serve, and each role's leader. */
+  /**
+   * The nodes with their heartbeat, the queues of every group they serve, and each role's leader: a lease
+   * holder whose heartbeat is gone is shown as no leader (null), never as a dead node leading.
+   */
   private Future<JsonObject> cluster() {
     LivenessStore liveness = new LivenessStore(redis);
     StatsStore stats = new StatsStore(redis);
@@ -215,10 +220,14 @@ public final class HttpApiVerticle extends VerticleBase {
         }
         return new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())
             .put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
-            .put("queues", queues).put("leaders", new JsonObject().put("reaper", f.<String>resultAt(1))
-                .put("archive", f.<String>resultAt(2)).put("webhooks", f.<String>resultAt(3)));
+            .put("queues", queues).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
+                .put("archive", alive(nodes, f.resultAt(2))).put("webhooks", alive(nodes, f.resultAt(3))));
       });
     });
+  }
+
+  private static String alive(java.util.Map<String, JsonObject> nodes, String leader) {
+    return leader != null && nodes.containsKey(leader) ? leader : null;
   }
 
   private static void json(RoutingContext ctx, Future<JsonObject> result) {

@@ -16,6 +16,7 @@ import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ArchiveVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ArchiveVerticle.class);
+  /** Failed writes in a row after which a leader hands the role on. */
+  private static final int HAND_ON_AFTER = 3;
   private final RedisAccess redis;
   private final ArchiveStore archive;
   private final Config.Archive settings;
@@ -51,6 +54,9 @@ public final class ArchiveVerticle extends VerticleBase {
   private int failures;
   private long retryAt;
   private long timer = -1;
+  private long renewal = -1;
+  /** Until then (ms, the clock) this node takes no archive lease: it stood down after failed writes. */
+  private long standDownUntil;
   private boolean stopping;
   private Promise<Void> idle;
 
@@ -68,13 +74,15 @@ public final class ArchiveVerticle extends VerticleBase {
     redisContext = redis.open(vertx);
     store = new ArchiveHandoff(redisContext);
     leadership = new Leadership(vertx, LeaderRole.ARCHIVE, "archiving to " + archive.describe(), nodeId,
-        new LivenessStore(redisContext), redisContext.clock());
-    if (settings.timeout().compareTo(settings.lease()) >= 0) {
-      log.warn("archive.timeout ({}) is not shorter than archive.lease ({}): a leader stuck on a write may lose "
-          + "its lease meanwhile, and two nodes may then write the same batch", Durations.format(settings.timeout()),
-          Durations.format(settings.lease()));
-    }
+        new LivenessStore(redisContext), redisContext.clock(), settings.lease());
     tick();
+    // a tick renews the lease: one at least every third of it, even while a long write or a backoff after
+    // failed writes holds the other ticks back
+    renewal = vertx.setPeriodic(Math.max(1, settings.lease().toMillis() / 3), t -> {
+      if (!ticking && !stopping) {
+        tick();
+      }
+    });
     return vertx.eventBus().consumer(Addresses.NODE_DIED, m -> tick()).completion();
   }
 
@@ -90,8 +98,9 @@ public final class ArchiveVerticle extends VerticleBase {
     written = new ArrayList<>();
     // fetch only when the writer has nothing waiting and the archive takes writes: at most one batch
     // written and one fetched; while writes fail, the leader only renews its lease and retries what it has
-    int max = stopping || pending != null || failures > 0 ? 0 : settings.batchSize();
-    store.archiveBatch(nodeId, confirming, max, settings.lease(), settings.grace()).onComplete(ar -> {
+    int max = stopping || pending != null || failures > 0 || millis() < standDownUntil ? 0 : settings.batchSize();
+    long asked = Leadership.asking();
+    store.archiveBatch(nodeId, confirming, max, settings.lease(), settings.grace(), hold()).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
         // the confirmation may not have landed: it goes again with the next tick (it is idempotent)
@@ -102,8 +111,10 @@ public final class ArchiveVerticle extends VerticleBase {
         checkIdle();
         return;
       }
-      leadership.update(ar.result().leader());
-      if (!ar.result().batch().isEmpty()) {
+      leadership.update(ar.result().leader(), asked);
+      // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
+      // another node may lead by now; the batch is due again after a lease
+      if (!ar.result().batch().isEmpty() && leadership.leads()) {
         pending = merge(pending, ar.result().batch());
       }
       if (!stopping) {
@@ -163,6 +174,9 @@ public final class ArchiveVerticle extends VerticleBase {
         }
         // a batch fetched meanwhile goes with this one: write both again, this one first
         pending = merge(batch, pending);
+        if (failures >= HAND_ON_AFTER && leadership.leads()) {
+          standDown();
+        }
       }
       if (stopping) {
         checkIdle();
@@ -172,6 +186,21 @@ public final class ArchiveVerticle extends VerticleBase {
         next(backoff(failures));
       }
     });
+  }
+
+  /**
+   * Writes keep failing here: perhaps only this node cannot reach the archive (or its write hangs), so it
+   * hands the lease on and takes none for a lease and its grace, giving another node the chance to lead.
+   * What it held stays in Redis, due again once its hold runs out. If every node fails, the role goes round.
+   */
+  private void standDown() {
+    log.warn("{} archive writes in a row failed on this node: handing the archive lease on for {}, so another "
+        + "node may try", failures, Durations.format(settings.lease().plus(settings.grace())));
+    pending = null;
+    failures = 0;
+    retryAt = 0;
+    standDownUntil = millis() + settings.lease().plus(settings.grace()).toMillis();
+    leadership.handOn().onFailure(e -> log.debug("handing the archive lease on: {}", e.getMessage()));
   }
 
   /**
@@ -188,11 +217,10 @@ public final class ArchiveVerticle extends VerticleBase {
     return new ArrayList<>(byId.values());
   }
 
-  /** Doubling from archive.interval / 4, capped at archive.maxBackoff and at a third of the lease. */
+  /** Doubling from archive.interval / 4, capped at archive.maxBackoff (the renewal timer keeps the lease). */
   private long backoff(int failures) {
     long base = Math.max(10, settings.interval().toMillis() / 4);
-    long cap = Math.min(settings.maxBackoff().toMillis(), settings.lease().toMillis() / 3);
-    return Math.min(cap, base << Math.min(20, failures - 1));
+    return Math.min(settings.maxBackoff().toMillis(), base << Math.min(20, Math.max(0, failures - 1)));
   }
 
   private void next(long millis) {
@@ -205,6 +233,11 @@ public final class ArchiveVerticle extends VerticleBase {
     } else {
       timer = vertx.setTimer(millis, t -> tick());
     }
+  }
+
+  /** A handed-out batch stays the leader's for as long as its write may take, plus a lease. */
+  private Duration hold() {
+    return settings.timeout().plus(settings.lease());
   }
 
   private long millis() {
@@ -226,11 +259,12 @@ public final class ArchiveVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     vertx.cancelTimer(timer);
+    vertx.cancelTimer(renewal);
     idle = Promise.promise();
     checkIdle();
     return idle.future()
         .compose(v -> written.isEmpty() ? Future.succeededFuture()
-            : store.archiveBatch(nodeId, written, 0, settings.lease(), settings.grace()))
+            : store.archiveBatch(nodeId, written, 0, settings.lease(), settings.grace(), hold()))
         .compose(v -> leadership.handOn())
         .onFailure(e -> log.warn("archiving stopped uncleanly (the next leader will finish): {}", e.getMessage()))
         .transform(ar -> redisContext.close());

@@ -28,6 +28,13 @@ public final class Addresses {
   public static final String WEBHOOKS_DUE = "conveyor.webhooks.due";
   /** Hint, local only: Hazelcast saw a member leave (MemberLeft); the reaper looks at once. Never a verdict. */
   public static final String MEMBER_LEFT = "conveyor.cluster.member-left";
+  /**
+   * Command, local only: the node was taken over (its heartbeat answered FENCED). The dequeue verticle stops
+   * taking work, puts back all the node holds, and replies the count; then the node registers again.
+   */
+  public static final String NODE_FENCE = "conveyor.node.fence";
+  /** Fact, local only: the node is registered again after a fence; the dequeue verticle takes work again. */
+  public static final String NODE_REGISTERED = "conveyor.node.registered";
 
   /** The facts and hints, for docs and the bridge: every address a client may listen to. */
   public static final java.util.List<String> PUBLISHED = java.util.List.of(TX_COMPLETED, NODE_DIED, LEASE_CHANGED);

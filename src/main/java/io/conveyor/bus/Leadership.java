@@ -14,6 +14,11 @@ import org.slf4j.LoggerFactory;
  * Whether this node leads a leader-only role, as its last lease call said. A change is logged and
  * published cluster-wide on conveyor.lease.changed, so operators and other roles hear of it at once; a
  * stopping leader hands its lease on instead of letting it run out.
+ * <p>
+ * A lease lasts its length from when the call that renewed it was sent, by this node's monotonic clock:
+ * Redis set it at some moment after that, so the lease in Redis outlives what this node believes, and no
+ * other node can lead before the grace after it has passed too. A leader that was paused, or whose renewal
+ * answer came late, therefore stops acting before anyone else can start.
  */
 public final class Leadership {
   private static final Logger log = LoggerFactory.getLogger(Leadership.class);
@@ -23,24 +28,41 @@ public final class Leadership {
   private final String nodeId;
   private final LivenessStore liveness;
   private final Clock clock;
+  private final long leaseNanos;
   private boolean leads;
+  private long renewedAt;
 
   /** activity is how the log names the role's work ("archiving to PostgreSQL …"). */
   public Leadership(Vertx vertx, LeaderRole role, String activity, String nodeId, LivenessStore liveness,
-                    Clock clock) {
+                    Clock clock, java.time.Duration lease) {
     this.vertx = vertx;
     this.role = role;
     this.activity = activity;
     this.nodeId = nodeId;
     this.liveness = liveness;
     this.clock = clock;
+    this.leaseNanos = lease.toNanos();
   }
 
+  /** The moment to pass to {@link #update(boolean, long)}: take it just before sending a lease call. */
+  public static long asking() {
+    return System.nanoTime();
+  }
+
+  /** True when the last lease call made this node leader and its lease, counted from the call, still runs. */
   public boolean leads() {
-    return leads;
+    return leads && System.nanoTime() - renewedAt < leaseNanos;
   }
 
-  public void update(boolean now) {
+  /** What a lease call sent at askedAt answered. */
+  public void update(boolean now, long askedAt) {
+    if (now) {
+      renewedAt = askedAt;
+    }
+    update(now);
+  }
+
+  private void update(boolean now) {
     if (now == leads) {
       return;
     }

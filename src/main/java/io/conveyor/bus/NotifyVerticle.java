@@ -45,7 +45,8 @@ public final class NotifyVerticle extends VerticleBase {
       c.endHandler(v -> lost(c, "closed"));
       c.exceptionHandler(e -> lost(c, e.getMessage()));
       return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg("conveyor-notify:" + nodeId))
-          .compose(ok -> c.send(Request.cmd(Command.SUBSCRIBE).arg(redis.keys().notifyChannel())));
+          .compose(ok -> c.send(Request.cmd(Command.SUBSCRIBE).arg(redis.keys().notifyChannel())))
+          .onFailure(e -> c.close());
     }).mapEmpty();
   }
 
@@ -54,6 +55,7 @@ public final class NotifyVerticle extends VerticleBase {
       return;
     }
     connection = null;
+    c.close(); // back to the pool, which drops it: a lost connection must not count as lent forever
     log.warn("the notify subscription was lost ({}); subscribing again", why);
     resubscribe(100);
   }

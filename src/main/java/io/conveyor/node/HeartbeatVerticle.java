@@ -1,12 +1,18 @@
 package io.conveyor.node;
 
+import io.conveyor.bus.Addresses;
+import io.conveyor.redis.Code;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,48 +21,126 @@ import org.slf4j.LoggerFactory;
  * Says this node is alive: node:<nodeId>:heartbeat (what the node is and how busy) with a TTL of a few beats,
  * rewritten every heartbeat.interval, and the node registered in nodesZ. On a clean stop the node leaves
  * both, so the reaper has nothing to take over; the node stops it last, once its work has drained.
+ * <p>
+ * It is also how a node learns that Redis judged it dead. A beat answered FENCED means the reaper took the
+ * node over (it was paused, or cut off from Redis, past its TTL; or Redis lost its data): the node fences
+ * itself (the dequeue verticle stops and puts back all the node holds), restores what Redis must hold
+ * (scripts, the config's pipelines), and only then registers again, as a new incarnation. A beat that
+ * succeeds after failed ones restores the same things: Redis may have restarted empty.
  */
 public final class HeartbeatVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(HeartbeatVerticle.class);
+  private static final long FENCE_TIMEOUT_MS = 30_000;
   private final RedisAccess redis;
   private final Settings settings;
   private final Supplier<JsonObject> info;
+  private final Function<StoreContext, Future<Void>> restore;
   private StoreContext redisContext;
   private LivenessStore store;
   private long timer = -1;
   private boolean stopping;
+  private int incarnation = 1;
+  private int failedBeats;
+  private long failingSince;
 
   /** This node's id, how often it beats, and how long a beat lasts in Redis. */
   public record Settings(String nodeId, Duration interval, Duration ttl) {
   }
 
-  /** info is what the heartbeat key holds, read anew at each beat. */
-  public HeartbeatVerticle(RedisAccess redis, Settings settings, Supplier<JsonObject> info) {
+  /**
+   * info is what the heartbeat key holds, read anew at each beat; restore puts back into Redis what the
+   * node's config owns (scripts, pipelines), for when Redis comes back after an outage or empty.
+   */
+  public HeartbeatVerticle(RedisAccess redis, Settings settings, Supplier<JsonObject> info,
+                           Function<StoreContext, Future<Void>> restore) {
     this.redis = redis;
     this.settings = settings;
     this.info = info;
+    this.restore = restore;
   }
 
   @Override
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new LivenessStore(redisContext);
-    return beat().onSuccess(v -> next());
+    return store.register(settings.nodeId(), info(), settings.ttl()).onSuccess(v -> next());
+  }
+
+  private JsonObject info() {
+    return info.get().put("incarnation", incarnation);
   }
 
   private Future<Void> beat() {
-    return store.heartbeat(settings.nodeId(), info.get(), settings.ttl());
+    return store.heartbeat(settings.nodeId(), info(), settings.ttl()).transform(ar -> {
+      if (ar.failed()) {
+        if (failedBeats++ == 0) {
+          failingSince = System.nanoTime();
+          log.warn("heartbeat failed ({}); beating on; past heartbeat.ttl ({} s) the reaper may take this node "
+              + "over", ar.cause().getMessage(), settings.ttl().toSeconds());
+        }
+        return Future.succeededFuture();
+      }
+      boolean wasFailing = failedBeats > 0;
+      if (wasFailing) {
+        log.info("Redis answers heartbeats again after {} failed ({} ms)", failedBeats,
+            (System.nanoTime() - failingSince) / 1_000_000);
+        failedBeats = 0;
+      }
+      Code code = ar.result();
+      if (code == Code.FENCED) {
+        return fence();
+      }
+      if (code == Code.LATE) {
+        log.warn("this node's heartbeat had expired (silent past heartbeat.ttl: paused, or cut off from Redis);"
+            + " nobody took the node over, so it carries on");
+      }
+      return wasFailing ? restoreRedis() : Future.succeededFuture();
+    });
+  }
+
+  private Future<Void> restoreRedis() {
+    return restore.apply(redisContext)
+        .onFailure(e -> log.warn("could not restore scripts and pipelines in Redis ({}); trying at the next beat",
+            e.getMessage()));
+  }
+
+  /**
+   * Redis took this node over. Stop taking work and put back what it held (its late writes are refused
+   * anyway), restore Redis's config-owned data, and register again. A failure leaves the node unregistered:
+   * the next beat is FENCED again and the whole fence is tried again.
+   */
+  private Future<Void> fence() {
+    log.warn("node {} was taken over: Redis judged it dead (silent past heartbeat.ttl {} s: paused, cut off "
+        + "from Redis, or Redis lost its data). It drops its work and registers again", settings.nodeId(),
+        settings.ttl().toSeconds());
+    return vertx.eventBus().<Integer>request(Addresses.NODE_FENCE, null,
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(FENCE_TIMEOUT_MS))
+        .map(reply -> reply.body())
+        .recover(e -> e instanceof ReplyException r && r.failureType() == ReplyFailure.NO_HANDLERS
+            ? Future.succeededFuture(0) // no dequeue role: nothing to drop
+            : Future.failedFuture(e))
+        .compose(dropped -> restore.apply(redisContext)
+            .compose(v -> {
+              incarnation++;
+              return store.register(settings.nodeId(), info(), settings.ttl());
+            })
+            .map(v -> {
+              log.info("node {} registered again (incarnation {}); {} transactions it held went back on their "
+                  + "queues", settings.nodeId(), incarnation, dropped);
+              vertx.eventBus().publish(Addresses.NODE_REGISTERED, incarnation,
+                  new DeliveryOptions().setLocalOnly(true));
+              return (Void) null;
+            }))
+        .onFailure(e -> log.warn("fencing this node failed ({}); trying again at the next beat", e.getMessage()));
   }
 
   /** The next beat is timed from the end of this one, so beats never pile up behind a slow Redis. */
   private void next() {
-    timer = vertx.setTimer(settings.interval().toMillis(), t -> beat()
-        .onFailure(e -> log.warn("heartbeat failed ({}); the reaper may take this node's work over", e.getMessage()))
-        .onComplete(ar -> {
-          if (!stopping) {
-            next();
-          }
-        }));
+    timer = vertx.setTimer(settings.interval().toMillis(), t -> beat().onComplete(ar -> {
+      if (!stopping) {
+        next();
+      }
+    }));
   }
 
   /** Leaves nodesZ and deletes the heartbeat: the node goes on purpose, with its work drained. */

@@ -14,7 +14,6 @@ import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,10 +24,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Takes over the work of dead nodes. Every reaper.interval it asks for the reaper lease (reaperLock1/2);
  * the leader runs reap.lua, which puts back on their queues the transactions of every node whose heartbeat
- * has expired, and publishes conveyor.node.died for each. When Hazelcast sees a member leave (a
- * conveyor.cluster.member-left hint), the leader takes that node over at once, without waiting for its
- * heartbeat to expire: fencing by attempt makes an early takeover safe. The leader also wakes the
- * transactions whose sleep is over and samples queue lengths into the stats.
+ * has expired, and publishes conveyor.node.died for each. Redis is the one judge: when Hazelcast sees a
+ * member leave (a conveyor.cluster.member-left hint), the reaper looks at once and again the moment that
+ * node's heartbeat would expire, but takes nothing over while the heartbeat lives (after a pause, the
+ * paused node's view says everyone else left). After Redis was unreachable, nobody is judged for one
+ * heartbeat TTL, so the live nodes can beat first. The leader also wakes the transactions whose sleep is
+ * over and samples queue lengths into the stats.
  */
 public final class ReaperVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReaperVerticle.class);
@@ -41,6 +42,10 @@ public final class ReaperVerticle extends VerticleBase {
   private Leadership leadership;
   private long timer = -1;
   private boolean stopping;
+  /** The last round failed on Redis: the next that succeeds begins a grace period. */
+  private boolean redisFailed;
+  /** Until then (System.nanoTime) no heartbeat is judged: Redis has just come back. */
+  private long graceUntil;
 
   /**
    * This node's id and group, the round interval, the lease and its grace, and the heartbeat TTL (an
@@ -62,7 +67,7 @@ public final class ReaperVerticle extends VerticleBase {
     control = new ControlStore(redisContext);
     stats = new StatsStore(redisContext);
     leadership = new Leadership(vertx, LeaderRole.REAPER, "the reaper", settings.nodeId(), liveness,
-        redisContext.clock());
+        redisContext.clock(), settings.lease());
     tick();
     return vertx.eventBus().localConsumer(Addresses.MEMBER_LEFT,
         m -> memberLeft(Messages.decode(m.body(), MemberLeft.class).clusterNodeId())).completion();
@@ -70,19 +75,28 @@ public final class ReaperVerticle extends VerticleBase {
 
   /** One round, then the next is timed from its end. */
   private void tick() {
-    reapAsLeader(List.of(), "heartbeat expired").onComplete(ar -> {
+    round().onComplete(ar -> {
       if (!stopping) {
         timer = vertx.setTimer(settings.interval().toMillis(), t -> tick());
       }
     });
   }
 
-  private Future<Void> reapAsLeader(Collection<String> forced, String reason) {
+  private Future<Void> round() {
+    long asked = Leadership.asking();
     return liveness.lease(LeaderRole.REAPER, settings.nodeId(), settings.lease(), settings.grace())
+        .onFailure(e -> redisFailed = true)
         .compose(leader -> {
-          leadership.update(leader);
-          return leader ? liveness.reap(forced, settings.heartbeatTtl())
-              .map(reaped -> report(reaped, forced, reason)).compose(v -> wakeSleepers())
+          if (redisFailed) {
+            redisFailed = false;
+            graceUntil = System.nanoTime() + settings.heartbeatTtl().toNanos();
+            log.info("Redis answers again: no node is judged dead for {} s (heartbeat.ttl), so live nodes beat "
+                + "first", settings.heartbeatTtl().toSeconds());
+          }
+          leadership.update(leader, asked);
+          boolean judge = System.nanoTime() - graceUntil >= 0;
+          return leader ? liveness.reap(judge, settings.heartbeatTtl())
+              .map(this::report).compose(v -> wakeSleepers())
               : Future.<Void>succeededFuture();
         })
         .onFailure(e -> log.warn("reaper round failed: {}", e.getMessage()));
@@ -102,13 +116,13 @@ public final class ReaperVerticle extends VerticleBase {
         }).mapEmpty();
   }
 
-  private Void report(LivenessStore.Reaped reaped, Collection<String> forced, String reason) {
+  private Void report(LivenessStore.Reaped reaped) {
     if (reaped.garbage() > 0) {
       log.warn("cleared {} processing entries with no live owner (see eventsL and exceptionZ)", reaped.garbage());
     }
     long now = redisContext.clock().millis();
     reaped.recovered().forEach((nodeId, n) -> {
-      String why = forced.contains(nodeId) ? reason : "heartbeat expired";
+      String why = "heartbeat expired";
       log.warn("node {} is gone ({}): put its {} running transactions back on their queues", nodeId, why, n);
       vertx.eventBus().publish(Addresses.NODE_DIED, Messages.encode(new NodeDied(nodeId, why, n,
           settings.nodeId(), now)));
@@ -117,17 +131,22 @@ public final class ReaperVerticle extends VerticleBase {
   }
 
   /**
-   * Hazelcast saw a member leave: find the Conveyor node it was from its heartbeat, free the reaper lease if
-   * that node held it (else nobody could reap for lease + grace), and take the node over now.
+   * Hazelcast saw a member leave: a hint, not a verdict. Find the Conveyor node it was from its heartbeat and
+   * look again right after that heartbeat would expire (a live node rewrites it meanwhile, and is left
+   * alone); a node whose heartbeat is gone already is taken over by this round.
    */
   private void memberLeft(String clusterNodeId) {
     liveness.nodes().compose(nodes -> {
       List<String> gone = nodes.entrySet().stream()
           .filter(e -> clusterNodeId.equals(e.getValue().getString("clusterNodeId")))
           .map(Map.Entry::getKey).toList();
-      return gone.isEmpty() ? Future.succeededFuture()
-          : liveness.breakLease(LeaderRole.REAPER, gone).compose(freed -> reapAsLeader(gone, "left the cluster"));
-    }).onFailure(e -> log.warn("taking over a departed member failed: {}", e.getMessage()));
+      return Future.all(gone.stream().map(node -> liveness.heartbeatLeft(node).map(left -> {
+        long ms = left == null ? 0 : left.toMillis() + 50;
+        log.info("Hazelcast says node {} left; its heartbeat lasts {} ms more, the reaper looks then", node, ms);
+        vertx.setTimer(Math.max(1, ms), t -> round());
+        return null;
+      })).toList());
+    }).onFailure(e -> log.warn("looking at a departed member failed: {}", e.getMessage()));
   }
 
   /** Hands the reaper lease on (when it leads), so another node reaps at once. */

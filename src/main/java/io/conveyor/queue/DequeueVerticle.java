@@ -1,5 +1,6 @@
 package io.conveyor.queue;
 
+import io.conveyor.bus.Addresses;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
 import io.conveyor.pipeline.PipelineCatalog;
@@ -16,8 +17,9 @@ import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -37,7 +39,12 @@ public final class DequeueVerticle extends VerticleBase {
   private final String group;
   private final int workers;
   private final AtomicInteger busy;
-  private final Set<String> running = new HashSet<>();
+  /**
+   * The transactions running here, with how many runs of each: after a fence the node may take back a
+   * transaction whose old run has not ended yet, and each run holds a worker slot until it ends.
+   */
+  private final Map<String, Integer> running = new HashMap<>();
+  private int runs;
   private final Promise<Void> drained = Promise.promise();
   private StoreContext redisContext;
   private QueueStore store;
@@ -48,6 +55,8 @@ public final class DequeueVerticle extends VerticleBase {
   /** The ring rang (or its wait ended) since the last dequeue went out: take again before blocking. */
   private boolean wakePending;
   private boolean stopping;
+  /** Redis took this node over: no work is taken until the heartbeat has registered the node again. */
+  private boolean fenced;
 
   /**
    * This node's id and group, its worker slots, how long an idle wait lasts at most, how long a stop lets
@@ -76,7 +85,35 @@ public final class DequeueVerticle extends VerticleBase {
     runner = new PipelineRunner(vertx, new RunStore(redisContext), new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
             redisContext.clock()), metrics);
+    vertx.eventBus().<Object>localConsumer(Addresses.NODE_FENCE, m -> fence().onComplete(ar -> {
+      if (ar.succeeded()) {
+        m.reply(ar.result());
+      } else {
+        m.fail(500, ar.cause().getMessage());
+      }
+    }));
+    vertx.eventBus().localConsumer(Addresses.NODE_REGISTERED, m -> {
+      if (fenced) {
+        fenced = false;
+        log.info("taking work of group {} again", group);
+        take();
+      }
+    });
     return connectRing().onSuccess(c -> take());
+  }
+
+  /**
+   * The node was taken over: take nothing more, and put back on their queues, attempt raised, all the
+   * transactions it holds (what the reaper took over is gone from inflightZ already; what this node took
+   * since is put back now). The runs still under way here find their next write refused and end; their
+   * slots stay counted until then. A dequeue in flight went out before this requeue, so what it takes is
+   * put back too, and is not run (see take).
+   */
+  private Future<Integer> fence() {
+    fenced = true;
+    return store.requeueLost(settings.nodeId(), Set.of()).onSuccess(n -> log.warn("fenced: stopped taking work; "
+        + "{} transactions still held here went back on their queues, {} runs under way here will be refused",
+        n, runs));
   }
 
   /** The ring connection carries a name, so an operator (or a test) sees which node blocks on it. */
@@ -89,18 +126,22 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void take() {
-    if (stopping || taking || running.size() >= workers) {
+    if (stopping || fenced || taking || runs >= workers) {
       return;
     }
     taking = true;
     wakePending = false;
-    int asked = workers - running.size();
+    int asked = workers - runs;
     store.dequeue(group, settings.nodeId(), asked).onComplete(ar -> {
       if (ar.failed()) {
         recoverLostTake(ar.cause());
         return;
       }
       taking = false;
+      if (fenced) {
+        checkDrained(); // the fence's requeue went out after this dequeue: it has put all of it back
+        return;
+      }
       run(ar.result());
       // fewer than asked means the script found every queue empty; a start after it rings, so block
       if (ar.result().size() < asked && !wakePending) {
@@ -119,7 +160,7 @@ public final class DequeueVerticle extends VerticleBase {
   private void recoverLostTake(Throwable cause) {
     log.warn("dequeue from group {} failed ({}); checking for work it took, then trying again", group,
         cause.getMessage());
-    store.requeueLost(settings.nodeId(), Set.copyOf(running)).onComplete(r -> {
+    store.requeueLost(settings.nodeId(), Set.copyOf(running.keySet())).onComplete(r -> {
       if (r.succeeded() && r.result() > 0) {
         log.info("put {} transactions taken by a lost dequeue back on their queues", r.result());
       }
@@ -143,15 +184,17 @@ public final class DequeueVerticle extends VerticleBase {
       }
     }
     for (Dequeued tx : txs) {
-      running.add(tx.txId());
+      running.merge(tx.txId(), 1, Integer::sum);
+      runs++;
       runner.run(tx).onComplete(done -> release(tx.txId()));
     }
-    busy.set(running.size());
+    busy.set(runs);
   }
 
   private void release(String txId) {
-    running.remove(txId);
-    busy.set(running.size());
+    running.computeIfPresent(txId, (id, n) -> n > 1 ? n - 1 : null);
+    runs--;
+    busy.set(runs);
     take();
     checkDrained();
   }
@@ -168,11 +211,12 @@ public final class DequeueVerticle extends VerticleBase {
       if (ar.failed()) {
         if (!stopping) {
           log.warn("waiting for work failed ({}); reconnecting", ar.cause().getMessage());
+          ring.close(); // the broken connection goes back to its pool, which drops it
           vertx.setTimer(1000, t -> connectRing().onComplete(c -> take()));
         }
         return;
       }
-      if (ar.result() != null && running.size() >= workers) {
+      if (ar.result() != null && runs >= workers) {
         // full since the wait began: hand the token on to a node that has room
         store.ring(group);
       }
@@ -182,7 +226,7 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void checkDrained() {
-    if (stopping && !taking && running.isEmpty()) {
+    if (stopping && !taking && runs == 0) {
       drained.tryComplete();
     }
   }

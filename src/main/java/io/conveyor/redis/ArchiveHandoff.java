@@ -26,16 +26,17 @@ public final class ArchiveHandoff {
 
   /**
    * Confirms what the caller wrote to the archive (deleting it from Redis), then, if the caller leads the
-   * archive role, takes up to max due transactions (see archive.lua).
+   * archive role, takes up to max due transactions, each held for it for hold before it is due again (see
+   * archive.lua).
    */
   public Future<ArchiveBatch> archiveBatch(String nodeId, List<ToArchive> written, int max, Duration lease,
-                                           Duration grace) {
+                                           Duration grace, Duration hold) {
     List<String> k = new ArrayList<>(4 + written.size());
     k.addAll(List.of(keys.toArchiveZ(), keys.lock1(LeaderRole.ARCHIVE), keys.lock2(LeaderRole.ARCHIVE),
         keys.exceptionZ()));
-    List<String> args = new ArrayList<>(6 + 2 * written.size());
+    List<String> args = new ArrayList<>(7 + 2 * written.size());
     args.addAll(List.of(nodeId, r.now(), Integer.toString(max), Long.toString(lease.toMillis()),
-        Long.toString(grace.toMillis()), keys.stateH("")));
+        Long.toString(grace.toMillis()), keys.stateH(""), Long.toString(hold.toMillis())));
     for (ToArchive t : written) {
       k.add(keys.stateH(t.txId()));
       args.add(t.txId());

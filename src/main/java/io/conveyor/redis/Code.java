@@ -42,7 +42,9 @@ public enum Code {
   /** A webhook delivery attempt has begun: it cannot be cancelled any more. */
   TOO_LATE,
   /** No webhook delivery is waiting. */
-  NOT_PENDING;
+  NOT_PENDING,
+  /** A heartbeat came after the last one had expired; no node had taken this one over meanwhile. */
+  LATE;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

@@ -5,7 +5,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,10 +20,28 @@ public final class LivenessStore {
     this.keys = r.keys();
   }
 
-  /** Writes this node's heartbeat (and registers it in nodesZ the first time). */
-  public Future<Void> heartbeat(String nodeId, JsonObject info, Duration ttl) {
+  /** Registers this node (at start, or again after it was taken over) and writes its heartbeat. */
+  public Future<Void> register(String nodeId, JsonObject info, Duration ttl) {
+    return beat(nodeId, info, ttl, "register").mapEmpty();
+  }
+
+  /**
+   * Writes the heartbeat of a node that believes it is registered: OK, LATE (it had expired, but nobody took
+   * the node over) or FENCED (the node was taken over; nothing written). See heartbeat.lua.
+   */
+  public Future<Code> heartbeat(String nodeId, JsonObject info, Duration ttl) {
+    return beat(nodeId, info, ttl, "beat");
+  }
+
+  private Future<Code> beat(String nodeId, JsonObject info, Duration ttl, String mode) {
     return r.run(r.scripts().heartbeat, List.of(keys.heartbeat(nodeId), keys.nodesZ()),
-        List.of(nodeId, info.encode(), Long.toString(ttl.toMillis()), r.now())).mapEmpty();
+        List.of(nodeId, info.encode(), Long.toString(ttl.toMillis()), r.now(), mode)).map(Code::of);
+  }
+
+  /** How long a node's heartbeat key lives on (by Redis's clock), or null when it is gone. */
+  public Future<Duration> heartbeatLeft(String nodeId) {
+    return r.send(Request.cmd(Command.PTTL).arg(keys.heartbeat(nodeId)))
+        .map(ms -> ms.toLong() < 0 ? null : Duration.ofMillis(ms.toLong()));
   }
 
   /** Removes this node's heartbeat and registration: it leaves on purpose, with nothing in flight. */
@@ -38,13 +55,14 @@ public final class LivenessStore {
   }
 
   /**
-   * Takes over dead nodes (and those named) and clears processingZ entries older than staleAfter that have
-   * no live owner; a node whose heartbeat expired loses its archive and webhook leases (see reap.lua).
+   * Takes over the nodes whose heartbeat expired (unless judge is false: a grace period after a Redis
+   * outage) and clears processingZ entries older than staleAfter that have no live owner; a node taken over
+   * loses its archive and webhook leases (see reap.lua).
    */
-  public Future<Reaped> reap(Collection<String> forced, Duration staleAfter) {
-    List<String> args = new ArrayList<>(List.of(r.now(), Long.toString(staleAfter.toMillis()), keys.stateH(""),
-        keys.inflightZ(""), keys.heartbeatPrefix(), Keys.HEARTBEAT_SUFFIX, keys.qInL(""), keys.qRingL("")));
-    args.addAll(forced);
+  public Future<Reaped> reap(boolean judge, Duration staleAfter) {
+    List<String> args = List.of(r.now(), Long.toString(staleAfter.toMillis()), keys.stateH(""),
+        keys.inflightZ(""), keys.heartbeatPrefix(), Keys.HEARTBEAT_SUFFIX, keys.qInL(""), keys.qRingL(""),
+        judge ? "1" : "0");
     return r.run(r.scripts().reap, List.of(keys.nodesZ(), keys.processingZ(), keys.eventsL(), keys.exceptionZ(),
             keys.lock1(LeaderRole.ARCHIVE), keys.lock2(LeaderRole.ARCHIVE), keys.lock1(LeaderRole.WEBHOOKS),
             keys.lock2(LeaderRole.WEBHOOKS)), args).map(reply -> {

@@ -86,17 +86,19 @@ public final class RedisLink {
       Future<RedisConnection> attempt = client.connect();
       connection = attempt;
       attempt.onSuccess(c -> {
-        c.exceptionHandler(e -> forget(attempt));
-        c.endHandler(v -> forget(attempt));
+        c.exceptionHandler(e -> forget(attempt, c));
+        c.endHandler(v -> forget(attempt, c));
       });
     }
     return connection;
   }
 
-  private void forget(Future<RedisConnection> broken) {
+  /** A broken connection is closed, not only dropped: the pool would otherwise count it as lent forever. */
+  private void forget(Future<RedisConnection> broken, RedisConnection c) {
     if (connection == broken) {
       connection = null;
     }
+    c.close();
   }
 
   public Future<Void> close() {

@@ -89,7 +89,7 @@ public final class WebhookVerticle extends VerticleBase {
     redisContext = redis.open(vertx);
     store = new WebhookStore(redisContext);
     leadership = new Leadership(vertx, LeaderRole.WEBHOOKS, "webhook delivery", nodeId,
-        new LivenessStore(redisContext), redisContext.clock());
+        new LivenessStore(redisContext), redisContext.clock(), settings.lease());
     http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
         .setKeepAlive(true).setIdleTimeout(60), new PoolOptions().setHttp1MaxSize(Math.min(settings.concurrency(), 50)));
     return Future.all(vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> tick()).completion(),
@@ -106,6 +106,7 @@ public final class WebhookVerticle extends VerticleBase {
     List<WebhookResult> reporting = results;
     results = new ArrayList<>();
     int max = stopping ? 0 : Math.max(0, settings.concurrency() - inFlight);
+    long asked = Leadership.asking();
     store.webhookBatch(nodeId, reporting, max, limits).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
@@ -118,8 +119,10 @@ public final class WebhookVerticle extends VerticleBase {
         return;
       }
       redisFailures = 0;
-      leadership.update(ar.result().leader());
-      for (WebhookJob job : ar.result().jobs()) {
+      leadership.update(ar.result().leader(), asked);
+      // jobs answered after the lease that handed them out ran out (by this node's clock) are left alone:
+      // another node may lead by now, and each job was rescheduled before it was handed out
+      for (WebhookJob job : leadership.leads() ? ar.result().jobs() : List.<WebhookJob>of()) {
         if (job.kind().equals("sync")) {
           sync(job);
         } else {

@@ -55,11 +55,11 @@ class MessagesTest {
       two.flag();
     }).completion().onComplete(test.succeeding(v -> {
       Leadership archive = new Leadership(vertx, io.conveyor.redis.LeaderRole.ARCHIVE, "archiving", "node-a", null,
-          clock);
-      archive.update(true);
-      archive.update(true);
-      archive.update(false);
-      archive.update(false);
+          clock, java.time.Duration.ofSeconds(10));
+      archive.update(true, Leadership.asking());
+      archive.update(true, Leadership.asking());
+      archive.update(false, Leadership.asking());
+      archive.update(false, Leadership.asking());
     }));
     test.awaitCompletion(5, TimeUnit.SECONDS);
     assertEquals(List.of(new LeaseChanged("archive", "node-a", true, 42), new LeaseChanged("archive", "node-a",

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 /** archive.lua against the real Redis: hand-out under the lease, confirmation, and what is never archived. */
 class ArchiveScriptTest extends ScriptTest {
   private static final Duration LEASE = Duration.ofSeconds(60);
+  private static final Duration HOLD = Duration.ofSeconds(90);
   private static final Duration GRACE = Duration.ofSeconds(5);
 
   /** A finished transaction due for archiving at dueAt. */
@@ -25,7 +26,7 @@ class ArchiveScriptTest extends ScriptTest {
   }
 
   private ArchiveBatch call(String nodeId, List<ToArchive> written, int max) {
-    return h.store.archive.archiveBatch(nodeId, written, max, LEASE, GRACE).await();
+    return h.store.archive.archiveBatch(nodeId, written, max, LEASE, GRACE, HOLD).await();
   }
 
   @Test
@@ -43,11 +44,11 @@ class ArchiveScriptTest extends ScriptTest {
     ArchiveBatch other = call("node-b", List.of(), 10);
     assertFalse(other.leader());
     assertTrue(other.batch().isEmpty());
-    // handed out but not confirmed: nothing is deleted; they are due again when a lease would have run out
+    // handed out but not confirmed: nothing is deleted; they are due again once the hold has run out
     assertEquals(4L, cmd("ZCARD", h.keys.toArchiveZ()).toLong());
-    assertEquals(now + LEASE.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(), "tx-a").toLong());
+    assertEquals(now + HOLD.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(), "tx-a").toLong());
     assertEquals(List.of("tx-c"), call("node-a", List.of(), 10).batch().stream().map(ToArchive::txId).toList());
-    h.clock.advance(LEASE);
+    h.clock.advance(HOLD);
     assertEquals(List.of("tx-later", "tx-a", "tx-b", "tx-c"),
         call("node-a", List.of(), 10).batch().stream().map(ToArchive::txId).toList());
   }

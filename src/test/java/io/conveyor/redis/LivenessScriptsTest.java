@@ -53,10 +53,11 @@ class LivenessScriptsTest extends ScriptTest {
 
   @Test
   void a_heartbeat_writes_the_node_info_with_its_ttl_and_registers_the_node_once() {
-    h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g"), Duration.ofSeconds(10)).await();
+    h.store.liveness.register("node-a", new JsonObject().put("group", "g"), Duration.ofSeconds(10)).await();
     long registered = cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong();
     h.clock.advance(Duration.ofSeconds(2));
-    h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3), Duration.ofSeconds(10)).await();
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3),
+        Duration.ofSeconds(10)).await());
     assertEquals(registered, cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong());
     assertEquals(3, new JsonObject(cmd("GET", h.keys.heartbeat("node-a")).toString()).getInteger("busy"));
     assertTrue(cmd("PTTL", h.keys.heartbeat("node-a")).toLong() > 9_000);
@@ -65,8 +66,31 @@ class LivenessScriptsTest extends ScriptTest {
     assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a"), h.keys.nodesZ()).toInteger());
   }
 
-  private Map<String, Integer> reap(List<String> forced) {
-    LivenessStore.Reaped out = h.store.liveness.reap(forced, Duration.ofSeconds(10)).await();
+  @Test
+  void a_heartbeat_after_expiry_is_late_but_written_and_one_after_a_takeover_is_fenced_and_not_written() {
+    h.store.liveness.register("node-a", new JsonObject(), Duration.ofSeconds(10)).await();
+    cmd("DEL", h.keys.heartbeat("node-a")); // silent past its TTL, not taken over yet
+    assertEquals(Code.LATE, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(1, cmd("EXISTS", h.keys.heartbeat("node-a")).toInteger());
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+
+    cmd("DEL", h.keys.heartbeat("node-a"));
+    reap(true); // taken over: it leaves nodesZ
+    assertEquals(Code.FENCED, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a")).toInteger(), "a fenced node writes nothing");
+    assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-a"));
+    h.store.liveness.register("node-a", new JsonObject(), Duration.ofSeconds(10)).await();
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+  }
+
+  @Test
+  void a_heartbeat_into_an_empty_redis_is_fenced_so_the_node_registers_again() {
+    assertEquals(Code.FENCED, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a"), h.keys.nodesZ()).toInteger());
+  }
+
+  private Map<String, Integer> reap(boolean judge) {
+    LivenessStore.Reaped out = h.store.liveness.reap(judge, Duration.ofSeconds(10)).await();
     assertEquals(0, out.garbage());
     return out.recovered();
   }
@@ -79,13 +103,13 @@ class LivenessScriptsTest extends ScriptTest {
 
   @Test
   void reap_puts_a_dead_nodes_work_back_first_in_line_with_the_attempt_raised_and_leaves_live_nodes_alone() {
-    h.store.liveness.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
+    h.store.liveness.register("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
     cmd("ZADD", h.keys.nodesZ(), 1, "node-dead"); // registered, heartbeat expired
     running("tx-1", "node-dead", 2);
     running("tx-2", "node-live", 1);
     cmd("RPUSH", h.keys.qInL("g"), "tx-waiting");
 
-    assertEquals(Map.of("node-dead", 1), reap(List.of()));
+    assertEquals(Map.of("node-dead", 1), reap(true));
 
     assertEquals(List.of("tx-1", "tx-waiting"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream()
         .map(Object::toString).toList());
@@ -107,18 +131,25 @@ class LivenessScriptsTest extends ScriptTest {
   }
 
   @Test
-  void reap_takes_over_a_node_named_to_it_even_with_a_heartbeat_left() {
-    h.store.liveness.heartbeat("node-gone", new JsonObject(), Duration.ofSeconds(10)).await();
-    running("tx-1", "node-gone", 1);
-    assertEquals(Map.of(), reap(List.of()));
-    assertEquals(Map.of("node-gone", 1), reap(List.of("node-gone")));
-    assertEquals("left the cluster", new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString())
-        .getJsonObject("details").getString("reason"));
+  void in_a_grace_period_nobody_is_judged_and_after_it_an_expired_heartbeat_is() {
+    cmd("ZADD", h.keys.nodesZ(), 1, "node-quiet"); // registered; its heartbeat expired during a Redis outage
+    running("tx-1", "node-quiet", 1);
+    assertEquals(Map.of(), reap(false));
+    assertEquals("processing", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
+    assertEquals(Map.of("node-quiet", 1), reap(true));
+  }
+
+  @Test
+  void a_node_with_a_heartbeat_is_never_taken_over() {
+    h.store.liveness.register("node-alive", new JsonObject(), Duration.ofSeconds(10)).await();
+    running("tx-1", "node-alive", 1);
+    assertEquals(Map.of(), reap(true));
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-alive", new JsonObject(), Duration.ofSeconds(10)).await());
   }
 
   @Test
   void old_processing_entries_with_no_live_owner_are_put_back_cleared_or_set_aside_never_lost() {
-    h.store.liveness.heartbeat("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
+    h.store.liveness.register("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
     running("tx-live", "node-live", 1);              // a live owner: left alone
     running("tx-orphan", "node-unknown", 1);         // its node is not registered: put back
     cmd("DEL", h.keys.inflightZ("node-unknown"));
@@ -129,7 +160,7 @@ class LivenessScriptsTest extends ScriptTest {
     h.clock.advance(Duration.ofSeconds(60));
     cmd("ZADD", h.keys.processingZ(), h.clock.millis(), "tx-young");
 
-    LivenessStore.Reaped out = h.store.liveness.reap(List.of(), Duration.ofSeconds(10)).await();
+    LivenessStore.Reaped out = h.store.liveness.reap(true, Duration.ofSeconds(10)).await();
     assertEquals(3, out.garbage());
     assertEquals(List.of("tx-orphan"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList());
     assertEquals("2", cmd("HGET", h.keys.stateH("tx-orphan"), "attempt").toString());
@@ -141,21 +172,20 @@ class LivenessScriptsTest extends ScriptTest {
   }
 
   @Test
-  void a_node_whose_heartbeat_expired_loses_its_archive_and_webhook_leases_and_one_named_keeps_them() {
-    for (String node : List.of("node-dead", "node-named")) {
+  void a_node_whose_heartbeat_expired_loses_its_archive_and_webhook_leases_and_a_live_one_keeps_them() {
+    for (String node : List.of("node-dead", "node-alive")) {
       cmd("ZADD", h.keys.nodesZ(), 1, node);
     }
-    cmd("SET", h.keys.heartbeat("node-named"), "{}");
+    cmd("SET", h.keys.heartbeat("node-alive"), "{}");
     cmd("SET", h.keys.lock1(LeaderRole.ARCHIVE), "node-dead");
     cmd("SET", h.keys.lock2(LeaderRole.ARCHIVE), "node-dead");
     cmd("SET", h.keys.lock2(LeaderRole.WEBHOOKS), "node-dead");
-    reap(List.of());
+    reap(true);
     assertEquals(0, cmd("EXISTS", h.keys.lock1(LeaderRole.ARCHIVE), h.keys.lock2(LeaderRole.ARCHIVE),
         h.keys.lock2(LeaderRole.WEBHOOKS)).toInteger());
 
-    cmd("SET", h.keys.lock1(LeaderRole.WEBHOOKS), "node-named");
-    reap(List.of("node-named"));
-    assertEquals("node-named", cmd("GET", h.keys.lock1(LeaderRole.WEBHOOKS)).toString(),
-        "a Hazelcast view is only a hint: the lease stays");
+    cmd("SET", h.keys.lock1(LeaderRole.WEBHOOKS), "node-alive");
+    reap(true);
+    assertEquals("node-alive", cmd("GET", h.keys.lock1(LeaderRole.WEBHOOKS)).toString());
   }
 }

@@ -1,0 +1,94 @@
+package io.conveyor.node;
+
+import static io.conveyor.testing.TestRedis.cmd;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.model.TxStatus;
+import io.conveyor.model.TxSummary;
+import io.conveyor.pipeline.StepResult;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.Promise;
+import io.vertx.core.json.JsonObject;
+import io.vertx.redis.client.Response;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node that Redis judged dead (its heartbeat gone and its work taken over, as after a long pause) fences
+ * itself and registers again; a node whose Redis came back empty restores what its config owns.
+ */
+class FencingTest {
+
+  private static TestNode node(TestSteps steps) {
+    return new TestNode().set("HEARTBEAT_INTERVAL", "200ms").set("HEARTBEAT_TTL", "1s")
+        .pipeline("hold", "{'name':'hold','nodeGroup':'master','transactionType':true,'steps':[{'type':'test/hold'}]}")
+        .start(steps.registry());
+  }
+
+  private static int incarnation(TestNode n) {
+    Response info = cmd("GET", n.keys.heartbeat(n.node().nodeId()));
+    return info == null ? 0 : new JsonObject(info.toString()).getInteger("incarnation");
+  }
+
+  @Test
+  void a_node_taken_over_drops_its_work_registers_again_and_its_late_result_is_refused() throws Exception {
+    TestSteps steps = new TestSteps();
+    try (TestNode n = node(steps)) {
+      String nodeId = n.node().nodeId();
+      assertEquals(1, incarnation(n));
+      String txId = n.start("hold", new JsonObject());
+      Promise<StepResult> first = steps.held.poll(10, TimeUnit.SECONDS);
+
+      // what a pause past the TTL looks like from Redis: the heartbeat is gone and the reaper takes over
+      cmd("DEL", n.keys.heartbeat(nodeId));
+      assertEquals(1, n.store.liveness.reap(true, Duration.ofSeconds(10)).await().recovered().get(nodeId));
+
+      Eventually.until(Duration.ofSeconds(10), "the node to register again", () -> incarnation(n), i -> i == 2);
+      assertTrue(cmd("ZSCORE", n.keys.nodesZ(), nodeId) != null);
+      // the first execution ends late: its write is refused; later attempts run the step again (the node
+      // may have taken the transaction back before it learnt of its fence: that run is refused too)
+      first.complete(StepResult.success(new JsonObject().put("run", 0)));
+      TxSummary done = Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> {
+        Promise<StepResult> held = steps.held.poll();
+        if (held != null) {
+          held.complete(StepResult.success(new JsonObject().put("run", 1)));
+        }
+        return n.store.reads.getState(txId).await();
+      }, s -> s.status().isFinal());
+      assertEquals(TxStatus.SUCCESS, done.status());
+      assertEquals(1, done.output().getInteger("run"), "the taken-over run's result is refused");
+      assertTrue(done.attempt() >= 2, "attempt " + done.attempt());
+      // and the node takes new work after its fence
+      String next = n.start("hold", new JsonObject());
+      steps.held.poll(10, TimeUnit.SECONDS).complete(StepResult.success(new JsonObject()));
+      assertEquals(TxStatus.SUCCESS, n.awaitFinal(next).status());
+    }
+  }
+
+  @Test
+  void after_redis_lost_its_data_the_node_registers_again_and_publishes_its_pipelines_again() throws Exception {
+    TestSteps steps = new TestSteps();
+    try (TestNode n = node(steps)) {
+      String version = cmd("HGET", n.keys.pipelineH("hold"), "version").toString();
+      for (Response key : cmd("KEYS", n.prefix + "*")) {
+        cmd("DEL", key.toString());
+      }
+      cmd("SCRIPT", "FLUSH");
+
+      Eventually.until(Duration.ofSeconds(10), "the node to register again", () -> incarnation(n), i -> i == 2);
+      Eventually.until(Duration.ofSeconds(10), "the pipeline to be published again",
+          () -> cmd("HGET", n.keys.pipelineH("hold"), "version"), v -> v != null);
+      assertEquals(version, cmd("HGET", n.keys.pipelineH("hold"), "version").toString());
+      assertNotEquals(0, cmd("SCRIPT", "EXISTS", n.node().redis().scripts().reap.sha()).get(0).toInteger(),
+          "the scripts are loaded again");
+      String txId = n.start("hold", new JsonObject());
+      steps.held.poll(10, TimeUnit.SECONDS).complete(StepResult.success(new JsonObject()));
+      assertEquals(TxStatus.SUCCESS, n.awaitFinal(txId).status());
+    }
+  }
+}
