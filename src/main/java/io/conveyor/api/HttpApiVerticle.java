@@ -148,6 +148,9 @@ public final class HttpApiVerticle extends VerticleBase {
         check("scripts", reads.scriptsLoaded().compose(n -> n == scripts ? Future.succeededFuture("ok")
             : redis.scripts().loadAll(redis.link()).map(v -> "ok (" + (scripts - n) + " loaded again)"))),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
+        // the archive answers reads of finished transactions: a node that cannot reach it is not ready
+        check("archive", factory.archive() == null ? Future.succeededFuture("ok")
+            : factory.archive().find("tx-" + "0".repeat(32)).map(none -> "ok")),
         check("pipelines", pipelines.pipelines().map(all -> {
           java.util.List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
           return missing.isEmpty() ? "ok" : "not uploaded: " + missing;

@@ -32,6 +32,8 @@ final class H2ArchiveStore implements ArchiveStore {
         return t;
       });
   private Connection connection;
+  /** Set once open() has migrated the file: from then on a lost connection is opened again on demand. */
+  private volatile boolean opened;
 
   H2ArchiveStore(Vertx vertx, Path file, String table) {
     this.vertx = vertx;
@@ -39,19 +41,49 @@ final class H2ArchiveStore implements ArchiveStore {
     this.table = table;
   }
 
-  /** Runs JDBC work on the store's own thread and answers on the caller's Vert.x context. */
+  /**
+   * Runs JDBC work on the store's own thread and answers on the caller's Vert.x context. Several nodes share
+   * the file through the server of the process that opened it first; when that process dies, the others'
+   * connections break. A connection found broken after a failure is dropped, and the next call opens the
+   * file again (one of them then hosts the server), so a node recovers by itself instead of answering
+   * "Database is already closed" for ever.
+   */
   private <T> Future<T> blocking(Callable<T> work) {
     io.vertx.core.Context ctx = vertx.getOrCreateContext();
     io.vertx.core.Promise<T> answer = io.vertx.core.Promise.promise();
     executor.execute(() -> {
       try {
+        if (opened && connection == null) {
+          connection = connect();
+          connection.setAutoCommit(false);
+        }
         T result = work.call();
         ctx.runOnContext(v -> answer.complete(result));
       } catch (Throwable e) {
+        dropIfBroken();
         ctx.runOnContext(v -> answer.fail(e));
       }
     });
     return answer.future();
+  }
+
+  private void dropIfBroken() {
+    if (!opened || connection == null) {
+      return;
+    }
+    try {
+      if (connection.isValid(2)) {
+        return;
+      }
+    } catch (SQLException e) {
+      // not valid either
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      // it is broken already
+    }
+    connection = null;
   }
 
   @Override
@@ -61,6 +93,7 @@ final class H2ArchiveStore implements ArchiveStore {
       connection = connect();
       migrate();
       connection.setAutoCommit(false);
+      opened = true;
       return null;
     });
   }

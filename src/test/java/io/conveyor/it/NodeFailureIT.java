@@ -188,6 +188,13 @@ class NodeFailureIT {
     paused.signal("CONT");
     assertAllSucceeded("kill -STOP, then -CONT");
     paused.awaitLine("refused (FENCED); another attempt owns it, dropping this one", Duration.ofSeconds(30));
+    // it learnt from its heartbeat that it was taken over, and came back as a new incarnation
+    paused.awaitLine("registered again (incarnation 2)", Duration.ofSeconds(30));
+    // Redis judged liveness: only the paused node was taken over, never a healthy one its view had lost
+    List<String> reaped = TestRedis.cmd("LRANGE", prefix + "eventsL", 0, -1).stream()
+        .map(e -> new JsonObject(e.toString())).filter(e -> "node-dead".equals(e.getString("type")))
+        .map(e -> e.getJsonObject("details").getString("nodeId")).distinct().toList();
+    assertEquals(List.of(nodeIds.get(1)), reaped);
   }
 
   @Test
