@@ -94,7 +94,7 @@ public final class Node {
     metrics.busyWorkers(busy::get, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis().url(), config.redis().maxPipelined()),
         config.redis().timeout(), new Keys(config.redis().prefix()), new Scripts(), clock, metrics);
-    this.cluster = new NodeCluster(config.cluster());
+    this.cluster = new NodeCluster(config.cluster(), config.redis());
   }
 
   /**

@@ -1,8 +1,8 @@
 package io.conveyor;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
-import com.hazelcast.config.FileSystemXmlConfig;
 import io.conveyor.bus.Addresses;
 import io.conveyor.bus.MemberLeft;
 import io.conveyor.bus.Messages;
@@ -17,18 +17,58 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.FileNotFoundException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's Vert.x, clustered through Hazelcast when cluster.enabled. A member that leaves becomes a
  * local conveyor.cluster.member-left hint on the event bus (the reaper looks at once); Hazelcast's view
- * is never taken as a verdict here.
+ * is never taken as a verdict here. Nodes that share Redis keys share a cluster: unless cluster.name says
+ * otherwise, the cluster is named after redis.url and redis.prefix, and a member whose Redis differs is
+ * named in a warning.
  */
 final class NodeCluster {
+  private static final Logger log = LoggerFactory.getLogger(NodeCluster.class);
+  /** A member attribute: the Redis (without credentials) and key prefix the member's node uses. */
+  private static final String REDIS_ATTRIBUTE = "conveyor.redis";
   private final Config.Cluster settings;
+  private final String name;
+  private final String redis;
   private HazelcastClusterManager manager;
 
-  NodeCluster(Config.Cluster settings) {
+  NodeCluster(Config.Cluster settings, Config.Redis redis) {
     this.settings = settings;
+    this.name = nameFor(settings, redis);
+    this.redis = redisOf(redis);
+  }
+
+  /** cluster.name, else conveyor- and 8 hex digits of the SHA-256 of the Redis and prefix nodes share. */
+  static String nameFor(Config.Cluster settings, Config.Redis redis) {
+    if (!settings.name().isEmpty()) {
+      return settings.name();
+    }
+    try {
+      byte[] sha = MessageDigest.getInstance("SHA-256").digest(redisOf(redis).getBytes(StandardCharsets.UTF_8));
+      return "conveyor-" + HexFormat.of().formatHex(sha, 0, 4);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The Redis as a cluster tells it apart: the URL without user and password (a rotated password is the
+   * same Redis), with the port and database spelt out, and the key prefix.
+   */
+  static String redisOf(Config.Redis redis) {
+    URI uri = URI.create(redis.url());
+    String db = uri.getPath() == null || uri.getPath().length() <= 1 ? "0" : uri.getPath().substring(1);
+    return uri.getScheme() + "://" + uri.getHost().toLowerCase(java.util.Locale.ROOT) + ":"
+        + (uri.getPort() == -1 ? 6379 : uri.getPort()) + "/" + db + " " + redis.prefix();
   }
 
   Future<Vertx> createVertx(NodeMetrics metrics) {
@@ -40,26 +80,29 @@ final class NodeCluster {
     }
     com.hazelcast.config.Config hz;
     try {
-      hz = new FileSystemXmlConfig(settings.config());
+      hz = HazelcastConfig.load(settings.config(), name);
     } catch (FileNotFoundException | RuntimeException e) {
       return Future.failedFuture(new ConfigException("cluster.config: cannot load Hazelcast config "
           + settings.config() + " (" + e.getMessage() + ")"));
     }
-    if (!settings.name().isEmpty()) {
-      hz.setClusterName(settings.name());
-    }
+    hz.getMemberAttributeConfig().setAttribute(REDIS_ATTRIBUTE, redis);
+    log.info("joining Hazelcast cluster {} ({}) through {}", name, settings.name().isEmpty()
+        ? "named after " + redis : "cluster.name", hz.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
     options.getEventBusOptions().setHost(settings.host());
     manager = new HazelcastClusterManager(hz);
     return Vertx.builder().with(options).withMetrics(meters).withClusterManager(manager).buildClustered()
-        .onSuccess(this::hintDepartures);
+        .onSuccess(this::watchMembers);
   }
 
   /** Vert.x keeps the cluster manager's one node listener for itself; Hazelcast takes more. */
-  private void hintDepartures(Vertx vertx) {
+  private void watchMembers(Vertx vertx) {
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
-    manager.getHazelcastInstance().getCluster().addMembershipListener(new MembershipListener() {
+    com.hazelcast.cluster.Cluster cluster = manager.getHazelcastInstance().getCluster();
+    cluster.getMembers().forEach(this::warnIfRedisDiffers);
+    cluster.addMembershipListener(new MembershipListener() {
       @Override
       public void memberAdded(MembershipEvent e) {
+        warnIfRedisDiffers(e.getMember());
       }
 
       @Override
@@ -71,6 +114,19 @@ final class NodeCluster {
         }
       }
     });
+  }
+
+  /**
+   * Nodes of one cluster that use different Redis keys cannot see each other's work, though the event bus
+   * joins them: say so loudly. Members without the attribute are programs of the user's, not nodes.
+   */
+  private void warnIfRedisDiffers(Member member) {
+    String theirs = member.getAttribute(REDIS_ATTRIBUTE);
+    if (theirs != null && !theirs.equals(redis)) {
+      log.warn("Hazelcast cluster {}: member {} uses Redis {}, but this node uses Redis {}; nodes that share a "
+          + "cluster must share redis.url and redis.prefix (or set cluster.name apart)", name, member.getAddress(),
+          theirs, redis);
+    }
   }
 
   /** True when the node is in its cluster, or runs alone. */

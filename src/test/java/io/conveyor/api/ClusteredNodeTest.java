@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxStatus;
 import io.conveyor.model.TxSummary;
+import io.conveyor.testing.PortHolder;
 import io.conveyor.testing.TestCluster;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
@@ -19,7 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A node in a cluster with a user's own Vert.x ("shop"): eventbus steps served by the shop's consumers, and
- * the shop starting and reading transactions through ConveyorClient.
+ * the shop starting and reading transactions through ConveyorClient. Hazelcast's first ports are held by another
+ * process meanwhile (a foreign Hazelcast cluster and servers that never reply), as other programs on a machine
+ * may hold them: the members must find each other further up the port range.
  */
 class ClusteredNodeTest {
   private static final TestSteps steps = new TestSteps();
@@ -27,9 +30,12 @@ class ClusteredNodeTest {
   private static Vertx shop;
   private static TestNode node;
   private static int httpPort;
+  private static PortHolder holder;
 
   @BeforeAll
-  static void startClusterAndNode() {
+  static void startClusterAndNode() throws java.io.IOException {
+    holder = PortHolder.start(5701, 5702, 5703);
+    org.slf4j.LoggerFactory.getLogger(ClusteredNodeTest.class).info("another process holds {}", holder.held);
     String cluster = TestCluster.newName();
     shop = TestCluster.join(cluster);
     shop.eventBus().<JsonObject>consumer("shop.charge", m -> {
@@ -56,9 +62,10 @@ class ClusteredNodeTest {
   }
 
   @AfterAll
-  static void stopAll() {
+  static void stopAll() throws InterruptedException {
     node.close();
     shop.close().await();
+    holder.close();
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.conveyor.testing;
 
-import com.hazelcast.config.FileSystemXmlConfig;
+import io.conveyor.HazelcastConfig;
 import io.vertx.core.Vertx;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.FileNotFoundException;
@@ -20,9 +20,8 @@ public final class TestCluster {
   /** A plain clustered Vert.x in the named cluster, as a user's own application would run. */
   public static Vertx join(String name) {
     try {
-      com.hazelcast.config.Config hz = new FileSystemXmlConfig("cluster.xml");
-      hz.setClusterName(name);
-      return Vertx.builder().withClusterManager(new HazelcastClusterManager(hz)).buildClustered().await();
+      return Vertx.builder().withClusterManager(new HazelcastClusterManager(HazelcastConfig.load("cluster.xml", name)))
+          .buildClustered().await();
     } catch (FileNotFoundException e) {
       throw new IllegalStateException(e);
     }
