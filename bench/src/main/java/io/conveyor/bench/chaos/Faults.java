@@ -138,13 +138,14 @@ final class Faults {
     victim.resume();
     long t1 = System.nanoTime();
     int want = Rig.NODES + 1;
-    double view = secondsUntil("one cluster view (" + want + " members in every node's and the driver's view)", t1,
-        () -> rig.driver.members() == want && rig.nodes.stream().allMatch(n -> n.members() == want));
+    double[] t = secondsUntilEach(t1, new String[] {"one cluster view (" + want + " members in every view)",
+        victim.name + " answering /health/ready"}, () -> rig.driver.members() == want
+        && rig.nodes.stream().allMatch(n -> n.members() == want), () -> rig.driver.call(victim.httpPort,
+        HttpMethod.GET, "/health/ready", null, 2000).await().status() == 200);
+    double view = t[0];
     note("views after: driver " + rig.driver.members() + ", nodes " + rig.nodes.stream()
         .map(n -> Integer.toString(n.members())).toList());
-    double ready = secondsUntil(victim.name + " to answer /health/ready", t1, () -> rig.driver.call(victim.httpPort,
-        HttpMethod.GET, "/health/ready", null, 2000).await().status() == 200);
-    note("paused node ready after " + fmt(ready) + " s; leaders after: " + rig.leaders());
+    note("paused node ready after " + fmt(t[1]) + " s; leaders after: " + rig.leaders());
     return new Outcome(victim.nodeId(), inFlight, view, BOUND_MS / 1000.0, String.join("; ", notes));
   }
 
@@ -233,6 +234,9 @@ final class Faults {
     long end = System.nanoTime() + seconds * 1_000_000_000L;
     while (System.nanoTime() < end) {
       Procs.sleep(Math.min(5000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+      if (System.nanoTime() >= end) {
+        break;
+      }
       System.err.println("chaos:   " + what + ", " + fmt((seconds * 1e9 - (end - System.nanoTime())) / 1e9) + " s; "
           + progress.get());
     }
@@ -253,6 +257,31 @@ final class Faults {
       Procs.sleep(200);
     }
     return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** Seconds from t0 until each condition first held (polled together every 200 ms); NaN past the bound. */
+  private double[] secondsUntilEach(long t0, String[] what, BooleanSupplier... conditions) {
+    double[] at = new double[conditions.length];
+    java.util.Arrays.fill(at, Double.NaN);
+    long last = System.nanoTime();
+    while (java.util.Arrays.stream(at).anyMatch(Double::isNaN) && System.nanoTime() - t0 <= BOUND_MS * 1_000_000) {
+      for (int i = 0; i < conditions.length; i++) {
+        if (Double.isNaN(at[i]) && conditions[i].getAsBoolean()) {
+          at[i] = (System.nanoTime() - t0) / 1e9;
+        }
+      }
+      if (System.nanoTime() - last > 5_000_000_000L) {
+        last = System.nanoTime();
+        for (int i = 0; i < what.length; i++) {
+          if (Double.isNaN(at[i])) {
+            System.err.println("chaos:   waiting for " + what[i] + ", " + fmt((last - t0) / 1e9) + " s; "
+                + progress.get());
+          }
+        }
+      }
+      Procs.sleep(200);
+    }
+    return at;
   }
 
   private static boolean until(String what, long boundMs, BooleanSupplier condition) {

@@ -198,17 +198,16 @@ final class Rig {
       }
     }
     StringBuilder s = new StringBuilder();
-    int attributed = 0;
     for (NodeProc n : nodes) {
       int c = perPid.getOrDefault(n.pid(), 0);
-      attributed += c;
       s.append(s.length() == 0 ? "" : "/").append(c);
     }
     return s + " (total " + total + ")";
   }
 
+  /** The driver leaves the cluster first, so it does not watch the nodes die. */
   void close() {
-    nodes.forEach(NodeProc::close);
     driver.close();
+    nodes.forEach(NodeProc::close);
   }
 }
