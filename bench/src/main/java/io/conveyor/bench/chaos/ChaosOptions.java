@@ -1,0 +1,70 @@
+package io.conveyor.bench.chaos;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What the chaos suite was asked to run: the scenarios (all, or one by name), how many runs of each, the
+ * steady start rate, and how long the load lasts (at least until the fault is over and a margin after it).
+ */
+record ChaosOptions(List<Scenario> scenarios, int runs, double rate, int durationSeconds, int stepMillis,
+                    boolean keep) {
+
+  static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--rate R] [--duration S]"
+      + " [--step-ms MS] [--keep]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+
+  /** Reads the command line; throws IllegalArgumentException with a one-line message naming the option. */
+  static ChaosOptions parse(String[] args) {
+    List<Scenario> scenarios = Arrays.asList(Scenario.values());
+    int runs = 1;
+    double rate = 100;
+    int duration = 40;
+    int stepMillis = 200;
+    boolean keep = false;
+    for (int i = 0; i < args.length; i++) {
+      String name = args[i];
+      if (name.equals("--keep")) {
+        keep = true;
+        continue;
+      }
+      if (!name.matches("--(scenario|runs|rate|duration|step-ms)")) {
+        throw new IllegalArgumentException("unknown option " + name + " (" + USAGE + ")");
+      }
+      if (i + 1 == args.length) {
+        throw new IllegalArgumentException(name + " needs a value (" + USAGE + ")");
+      }
+      String v = args[++i];
+      switch (name) {
+        case "--scenario" -> scenarios = v.equals("all") ? Arrays.asList(Scenario.values()) : scenarios(v);
+        case "--runs" -> runs = whole(name, v, 1, 1000);
+        case "--rate" -> rate = whole(name, v, 1, 5000);
+        case "--duration" -> duration = whole(name, v, 10, 3600);
+        default -> stepMillis = whole(name, v, 0, 10_000);
+      }
+    }
+    return new ChaosOptions(scenarios, runs, rate, duration, stepMillis, keep);
+  }
+
+  /** One name or several, comma-separated. */
+  private static List<Scenario> scenarios(String v) {
+    List<Scenario> out = new ArrayList<>();
+    for (String s : v.split(",")) {
+      out.add(Scenario.byName(s.trim()).orElseThrow(() -> new IllegalArgumentException("--scenario: no scenario "
+          + s + " (" + USAGE + ")")));
+    }
+    return out;
+  }
+
+  private static int whole(String name, String v, int min, int max) {
+    try {
+      int n = Integer.parseInt(v);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // answered below
+    }
+    throw new IllegalArgumentException(name + ": expected a whole number from " + min + " to " + max + ", got " + v);
+  }
+}

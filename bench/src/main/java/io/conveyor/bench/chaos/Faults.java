@@ -1,0 +1,306 @@
+package io.conveyor.bench.chaos;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Injects one scenario's fault into a running rig and measures its recovery, bounded. Times are measured
+ * from the kill for kill -9, and from the end of the outage (SIGCONT, Redis answering, PostgreSQL or the
+ * receiver back) for the others.
+ */
+final class Faults {
+  /** What a fault did: the node it hit ("" for none), the work in flight then, the recovery time (NaN if not within bound). */
+  record Outcome(String faultedNode, long inFlight, double recoverSeconds, double boundSeconds, String notes) {
+  }
+
+  static final long BOUND_MS = 120_000;
+  private final Rig rig;
+  private final Supplier<String> progress;
+  private final List<String> notes = new ArrayList<>();
+
+  Faults(Rig rig, Supplier<String> progress) {
+    this.rig = rig;
+    this.progress = progress;
+  }
+
+  Outcome inject(Scenario s) throws Exception {
+    return switch (s) {
+      case KILL9_WORKER -> killWorker();
+      case KILL9_REAPER -> killLeader("reaper");
+      case KILL9_ARCHIVE -> killLeader("toArchive");
+      case KILL9_WEBHOOK -> killLeader("webhook");
+      case SIGSTOP15, SIGSTOP30 -> pause(s.outageSeconds);
+      case REDIS_RESTART -> redisRestart(false, 0);
+      case REDIS_EMPTY -> redisRestart(true, 0);
+      case REDIS_DOWN30 -> redisRestart(false, s.outageSeconds);
+      case ARCHIVE_DB_DOWN45 -> archiveDown(s.outageSeconds);
+      case WEBHOOK_RECEIVER_DOWN -> receiverDown(s.outageSeconds);
+    };
+  }
+
+  /** kill -9 of a node that leads nothing (or, if every node leads something, of one that is not the reaper). */
+  private Outcome killWorker() throws Exception {
+    List<String> leaders = List.of(nonNull(rig.leader("reaper")), nonNull(rig.leader("toArchive")),
+        nonNull(rig.leader("webhook")));
+    NodeProc victim = rig.nodes.stream().filter(n -> !leaders.contains(n.nodeId())).findFirst()
+        .orElse(rig.nodes.stream().filter(n -> !n.nodeId().equals(leaders.get(0))).findFirst().orElseThrow());
+    note("killed " + victim.name + " (leaders before: " + rig.leaders() + ")");
+    return kill(victim, null);
+  }
+
+  /** kill -9 of the node holding the role's lease; the role resumes when another node holds it and its work moves. */
+  private Outcome killLeader(String role) throws Exception {
+    String id = until("a " + role + " leader", 60_000, () -> !nonNull(rig.leader(role)).isEmpty()) ? rig.leader(role)
+        : null;
+    if (id == null || rig.byId(id) == null) {
+      throw new IllegalStateException("no " + role + " leader among the nodes (lease holds " + id + ")");
+    }
+    NodeProc victim = rig.byId(id);
+    note("killed " + victim.name + " (leaders before: " + rig.leaders() + ")");
+    return kill(victim, role);
+  }
+
+  /**
+   * Kills the node and waits until its in-flight work has moved on and, for a leader, until another node
+   * holds the lease and the role's work progresses (archive rows grow, webhooks arrive, or the reaper has
+   * moved the dead node's work).
+   */
+  private Outcome kill(NodeProc victim, String role) throws Exception {
+    until(victim.name + " to have work in flight", 10_000, () -> !rig.inflight(victim.nodeId()).isEmpty());
+    List<String> ids = rig.inflight(victim.nodeId());
+    victim.kill();
+    long t0 = System.nanoTime();
+    double moved = secondsUntil("the dead node's " + ids.size() + " in-flight transactions to move on", t0, () -> {
+      List<String> left = rig.notMovedOn(ids, victim.nodeId());
+      return left != null && left.isEmpty();
+    });
+    note("its work moved on in " + fmt(moved) + " s");
+    if (role == null) {
+      return new Outcome(victim.nodeId(), ids.size(), moved, BOUND_MS / 1000.0, String.join("; ", notes));
+    }
+    double resumed = secondsUntil("the " + role + " role to resume on another node", t0, new RoleResumed(role,
+        victim.nodeId()));
+    if (role.equals("reaper")) {
+      resumed = Double.isNaN(resumed) || Double.isNaN(moved) ? Double.NaN : Math.max(resumed, moved);
+    }
+    String holder = nonNull(rig.leader(role));
+    note(role + " lease now " + (rig.byId(holder) == null ? holder : rig.byId(holder).name));
+    return new Outcome(victim.nodeId(), ids.size(), resumed, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /** A new holder of the role's lease, then a sign of its work: more archived rows, or more webhooks. */
+  private final class RoleResumed implements BooleanSupplier {
+    private final String role;
+    private final String dead;
+    private long mark = -1;
+
+    RoleResumed(String role, String dead) {
+      this.role = role;
+      this.dead = dead;
+    }
+
+    @Override
+    public boolean getAsBoolean() {
+      String h = nonNull(rig.leader(role));
+      if (h.isEmpty() || h.equals(dead)) {
+        return false;
+      }
+      long work = switch (role) {
+        case "toArchive" -> rig.pg.rows(rig.table);
+        case "webhook" -> rig.driver.deliveries.size();
+        default -> 0;
+      };
+      if (role.equals("reaper")) {
+        return true;
+      }
+      if (mark < 0) {
+        mark = work;
+        return false;
+      }
+      return work > mark;
+    }
+  }
+
+  /** SIGSTOP of the reaper's leader (the node whose stale view could do most harm), SIGCONT after the pause. */
+  private Outcome pause(int seconds) throws Exception {
+    until("a reaper leader", 60_000, () -> rig.byId(nonNull(rig.leader("reaper"))) != null);
+    NodeProc victim = rig.byId(rig.leader("reaper"));
+    long inFlight = rig.inflight(victim.nodeId()).size();
+    note("paused " + victim.name + " (leaders before: " + rig.leaders() + ")");
+    victim.pause();
+    hold("SIGSTOP of " + victim.name, seconds);
+    note("leaders while paused: " + rig.leaders());
+    victim.resume();
+    long t1 = System.nanoTime();
+    int want = Rig.NODES + 1;
+    double[] t = secondsUntilEach(t1, new String[] {"one cluster view (" + want + " members in every view)",
+        victim.name + " answering /health/ready"}, () -> rig.driver.members() == want
+        && rig.nodes.stream().allMatch(n -> n.members() == want), () -> rig.driver.call(victim.httpPort,
+        HttpMethod.GET, "/health/ready", null, 2000).await().status() == 200);
+    double view = t[0];
+    note("views after: driver " + rig.driver.members() + ", nodes " + rig.nodes.stream()
+        .map(n -> Integer.toString(n.members())).toList());
+    note("paused node ready after " + fmt(t[1]) + " s; leaders after: " + rig.leaders());
+    return new Outcome(victim.nodeId(), inFlight, view, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /**
+   * Redis crashes (kill -9) and comes back at once, optionally with its data deleted, or is shut down for
+   * a while. Recovery: every node ready after Redis answers; with empty data, a start of the pipeline.
+   */
+  private Outcome redisRestart(boolean empty, int downSeconds) throws Exception {
+    long inFlight = rig.processing();
+    note("redis clients per node before " + rig.clientsPerNode());
+    if (downSeconds > 0) {
+      rig.redis.shutdown();
+      hold("Redis down", downSeconds);
+    } else {
+      rig.redis.kill();
+    }
+    if (empty) {
+      rig.redis.wipe();
+    }
+    rig.redis.start();
+    long t1 = System.nanoTime();
+    double ready = secondsUntil("every node's /health/ready", t1, rig::allReady);
+    note("all nodes ready " + fmt(ready) + " s after Redis answered");
+    double recover = ready;
+    if (empty) {
+      recover = secondsUntil("a start of " + Rig.PIPELINE + " to succeed", t1, this::probeStart);
+      note("a start succeeded " + fmt(recover) + " s after Redis answered");
+    }
+    Procs.sleep(5000);
+    note("clients after (+5 s) " + rig.clientsPerNode());
+    return new Outcome("", inFlight, recover, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  private int probes;
+
+  /** One start on one node in turn, without a webhook; true when it was accepted. */
+  private boolean probeStart() {
+    List<NodeProc> live = rig.live();
+    NodeProc n = live.get(probes++ % live.size());
+    return rig.driver.call(n.httpPort, HttpMethod.POST, "/api/v1/transactions", new JsonObject()
+        .put("type", Rig.PIPELINE).put("externalId", "probe-" + probes), 2000).await().ok();
+  }
+
+  /** PostgreSQL stopped for the outage; recovery: no archive entry overdue by more than 5 s. */
+  private Outcome archiveDown(int seconds) throws Exception {
+    long inFlight = rig.processing();
+    long rowsBefore = rig.pg.rows(rig.table);
+    rig.pg.stop();
+    hold("archive database down", seconds);
+    long backlog = rig.redis.integer("ZCARD", rig.prefix + "toArchiveZ");
+    rig.pg.start();
+    long t1 = System.nanoTime();
+    double drained = secondsUntil("the archive backlog to drain", t1, () -> rig.archiveOverdue() == 0);
+    note("rows before " + rowsBefore + ", toArchiveZ at restart " + backlog + ", rows after "
+        + rig.pg.rows(rig.table) + "; archive lease " + nonNull(rig.leader("toArchive")));
+    return new Outcome("", inFlight, drained, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /** The webhook receiver's port closed for the outage; recovery: every transaction acknowledged by then has its webhook. */
+  private Outcome receiverDown(int seconds) throws Exception {
+    long inFlight = rig.redis.integer("ZCARD", rig.prefix + "webhooksZ");
+    rig.driver.stopReceiver();
+    hold("webhook receiver down", seconds);
+    List<String> due = new ArrayList<>(loadTxIds.get());
+    rig.driver.startReceiver();
+    long t1 = System.nanoTime();
+    double delivered = secondsUntil("webhooks of the " + due.size() + " transactions started before", t1, () -> {
+      due.removeIf(rig.driver.deliveries::containsKey);
+      return due.isEmpty();
+    });
+    note("webhooks.pause set to " + Scenario.WEBHOOK_PAUSE + "; webhooksZ at outage " + inFlight
+        + "; not delivered " + due.size());
+    return new Outcome("", inFlight, delivered, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /** The txIds the load has had acknowledged so far (set by the run). */
+  Supplier<List<String>> loadTxIds = List::of;
+
+  private void note(String s) {
+    notes.add(s);
+    System.err.println("chaos:   " + s);
+  }
+
+  /** Keeps the fault on for the given seconds, with a progress line every 5 s. */
+  private void hold(String what, int seconds) {
+    long end = System.nanoTime() + seconds * 1_000_000_000L;
+    while (System.nanoTime() < end) {
+      Procs.sleep(Math.min(5000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+      if (System.nanoTime() >= end) {
+        break;
+      }
+      System.err.println("chaos:   " + what + ", " + fmt((seconds * 1e9 - (end - System.nanoTime())) / 1e9) + " s; "
+          + progress.get());
+    }
+  }
+
+  /** Seconds from t0 until the condition holds, polled every 200 ms; NaN past the bound. */
+  private double secondsUntil(String what, long t0, BooleanSupplier condition) {
+    long last = System.nanoTime();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - t0 > BOUND_MS * 1_000_000) {
+        System.err.println("chaos:   gave up waiting for " + what + " after " + BOUND_MS / 1000 + " s");
+        return Double.NaN;
+      }
+      if (System.nanoTime() - last > 5_000_000_000L) {
+        last = System.nanoTime();
+        System.err.println("chaos:   waiting for " + what + ", " + fmt((last - t0) / 1e9) + " s; " + progress.get());
+      }
+      Procs.sleep(200);
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** Seconds from t0 until each condition first held (polled together every 200 ms); NaN past the bound. */
+  private double[] secondsUntilEach(long t0, String[] what, BooleanSupplier... conditions) {
+    double[] at = new double[conditions.length];
+    java.util.Arrays.fill(at, Double.NaN);
+    long last = System.nanoTime();
+    while (java.util.Arrays.stream(at).anyMatch(Double::isNaN) && System.nanoTime() - t0 <= BOUND_MS * 1_000_000) {
+      for (int i = 0; i < conditions.length; i++) {
+        if (Double.isNaN(at[i]) && conditions[i].getAsBoolean()) {
+          at[i] = (System.nanoTime() - t0) / 1e9;
+        }
+      }
+      if (System.nanoTime() - last > 5_000_000_000L) {
+        last = System.nanoTime();
+        for (int i = 0; i < what.length; i++) {
+          if (Double.isNaN(at[i])) {
+            System.err.println("chaos:   waiting for " + what[i] + ", " + fmt((last - t0) / 1e9) + " s; "
+                + progress.get());
+          }
+        }
+      }
+      Procs.sleep(200);
+    }
+    return at;
+  }
+
+  private static boolean until(String what, long boundMs, BooleanSupplier condition) {
+    long end = System.currentTimeMillis() + boundMs;
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > end) {
+        System.err.println("chaos:   no " + what + " within " + boundMs / 1000 + " s");
+        return false;
+      }
+      Procs.sleep(100);
+    }
+    return true;
+  }
+
+  private static String nonNull(String s) {
+    return s == null ? "" : s;
+  }
+
+  static String fmt(double seconds) {
+    return Double.isNaN(seconds) ? "never" : String.format(Locale.ROOT, "%.1f", seconds);
+  }
+}

@@ -1,0 +1,213 @@
+package io.conveyor.bench.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One run's cluster: three node processes from the fat jar on the suite's private Redis and PostgreSQL,
+ * with a key prefix, archive table, cluster name and Hazelcast ports of the run's own, and the driver as a
+ * fourth member. Also the probes the scenarios read: leases, in-flight sets, readiness, Redis clients.
+ */
+final class Rig {
+  static final int NODES = 3;
+  static final String PIPELINE = "chaos";
+  final String prefix;
+  final String table;
+  final RedisServer redis;
+  final PgServer pg;
+  final List<NodeProc> nodes = new ArrayList<>();
+  final Driver driver;
+  final Path dir;
+
+  private Rig(String prefix, String table, RedisServer redis, PgServer pg, Driver driver, Path dir) {
+    this.prefix = prefix;
+    this.table = table;
+    this.redis = redis;
+    this.pg = pg;
+    this.driver = driver;
+    this.dir = dir;
+  }
+
+  /** Starts the driver and the three nodes, and waits until each says it started. */
+  static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv)
+      throws Exception {
+    String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    String cluster = "chaos-" + hex;
+    String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+    Files.createDirectories(dir.resolve("pipelines"));
+    Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline());
+    Path clusterXml = clusterXml(dir, Ports.freeRange(NODES + 1), NODES + 1);
+    Path logback = logback(dir);
+    Driver driver = Driver.start(clusterXml, cluster, apiKey, Ports.free(), stepMillis);
+    Rig rig = new Rig(cluster + ":", "chaos_" + hex, redis, pg, driver, dir);
+    Map<String, String> env = new HashMap<>(Map.ofEntries(Map.entry("CONVEYOR_REDIS_URL", redis.url()),
+        Map.entry("CONVEYOR_REDIS_EMBEDDED", "never"), Map.entry("CONVEYOR_REDIS_PREFIX", rig.prefix),
+        Map.entry("CONVEYOR_CLUSTER_NAME", cluster), Map.entry("CONVEYOR_CLUSTER_CONFIG", clusterXml.toString()),
+        Map.entry("CONVEYOR_PIPELINES_DIR", dir.resolve("pipelines").toString()),
+        Map.entry("CONVEYOR_ARCHIVE_URL", pg.url()), Map.entry("CONVEYOR_ARCHIVE_TABLE", rig.table),
+        Map.entry("CONVEYOR_ARCHIVE_DELAY", "2s"), Map.entry("CONVEYOR_API_KEYS", "chaos:client+admin:" + apiKey),
+        Map.entry("CONVEYOR_WEBHOOKS_SECRET", "whsec_" + java.util.Base64.getEncoder().encodeToString(
+            "the-chaos-suite-secret-32-bytes!".getBytes(java.nio.charset.StandardCharsets.UTF_8))),
+        Map.entry("CONVEYOR_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "true")));
+    env.putAll(extraEnv);
+    for (int i = 0; i < NODES; i++) {
+      rig.nodes.add(NodeProc.start("node" + i, Ports.free(), env, logback, dir.resolve("node" + i + ".log")));
+    }
+    for (NodeProc n : rig.nodes) {
+      n.awaitStarted(180_000);
+    }
+    return rig;
+  }
+
+  /** Three eventbus steps, all served by the driver. */
+  private static String pipeline() {
+    String step = "{\"type\":\"eventbus\",\"params\":{\"address\":\"" + Driver.STEP_ADDRESS + "\"}}";
+    return "{\"name\":\"" + PIPELINE + "\",\"nodeGroup\":\"master\",\"transactionType\":true,\"steps\":["
+        + String.join(",", List.of(step, step, step)) + "]}";
+  }
+
+  /** The shipped cluster.xml on ports of the run's own: n consecutive ports, each a listed member. */
+  private static Path clusterXml(Path dir, int base, int n) throws IOException {
+    String xml = Files.readString(Path.of("cluster.xml"));
+    StringBuilder members = new StringBuilder();
+    for (int p = base; p < base + n; p++) {
+      members.append("<member>127.0.0.1:").append(p).append("</member>");
+    }
+    String out = xml.replaceFirst("<port [^>]*>\\d+</port>",
+        "<port auto-increment=\"true\" port-count=\"" + n + "\">" + base + "</port>")
+        .replaceFirst("<member>[^<]*</member>", Matcher.quoteReplacement(members.toString()));
+    Path file = dir.resolve("cluster.xml");
+    Files.writeString(file, out);
+    return file;
+  }
+
+  /** The shipped logging config, plus Hazelcast's membership lines (NodeProc reads each node's view there). */
+  private static Path logback(Path dir) throws IOException {
+    String xml = Files.readString(Path.of("conf/logback.xml")).replace("<root ",
+        "<logger name=\"com.hazelcast.internal.cluster\" level=\"INFO\"/>\n  <root ");
+    Path file = dir.resolve("logback.xml");
+    Files.writeString(file, xml);
+    return file;
+  }
+
+  List<NodeProc> live() {
+    return nodes.stream().filter(NodeProc::live).toList();
+  }
+
+  NodeProc byId(String nodeId) {
+    return nodes.stream().filter(n -> n.nodeId().equals(nodeId)).findFirst().orElse(null);
+  }
+
+  /** The nodeId in a role's lease key (reaper, toArchive, webhook), "" when none, null when Redis is silent. */
+  String leader(String keyName) {
+    return redis.string("GET", prefix + keyName + "Lock1");
+  }
+
+  /** Who holds what, e.g. "reaper=node1 archive=node1 webhook=node2". */
+  String leaders() {
+    StringBuilder s = new StringBuilder();
+    for (String role : List.of("reaper", "toArchive", "webhook")) {
+      String id = leader(role);
+      NodeProc n = id == null || id.isEmpty() ? null : byId(id);
+      s.append(s.length() == 0 ? "" : " ").append(role).append('=').append(n == null ? id : n.name);
+    }
+    return s.toString();
+  }
+
+  List<String> inflight(String nodeId) {
+    String out = redis.cli("ZRANGE", prefix + "inflightZ:" + nodeId, "0", "-1");
+    return out == null ? List.of() : out.lines().filter(l -> !l.isBlank()).toList();
+  }
+
+  long processing() {
+    return redis.integer("ZCARD", prefix + "processingZ");
+  }
+
+  /**
+   * The transactions of ids not yet running elsewhere or done: their state still names the node, or is
+   * queued. A state that is gone (archived) has moved on. Null when Redis did not answer.
+   */
+  List<String> notMovedOn(List<String> ids, String nodeId) {
+    List<String> cmds = ids.stream().map(id -> "HMGET " + prefix + "stateH:" + id + " processingState node").toList();
+    List<String> out = ids.isEmpty() ? List.of() : redis.pipe(cmds);
+    if (out == null || out.size() < 2 * ids.size()) {
+      return null;
+    }
+    List<String> left = new ArrayList<>();
+    for (int i = 0; i < ids.size(); i++) {
+      String state = out.get(2 * i);
+      String node = out.get(2 * i + 1);
+      boolean moved = state.isEmpty() || state.equals("complete") || state.equals("sleeping")
+          || (state.equals("processing") && !node.equals(nodeId));
+      if (!moved) {
+        left.add(ids.get(i));
+      }
+    }
+    return left;
+  }
+
+  /** Entries of toArchiveZ overdue by more than 5 s (a stalled archive), -1 when Redis is silent. */
+  long archiveOverdue() {
+    return redis.integer("ZCOUNT", prefix + "toArchiveZ", "-inf", Long.toString(System.currentTimeMillis() - 5000));
+  }
+
+  /** Every live node's /health/ready answers 200. */
+  boolean allReady() {
+    return live().stream().allMatch(n -> driver.call(n.httpPort, io.vertx.core.http.HttpMethod.GET, "/health/ready",
+        null, 2000).await().status() == 200);
+  }
+
+  private static final Pattern CLIENT_ADDR = Pattern.compile("addr=127\\.0\\.0\\.1:(\\d+)");
+  private static final Pattern SOCKET = Pattern.compile("127\\.0\\.0\\.1:(\\d+)\\s+127\\.0\\.0\\.1:(\\d+)\\s.*pid=(\\d+)");
+
+  /**
+   * Redis clients per node, e.g. "7/7/7 (+2 other)": CLIENT LIST's addr (the client's local port) joined
+   * with ss's socket owners. Null when Redis did not answer.
+   */
+  String clientsPerNode() {
+    String list = redis.cli("CLIENT", "LIST");
+    String ss = Procs.run(java.time.Duration.ofSeconds(5), List.of("ss", "-tnpH", "state", "established"));
+    if (list == null) {
+      return null;
+    }
+    Map<Integer, Long> pidByPort = new HashMap<>();
+    if (ss != null) {
+      ss.lines().forEach(l -> {
+        Matcher m = SOCKET.matcher(l);
+        if (m.find() && Integer.parseInt(m.group(2)) == redis.port()) {
+          pidByPort.put(Integer.parseInt(m.group(1)), Long.parseLong(m.group(3)));
+        }
+      });
+    }
+    Map<Long, Integer> perPid = new HashMap<>();
+    int total = 0;
+    for (String l : list.lines().toList()) {
+      Matcher m = CLIENT_ADDR.matcher(l);
+      if (m.find()) {
+        total++;
+        perPid.merge(pidByPort.getOrDefault(Integer.parseInt(m.group(1)), -1L), 1, Integer::sum);
+      }
+    }
+    StringBuilder s = new StringBuilder();
+    for (NodeProc n : nodes) {
+      int c = perPid.getOrDefault(n.pid(), 0);
+      s.append(s.length() == 0 ? "" : "/").append(c);
+    }
+    return s + " (total " + total + ")";
+  }
+
+  /** The driver leaves the cluster first, so it does not watch the nodes die. */
+  void close() {
+    driver.close();
+    nodes.forEach(NodeProc::close);
+  }
+}
