@@ -65,9 +65,12 @@ local function failed(w)
     redis.call('PEXPIRE', counter, ARGV[9])
   end
   if n >= tonumber(ARGV[8]) then
-    redis.call('SET', pausePrefix .. w[4], now + tonumber(ARGV[10]), 'PX', ARGV[10])
     redis.call('DEL', counter)
-    event('webhook-url-paused', {url = w[5], failures = n, pausedUntil = now + tonumber(ARGV[10])})
+    -- results of attempts made before the pause began (several in one batch, or from a leader that lost
+    -- its lease) must not pause it again nor log it again
+    if redis.call('SET', pausePrefix .. w[4], now + tonumber(ARGV[10]), 'PX', ARGV[10], 'NX') then
+      event('webhook-url-paused', {url = w[5], failures = n, pausedUntil = now + tonumber(ARGV[10])})
+    end
   end
 end
 

@@ -99,6 +99,19 @@ final class NodeCluster {
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     com.hazelcast.cluster.Cluster cluster = manager.getHazelcastInstance().getCluster();
     cluster.getMembers().forEach(this::warnIfRedisDiffers);
+    // after a pause, a member and the rest see each other as gone until Hazelcast merges the two views
+    // (cluster.xml checks every 5 s); Vert.x puts its subscriptions back on MERGED. Say when it happens.
+    manager.getHazelcastInstance().getLifecycleService().addLifecycleListener(e -> {
+      switch (e.getState()) {
+        case MERGING -> log.warn("Hazelcast cluster {}: this member was split from the others (a pause?); merging "
+            + "back", name);
+        case MERGED -> log.info("Hazelcast cluster {}: merged back; {} members", name, cluster.getMembers().size());
+        case MERGE_FAILED -> log.error("Hazelcast cluster {}: merging back failed; restart this node if the "
+            + "cluster view stays split", name);
+        default -> {
+        }
+      }
+    });
     cluster.addMembershipListener(new MembershipListener() {
       @Override
       public void memberAdded(MembershipEvent e) {

@@ -218,10 +218,19 @@ public final class WebhookVerticle extends VerticleBase {
             done.tryFail(ar.cause());
           }
         });
+    long began = System.nanoTime();
     done.future().onComplete(ar -> {
       vertx.cancelTimer(timer);
       inFlight--;
       underway.remove(job.webhookId());
+      if (ar.failed() && stalledHere(began)) {
+        // this node, not the receiver, was silent (a pause): the attempt is not the receiver's failure and is
+        // not recorded; the job, rescheduled when handed out, comes back to whoever leads
+        log.info("webhook {} to {}: attempt {} given up after this node stalled; not counted against the URL",
+            job.webhookId(), url, attempt);
+        checkIdle();
+        return;
+      }
       report(ar.succeeded() ? outcome(job.webhookId(), attempt, ar.result())
           : failure(job.webhookId(), attempt, null, ar.cause().getMessage(), null));
     });
@@ -263,6 +272,15 @@ public final class WebhookVerticle extends VerticleBase {
   }
 
   private record Answer(int code, String retryAfter) {
+  }
+
+  /**
+   * An attempt that failed after this node lost its lease, or that lasted well past its timeout (its timer
+   * fired late: the process was paused), says nothing about the receiver.
+   */
+  private boolean stalledHere(long began) {
+    long ms = (System.nanoTime() - began) / 1_000_000;
+    return !leadership.leads() || ms > settings.timeout().plus(settings.lease()).toMillis();
   }
 
   private Signer signer(String owner) {

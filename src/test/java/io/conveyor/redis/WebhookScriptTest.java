@@ -85,6 +85,15 @@ class WebhookScriptTest extends ScriptTest {
     assertTrue(call("node-a", List.of(), 10).jobs().isEmpty(), "tx-d is due but its URL is paused");
     assertEquals(pausedUntil, cmd("ZSCORE", h.keys.webhooksZ(), "tx-d").toLong());
     assertTrue(cmd("LINDEX", h.keys.eventsL(), "0").toString().contains("webhook-url-paused"));
+    // late results of attempts made before the pause (a leader that was itself paused reports them) reach
+    // the limit again: the pause stands as it was, and is not logged again
+    h.clock.advance(java.time.Duration.ofSeconds(1));
+    call("node-a", List.of(new WebhookResult("tx-a", "retry", 2, 500, "HTTP 500", next),
+        new WebhookResult("tx-b", "retry", 2, 500, "HTTP 500", next),
+        new WebhookResult("tx-c", "retry", 2, 500, "HTTP 500", next)), 0);
+    assertEquals(pausedUntil, Long.parseLong(cmd("GET", h.prefix + "webhookPause:u1").toString()));
+    assertEquals(1L, cmd("LRANGE", h.keys.eventsL(), "0", "-1").stream()
+        .filter(e -> e.toString().contains("webhook-url-paused")).count());
   }
 
   @Test
