@@ -8,8 +8,8 @@
 -- ARGV[7] how long (ms) a handed-out transaction is held for the leader before it is due again
 -- ARGV[8 + 2(i-1)], ARGV[9 + 2(i-1)]: the i-th transaction the caller wrote, and the stamp it was handed out with
 -- Replies: {leader (1 or 0), confirmed (count), then per handed-out transaction: txId, stamp, {field, value, …}}
--- A handed-out transaction is rescheduled to now + hold (the caller's write timeout plus its lease) before it
--- is handed out, so the leader can fetch the next batch while it writes this one, even a slow write; if
+-- A handed-out transaction is rescheduled to now + hold (twice the caller's write timeout plus its lease:
+-- it may wait for the write before it, then be written) before it is handed out, so the leader can fetch the next batch while it writes this one, even a slow write; if
 -- the leader dies, it is due again once the write it was in can no longer be running. A confirmed transaction whose state changed after it was handed out (its stamp differs) is
 -- not deleted: it is due again at once, so the archive always ends with its last state. One that is due
 -- but not finished cannot be (only complete and cancel schedule archiving): it leaves toArchiveZ for

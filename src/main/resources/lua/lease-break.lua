@@ -1,6 +1,6 @@
--- lease-break: free a role's lease held by a node known to be gone (Hazelcast saw it leave), so another
--- node can lead at once instead of after lease + grace. Only for roles whose work is safe to run twice
--- at once (the reaper's is: reap.lua is atomic and fenced).
+-- lease-break: a leader gives its role up (it stops, or the archive leader stands down after failed
+-- writes), so another node can lead at once instead of after lease + grace. The caller has stopped acting
+-- as leader before it calls this.
 -- KEYS[1] <role>Lock1   KEYS[2] <role>Lock2
 -- ARGV[1..] nodeIds that are gone
 -- Replies: 1 if the lease was freed, else 0 (held by another node, or by nobody)

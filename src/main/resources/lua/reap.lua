@@ -2,7 +2,6 @@
 -- own expiry): Redis is the one judge of liveness. A Hazelcast member-left event only makes the reaper
 -- look sooner; it is never a verdict.
 -- KEYS[1] nodesZ   KEYS[2] processingZ   KEYS[3] eventsL   KEYS[4] exceptionZ
--- KEYS[5], KEYS[6] toArchiveLock1, toArchiveLock2   KEYS[7], KEYS[8] webhookLock1, webhookLock2
 -- ARGV[1] now (ms)   ARGV[2] age (ms) past which a processingZ entry is checked for a live owner
 -- ARGV[3] the stateH key prefix   ARGV[4] the inflightZ key prefix
 -- ARGV[5], ARGV[6] what comes before and after the nodeId in a heartbeat key
@@ -16,8 +15,9 @@
 -- Each transaction of the node's inflightZ that still runs there goes back to the front of its group's
 -- qInL as queued with its attempt raised (so the dead node's late writes are refused), leaves
 -- processingZ; the node leaves nodesZ (so its next heartbeat is answered FENCED), its inflightZ is
--- deleted, and eventsL gets a node-dead event. It also loses the archive and webhook leases it held, so
--- another node can lead those roles at once.
+-- deleted, and eventsL gets a node-dead event. Its leases are left alone: a lease is shorter than a
+-- heartbeat's TTL, so a dead holder's has run out already, and one still renewed belongs to a node that is
+-- alive after all (its heartbeat merely lapsed); freeing it would make two leaders.
 -- Then the 100 oldest processingZ entries past the age are checked: one whose node is not registered is
 -- put back on its queue (attempt raised) if it is still processing, dropped from processingZ if it is not,
 -- and set aside in exceptionZ (with an exception event saying why) if it has no state at all. Nothing is
@@ -35,14 +35,6 @@ local function requeue(key, id, group)
   redis.call('HINCRBY', key, 'attempt', 1)
   redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
   queue_push(inPrefix .. group, ringPrefix .. group, id, true)
-end
-
-local function freeLeases(node)
-  for k = 5, 7, 2 do
-    if redis.call('GET', KEYS[k]) == node or redis.call('GET', KEYS[k + 1]) == node then
-      redis.call('DEL', KEYS[k], KEYS[k + 1])
-    end
-  end
 end
 
 local function takeOver(node)
@@ -67,7 +59,6 @@ end
 if judge then
   for _, node in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     if redis.call('EXISTS', beatBefore .. node .. beatAfter) == 0 then
-      freeLeases(node)
       takeOver(node)
     end
   end

@@ -5,24 +5,29 @@
 -- ARGV[1] now (ms)   ARGV[2], ARGV[3], ARGV[4] the stateH, qInL and qRingL key prefixes (Keys.stateH(""),
 --   …): the transactions are known only once the set is read, and their groups only from their state, so
 --   those keys are a prefix and a txId or group (as in dequeue)
--- ARGV[5..] the txIds the node is running now
+-- ARGV[5] the nodeId   ARGV[6..] the txIds the node is running now
 -- Replies: the number of transactions put back on a queue
--- Entries whose state is no longer 'processing' are only removed from the two sets.
+-- Entries whose state is no longer 'processing' on this node (another node took it, or it ended) are only
+-- removed from the two sets.
 -- #include queue
 
-local now, statePrefix, inPrefix, ringPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local now, statePrefix, inPrefix, ringPrefix, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local running = {}
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   running[ARGV[i]] = true
 end
 local requeued = 0
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if not running[id] then
     local key = statePrefix .. id
-    local s = redis.call('HMGET', key, 'processingState', 'group')
+    local s = redis.call('HMGET', key, 'processingState', 'group', 'node')
     redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
-    if s[1] == 'processing' and s[2] then
+    local mine = s[1] == 'processing' and s[3] == node
+    if mine or s[1] ~= 'processing' then
+      -- a processingZ entry of a run on another node is that node's
+      redis.call('ZREM', KEYS[2], id)
+    end
+    if mine and s[2] then
       redis.call('HINCRBY', key, 'attempt', 1)
       redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
       queue_push(inPrefix .. s[2], ringPrefix .. s[2], id, true)

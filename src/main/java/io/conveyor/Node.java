@@ -184,7 +184,7 @@ public final class Node {
     if (n.has("reaper")) {
       chain = chain.compose(v -> deploy("reaper", new ReaperVerticle(redis, new ReaperVerticle.Settings(nodeId,
           n.group(), config.reaper().interval(), config.reaper().lease(), config.reaper().grace(),
-          config.heartbeat().ttl()))));
+          config.heartbeat().ttl(), outageGrace()))));
     }
     if (n.has("archive")) {
       chain = chain.compose(v -> deploy("archive", new ArchiveVerticle(redis, archive, config.archive(), nodeId,
@@ -210,6 +210,15 @@ public final class Node {
       chain = chain.compose(v -> deploy("TCP bridge", new BridgeVerticle(config.bridge(), config.api().keys())));
     }
     return chain;
+  }
+
+  /**
+   * After an outage, how long the reaper judges nobody: a heartbeat TTL, or longer when a beat stuck on a
+   * hung connection may only give up after redis.timeout and go again an interval later.
+   */
+  private Duration outageGrace() {
+    Duration afterHung = config.redis().timeout().plus(config.heartbeat().interval());
+    return afterHung.compareTo(config.heartbeat().ttl()) > 0 ? afterHung : config.heartbeat().ttl();
   }
 
   private Future<Void> deploy(String name, Deployable verticle) {

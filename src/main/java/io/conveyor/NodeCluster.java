@@ -67,6 +67,12 @@ final class NodeCluster {
   static String redisOf(Config.Redis redis) {
     URI uri = URI.create(redis.url());
     String db = uri.getPath() == null || uri.getPath().length() <= 1 ? "0" : uri.getPath().substring(1);
+    if (uri.getHost() == null) {
+      // a host name URI does not parse as one (proj_redis_1), or a unix socket: the URL as given, less any
+      // password, still tells one Redis from another
+      String rest = uri.getRawSchemeSpecificPart() == null ? redis.url() : uri.getRawSchemeSpecificPart();
+      return uri.getScheme() + ":" + rest.replaceFirst("^//[^@/]*@", "//") + " " + redis.prefix();
+    }
     return uri.getScheme() + "://" + uri.getHost().toLowerCase(java.util.Locale.ROOT) + ":"
         + (uri.getPort() == -1 ? 6379 : uri.getPort()) + "/" + db + " " + redis.prefix();
   }

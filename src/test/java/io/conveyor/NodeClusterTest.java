@@ -34,5 +34,7 @@ class NodeClusterTest {
   @Test
   void the_redis_a_member_announces_carries_no_password() {
     assertEquals("redis://db.example:6379/2 p:", NodeCluster.redisOf(redis("redis://u:pw@DB.example/2", "p:")));
+    // a host name java.net.URI does not take as a host (an underscore, as docker-compose names them)
+    assertEquals("redis://proj_redis_1:6379 p:", NodeCluster.redisOf(redis("redis://:pw@proj_redis_1:6379", "p:")));
   }
 }

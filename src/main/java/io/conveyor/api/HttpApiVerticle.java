@@ -150,7 +150,8 @@ public final class HttpApiVerticle extends VerticleBase {
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
         check("archive", factory.archive() == null ? Future.succeededFuture("ok")
-            : factory.archive().find("tx-" + "0".repeat(32)).map(none -> "ok")),
+            : factory.archive().find("tx-" + "0".repeat(32)).map(none -> "ok")
+                .timeout(2, java.util.concurrent.TimeUnit.SECONDS)),
         check("pipelines", pipelines.pipelines().map(all -> {
           java.util.List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
           return missing.isEmpty() ? "ok" : "not uploaded: " + missing;

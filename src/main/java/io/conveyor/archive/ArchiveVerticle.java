@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * writing overlap: while one batch is being written (one upsert), the next is fetched, so Redis and the
  * database work at the same time. A failed write confirms nothing: the leader writes the same batch again
  * after a backoff, renewing its lease meanwhile. With nothing due, the next tick comes after
- * archive.interval; a conveyor.node.died (whose archive lease the reaper freed) ticks at once.
+ * archive.interval; a conveyor.node.died (the dead node may have led) ticks at once.
  */
 public final class ArchiveVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ArchiveVerticle.class);
@@ -113,18 +113,22 @@ public final class ArchiveVerticle extends VerticleBase {
       }
       leadership.update(ar.result().leader(), asked);
       // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
-      // another node may lead by now; the batch is due again after a lease
-      if (!ar.result().batch().isEmpty() && leadership.leads()) {
+      // another node may lead by now; the batch is due again once its hold runs out. Nor is what waits
+      // here written by a node that no longer leads
+      if (!leadership.leads()) {
+        pending = null;
+      } else if (!ar.result().batch().isEmpty()) {
         pending = merge(pending, ar.result().batch());
       }
+      boolean couldNotFetch = max == 0 && pending != null;
       if (!stopping) {
         startWrite();
       }
       if (tickAgain) {
         tickAgain = false;
         tick();
-      } else if (writing && pending == null && !stopping) {
-        tick(); // fetch the next batch while this one is written
+      } else if (writing && pending == null && couldNotFetch && failures == 0) {
+        tick(); // what waited is being written now: fetch the next batch meanwhile (once)
       } else if (!writing) {
         next(pending != null ? Math.max(0, retryAt - millis()) : settings.interval().toMillis());
       }
@@ -174,7 +178,11 @@ public final class ArchiveVerticle extends VerticleBase {
         }
         // a batch fetched meanwhile goes with this one: write both again, this one first
         pending = merge(batch, pending);
-        if (failures >= HAND_ON_AFTER && leadership.leads()) {
+        if (!leadership.leads()) {
+          // the lease ran out meanwhile: what this node held goes to the next leader once its hold runs out
+          pending = null;
+          failures = 0;
+        } else if (failures >= HAND_ON_AFTER) {
           standDown();
         }
       }
@@ -235,9 +243,12 @@ public final class ArchiveVerticle extends VerticleBase {
     }
   }
 
-  /** A handed-out batch stays the leader's for as long as its write may take, plus a lease. */
+  /**
+   * A handed-out batch stays the leader's for as long as it may wait for the write before it and its own
+   * write may take (a timeout each), plus a lease.
+   */
   private Duration hold() {
-    return settings.timeout().plus(settings.lease());
+    return settings.timeout().multipliedBy(2).plus(settings.lease());
   }
 
   private long millis() {

@@ -41,6 +41,10 @@ public final class HeartbeatVerticle extends VerticleBase {
   private boolean stopping;
   private int incarnation = 1;
   private int failedBeats;
+  /** Redis came back, and restoring what the config owns has not succeeded yet. */
+  private boolean restorePending;
+  /** The beat (or fence) under way, so a stop waits for it instead of racing it. */
+  private Future<Void> beating = Future.succeededFuture();
   private long failingSince;
 
   /** This node's id, how often it beats, and how long a beat lasts in Redis. */
@@ -80,11 +84,11 @@ public final class HeartbeatVerticle extends VerticleBase {
         }
         return Future.succeededFuture();
       }
-      boolean wasFailing = failedBeats > 0;
-      if (wasFailing) {
+      if (failedBeats > 0) {
         log.info("Redis answers heartbeats again after {} failed ({} ms)", failedBeats,
             (System.nanoTime() - failingSince) / 1_000_000);
         failedBeats = 0;
+        restorePending = true;
       }
       Code code = ar.result();
       if (code == Code.FENCED) {
@@ -94,12 +98,13 @@ public final class HeartbeatVerticle extends VerticleBase {
         log.warn("this node's heartbeat had expired (silent past heartbeat.ttl: paused, or cut off from Redis);"
             + " nobody took the node over, so it carries on");
       }
-      return wasFailing ? restoreRedis() : Future.succeededFuture();
+      return restorePending ? restoreRedis() : Future.succeededFuture();
     });
   }
 
   private Future<Void> restoreRedis() {
     return restore.apply(redisContext)
+        .onSuccess(v -> restorePending = false)
         .onFailure(e -> log.warn("could not restore scripts and pipelines in Redis ({}); trying at the next beat",
             e.getMessage()));
   }
@@ -121,6 +126,11 @@ public final class HeartbeatVerticle extends VerticleBase {
             : Future.failedFuture(e))
         .compose(dropped -> restore.apply(redisContext)
             .compose(v -> {
+              if (stopping) {
+                // the node is on its way out: registering now would leave it to be reaped as dead
+                return Future.failedFuture("the node is stopping");
+              }
+              restorePending = false;
               incarnation++;
               return store.register(settings.nodeId(), info(), settings.ttl());
             })
@@ -136,11 +146,14 @@ public final class HeartbeatVerticle extends VerticleBase {
 
   /** The next beat is timed from the end of this one, so beats never pile up behind a slow Redis. */
   private void next() {
-    timer = vertx.setTimer(settings.interval().toMillis(), t -> beat().onComplete(ar -> {
-      if (!stopping) {
-        next();
-      }
-    }));
+    timer = vertx.setTimer(settings.interval().toMillis(), t -> {
+      beating = beat();
+      beating.onComplete(ar -> {
+        if (!stopping) {
+          next();
+        }
+      });
+    });
   }
 
   /** Leaves nodesZ and deletes the heartbeat: the node goes on purpose, with its work drained. */
@@ -148,7 +161,7 @@ public final class HeartbeatVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     vertx.cancelTimer(timer);
-    return store.leave(settings.nodeId())
+    return beating.transform(ar -> store.leave(settings.nodeId()))
         .recover(e -> {
           log.warn("could not leave the node registry ({}); the reaper will", e.getMessage());
           return Future.succeededFuture();

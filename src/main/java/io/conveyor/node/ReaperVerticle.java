@@ -42,7 +42,8 @@ public final class ReaperVerticle extends VerticleBase {
   private Leadership leadership;
   private long timer = -1;
   private boolean stopping;
-  /** The last round failed on Redis: the next that succeeds begins a grace period. */
+  /** When (System.nanoTime) the rounds began to fail on Redis; meaningful while redisFailed. */
+  private long failingSince;
   private boolean redisFailed;
   /** Until then (System.nanoTime) no heartbeat is judged: Redis has just come back. */
   private long graceUntil;
@@ -52,7 +53,7 @@ public final class ReaperVerticle extends VerticleBase {
    * in-flight entry older than that whose node is not registered can have no live owner).
    */
   public record Settings(String nodeId, String group, Duration interval, Duration lease, Duration grace,
-                         Duration heartbeatTtl) {
+                         Duration heartbeatTtl, Duration outageGrace) {
   }
 
   public ReaperVerticle(RedisAccess redis, Settings settings) {
@@ -68,6 +69,7 @@ public final class ReaperVerticle extends VerticleBase {
     stats = new StatsStore(redisContext);
     leadership = new Leadership(vertx, LeaderRole.REAPER, "the reaper", settings.nodeId(), liveness,
         redisContext.clock(), settings.lease());
+    graceUntil = System.nanoTime();
     tick();
     return vertx.eventBus().localConsumer(Addresses.MEMBER_LEFT,
         m -> memberLeft(Messages.decode(m.body(), MemberLeft.class).clusterNodeId())).completion();
@@ -85,21 +87,40 @@ public final class ReaperVerticle extends VerticleBase {
   private Future<Void> round() {
     long asked = Leadership.asking();
     return liveness.lease(LeaderRole.REAPER, settings.nodeId(), settings.lease(), settings.grace())
-        .onFailure(e -> redisFailed = true)
         .compose(leader -> {
-          if (redisFailed) {
-            redisFailed = false;
-            graceUntil = System.nanoTime() + settings.heartbeatTtl().toNanos();
-            log.info("Redis answers again: no node is judged dead for {} s (heartbeat.ttl), so live nodes beat "
-                + "first", settings.heartbeatTtl().toSeconds());
-          }
+          redisAnswered();
           leadership.update(leader, asked);
           boolean judge = System.nanoTime() - graceUntil >= 0;
           return leader ? liveness.reap(judge, settings.heartbeatTtl())
               .map(this::report).compose(v -> wakeSleepers())
               : Future.<Void>succeededFuture();
         })
-        .onFailure(e -> log.warn("reaper round failed: {}", e.getMessage()));
+        .onFailure(e -> {
+          if (!redisFailed) {
+            redisFailed = true;
+            failingSince = System.nanoTime();
+          }
+          log.warn("reaper round failed: {}", e.getMessage());
+        });
+  }
+
+  /**
+   * Redis answers after failing: if it failed for so long (half a heartbeat TTL or more) that live nodes'
+   * heartbeats may have expired meanwhile, nobody is judged for outageGrace, so they beat first. A shorter
+   * failure cannot have let a live key expire (a node beats at least twice per TTL), so it grants nothing:
+   * a flaky link must not keep a dead node from being taken over.
+   */
+  private void redisAnswered() {
+    if (!redisFailed) {
+      return;
+    }
+    redisFailed = false;
+    long failedMs = (System.nanoTime() - failingSince) / 1_000_000;
+    if (failedMs * 2 >= settings.heartbeatTtl().toMillis()) {
+      graceUntil = System.nanoTime() + settings.outageGrace().toNanos();
+      log.info("Redis answers again after {} ms: no node is judged dead for {} ms, so live nodes beat first",
+          failedMs, settings.outageGrace().toMillis());
+    }
   }
 
   /**
@@ -133,7 +154,7 @@ public final class ReaperVerticle extends VerticleBase {
   /**
    * Hazelcast saw a member leave: a hint, not a verdict. Find the Conveyor node it was from its heartbeat and
    * look again right after that heartbeat would expire (a live node rewrites it meanwhile, and is left
-   * alone); a node whose heartbeat is gone already is taken over by this round.
+   * alone); a node whose heartbeat is gone already is left to the next regular round.
    */
   private void memberLeft(String clusterNodeId) {
     liveness.nodes().compose(nodes -> {
@@ -143,7 +164,11 @@ public final class ReaperVerticle extends VerticleBase {
       return Future.all(gone.stream().map(node -> liveness.heartbeatLeft(node).map(left -> {
         long ms = left == null ? 0 : left.toMillis() + 50;
         log.info("Hazelcast says node {} left; its heartbeat lasts {} ms more, the reaper looks then", node, ms);
-        vertx.setTimer(Math.max(1, ms), t -> round());
+        vertx.setTimer(Math.max(1, ms), t -> {
+          if (!stopping) {
+            round();
+          }
+        });
         return null;
       })).toList());
     }).onFailure(e -> log.warn("looking at a departed member failed: {}", e.getMessage()));

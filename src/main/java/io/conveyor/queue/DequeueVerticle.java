@@ -137,11 +137,17 @@ public final class DequeueVerticle extends VerticleBase {
         recoverLostTake(ar.cause());
         return;
       }
-      taking = false;
       if (fenced) {
-        checkDrained(); // the fence's requeue went out after this dequeue: it has put all of it back
+        // the fence's requeue usually went out after this dequeue and put all of it back, but not always (a
+        // script reloaded after NOSCRIPT goes out later): put back what came, then let a take go again
+        store.requeueLost(settings.nodeId(), Set.copyOf(running.keySet())).onComplete(r -> {
+          taking = false;
+          checkDrained();
+          take();
+        });
         return;
       }
+      taking = false;
       run(ar.result());
       // fewer than asked means the script found every queue empty; a start after it rings, so block
       if (ar.result().size() < asked && !wakePending) {

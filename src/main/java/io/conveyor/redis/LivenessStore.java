@@ -56,16 +56,14 @@ public final class LivenessStore {
 
   /**
    * Takes over the nodes whose heartbeat expired (unless judge is false: a grace period after a Redis
-   * outage) and clears processingZ entries older than staleAfter that have no live owner; a node taken over
-   * loses its archive and webhook leases (see reap.lua).
+   * outage) and clears processingZ entries older than staleAfter that have no live owner (see reap.lua).
    */
   public Future<Reaped> reap(boolean judge, Duration staleAfter) {
     List<String> args = List.of(r.now(), Long.toString(staleAfter.toMillis()), keys.stateH(""),
         keys.inflightZ(""), keys.heartbeatPrefix(), Keys.HEARTBEAT_SUFFIX, keys.qInL(""), keys.qRingL(""),
         judge ? "1" : "0");
-    return r.run(r.scripts().reap, List.of(keys.nodesZ(), keys.processingZ(), keys.eventsL(), keys.exceptionZ(),
-            keys.lock1(LeaderRole.ARCHIVE), keys.lock2(LeaderRole.ARCHIVE), keys.lock1(LeaderRole.WEBHOOKS),
-            keys.lock2(LeaderRole.WEBHOOKS)), args).map(reply -> {
+    return r.run(r.scripts().reap, List.of(keys.nodesZ(), keys.processingZ(), keys.eventsL(), keys.exceptionZ()),
+        args).map(reply -> {
           Map<String, Integer> nodes = new LinkedHashMap<>();
           int garbage = 0;
           for (int i = 0; i + 1 < reply.size(); i += 2) {

@@ -114,8 +114,8 @@ public final class QueueStore {
 
   /** Puts back what this node holds in inflightZ but is not running; answers how many went back. */
   public Future<Integer> requeueLost(String nodeId, Collection<String> running) {
-    List<String> args = new ArrayList<>(4 + running.size());
-    args.addAll(List.of(r.now(), keys.stateH(""), keys.qInL(""), keys.qRingL("")));
+    List<String> args = new ArrayList<>(5 + running.size());
+    args.addAll(List.of(r.now(), keys.stateH(""), keys.qInL(""), keys.qRingL(""), nodeId));
     args.addAll(running);
     return r.run(r.scripts().requeue, List.of(keys.inflightZ(nodeId), keys.processingZ()), args)
         .map(Response::toInteger);

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * (Standard Webhooks); 2xx is delivered, 410 gone, anything else (or no answer within webhooks.timeout) is
  * retried with exponential backoff and jitter until webhooks.maxAttempts, honouring Retry-After on 429 and
  * 503. Redirects are not followed. The leader ticks when a webhook becomes due (a note on notify), when a
- * delivery ends, when a node died (the reaper freed its webhook lease), and every webhooks.interval.
+ * delivery ends, when a node died (it may have held the lease), and every webhooks.interval.
  */
 public final class WebhookVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WebhookVerticle.class);

@@ -50,7 +50,7 @@ public final class EventBusStep implements StepType {
             ctx.log().warn("no consumer at {} (try {} of {}); trying again off the worker", address,
                 ctx.retry() + 1, tries);
             return Future.succeededFuture(new StepResult.Sleep(Duration.ofMillis(
-                Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << ctx.retry())), null));
+                Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(ctx.retry(), 5))), null));
           }
           return Future.failedFuture(e);
         });

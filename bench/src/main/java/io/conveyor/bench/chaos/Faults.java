@@ -75,16 +75,24 @@ final class Faults {
     List<String> ids = rig.inflight(victim.nodeId());
     victim.kill();
     long t0 = System.nanoTime();
-    double moved = secondsUntil("the dead node's " + ids.size() + " in-flight transactions to move on", t0, () -> {
+    BooleanSupplier workMoved = () -> {
       List<String> left = rig.notMovedOn(ids, victim.nodeId());
       return left != null && left.isEmpty();
-    });
-    note("its work moved on in " + fmt(moved) + " s");
+    };
     if (role == null) {
+      double moved = secondsUntil("the dead node's " + ids.size() + " in-flight transactions to move on", t0,
+          workMoved);
+      note("its work moved on in " + fmt(moved) + " s");
       return new Outcome(victim.nodeId(), ids.size(), moved, BOUND_MS / 1000.0, String.join("; ", notes));
     }
-    double resumed = secondsUntil("the " + role + " role to resume on another node", t0, new RoleResumed(role,
-        victim.nodeId()));
+    // the role and the dead node's work are watched together: a role resumes on its lease, the work on the
+    // dead node's heartbeat expiry, and neither waits for the other
+    double[] at = secondsUntilEach(t0, new String[] {"the dead node's " + ids.size()
+        + " in-flight transactions to move on", "the " + role + " role to resume on another node"}, workMoved,
+        new RoleResumed(role, victim.nodeId()));
+    double moved = at[0];
+    double resumed = at[1];
+    note("its work moved on in " + fmt(moved) + " s");
     if (role.equals("reaper")) {
       resumed = Double.isNaN(resumed) || Double.isNaN(moved) ? Double.NaN : Math.max(resumed, moved);
     }
