@@ -113,10 +113,10 @@ public final class ArchiveVerticle extends VerticleBase {
       }
       leadership.update(ar.result().leader(), asked);
       // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
-      // another node may lead by now; the batch is due again once its hold runs out. Nor is what waits
-      // here written by a node that no longer leads
+      // another node may lead by now. What came, and what waits here, is given back to be due at once
       if (!leadership.leads()) {
-        pending = null;
+        pending = merge(pending, ar.result().batch());
+        release();
       } else if (!ar.result().batch().isEmpty()) {
         pending = merge(pending, ar.result().batch());
       }
@@ -179,8 +179,8 @@ public final class ArchiveVerticle extends VerticleBase {
         // a batch fetched meanwhile goes with this one: write both again, this one first
         pending = merge(batch, pending);
         if (!leadership.leads()) {
-          // the lease ran out meanwhile: what this node held goes to the next leader once its hold runs out
-          pending = null;
+          // the lease ran out meanwhile: what this node held goes back to be due at once, for the next leader
+          release();
           failures = 0;
         } else if (failures >= HAND_ON_AFTER) {
           standDown();
@@ -204,11 +204,22 @@ public final class ArchiveVerticle extends VerticleBase {
   private void standDown() {
     log.warn("{} archive writes in a row failed on this node: handing the archive lease on for {}, so another "
         + "node may try", failures, Durations.format(settings.lease().plus(settings.grace())));
-    pending = null;
+    release();
     failures = 0;
     retryAt = 0;
     standDownUntil = millis() + settings.lease().plus(settings.grace()).toMillis();
     leadership.handOn().onFailure(e -> log.debug("handing the archive lease on: {}", e.getMessage()));
+  }
+
+  /** What waits here is given back to be due at once (see ArchiveHandoff.release); not waited for. */
+  private void release() {
+    if (pending == null) {
+      return;
+    }
+    List<ToArchive> held = pending;
+    pending = null;
+    store.release(held).onFailure(e -> log.debug("giving {} held transactions back: {} (they come back after "
+        + "their hold)", held.size(), e.getMessage()));
   }
 
   /**

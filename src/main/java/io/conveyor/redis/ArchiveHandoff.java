@@ -29,6 +29,21 @@ public final class ArchiveHandoff {
    * archive role, takes up to max due transactions, each held for it for hold before it is due again (see
    * archive.lua).
    */
+  /**
+   * Gives handed-out transactions back: they are due at once (ZADD XX, so one confirmed or gone meanwhile
+   * stays gone), for the next leader instead of after their hold.
+   */
+  public Future<Void> release(List<ToArchive> held) {
+    if (held.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    io.vertx.redis.client.Request zadd = io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.ZADD)
+        .arg(keys.toArchiveZ()).arg("XX");
+    String now = r.now();
+    held.forEach(t -> zadd.arg(now).arg(t.txId()));
+    return r.send(zadd).mapEmpty();
+  }
+
   public Future<ArchiveBatch> archiveBatch(String nodeId, List<ToArchive> written, int max, Duration lease,
                                            Duration grace, Duration hold) {
     List<String> k = new ArrayList<>(4 + written.size());

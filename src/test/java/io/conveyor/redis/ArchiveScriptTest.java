@@ -3,6 +3,7 @@ package io.conveyor.redis;
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.redis.ArchiveHandoff.ArchiveBatch;
@@ -27,6 +28,21 @@ class ArchiveScriptTest extends ScriptTest {
 
   private ArchiveBatch call(String nodeId, List<ToArchive> written, int max) {
     return h.store.archive.archiveBatch(nodeId, written, max, LEASE, GRACE, HOLD).await();
+  }
+
+  @Test
+  void a_leader_that_gives_its_batch_back_makes_it_due_at_once_for_the_next_and_what_is_gone_stays_gone() {
+    long now = h.clock.millis();
+    finished("tx-a", now - 1000, "complete");
+    finished("tx-b", now - 1000, "complete");
+    ArchiveBatch held = call("node-a", List.of(), 10);
+    assertEquals(2, held.batch().size());
+    assertTrue(call("node-a", List.of(), 10).batch().isEmpty(), "held: not due again yet");
+    cmd("ZREM", h.keys.toArchiveZ(), "tx-b"); // confirmed meanwhile (by the writer that was slow)
+    h.store.archive.release(held.batch()).await();
+    assertEquals(now, cmd("ZSCORE", h.keys.toArchiveZ(), "tx-a").toLong());
+    assertNull(cmd("ZSCORE", h.keys.toArchiveZ(), "tx-b"));
+    assertEquals(List.of("tx-a"), call("node-a", List.of(), 10).batch().stream().map(ToArchive::txId).toList());
   }
 
   @Test

@@ -167,7 +167,9 @@ final class Rig {
   }
 
   private static final Pattern CLIENT_ADDR = Pattern.compile("addr=127\\.0\\.0\\.1:(\\d+)");
-  private static final Pattern SOCKET = Pattern.compile("127\\.0\\.0\\.1:(\\d+)\\s+127\\.0\\.0\\.1:(\\d+)\\s.*pid=(\\d+)");
+  // Java's sockets show as [::ffff:127.0.0.1]:port in ss
+  private static final Pattern SOCKET = Pattern.compile(
+      "(?:\\[::ffff:)?127\\.0\\.0\\.1\\]?:(\\d+)\\s+(?:\\[::ffff:)?127\\.0\\.0\\.1\\]?:(\\d+)\\s.*?pid=(\\d+)");
 
   /**
    * Redis clients per node, e.g. "7/7/7 (+2 other)": CLIENT LIST's addr (the client's local port) joined
