@@ -156,8 +156,31 @@ final class Rig {
   }
 
   /** Entries of toArchiveZ overdue by more than 5 s (a stalled archive), -1 when Redis is silent. */
-  long archiveOverdue() {
-    return redis.integer("ZCOUNT", prefix + "toArchiveZ", "-inf", Long.toString(System.currentTimeMillis() - 5000));
+  /** Every txId waiting to be archived (due, held by a leader, or not due yet). */
+  List<String> archiveWaiting() {
+    String out = redis.cli("ZRANGE", prefix + "toArchiveZ", "0", "-1");
+    return out == null ? new ArrayList<>() : new ArrayList<>(out.lines().filter(l -> !l.isBlank()).toList());
+  }
+
+  /** Those of ids still in toArchiveZ (not archived yet); all of them when Redis does not answer. */
+  java.util.Set<String> stillWaiting(List<String> ids) {
+    java.util.Set<String> left = new java.util.HashSet<>();
+    for (int i = 0; i < ids.size(); i += 500) {
+      List<String> part = ids.subList(i, Math.min(ids.size(), i + 500));
+      List<String> args = new ArrayList<>(List.of("ZMSCORE", prefix + "toArchiveZ"));
+      args.addAll(part);
+      String out = redis.cli(args.toArray(String[]::new));
+      if (out == null) {
+        return new java.util.HashSet<>(ids);
+      }
+      List<String> scores = out.lines().toList();
+      for (int j = 0; j < part.size() && j < scores.size(); j++) {
+        if (!scores.get(j).isBlank()) {
+          left.add(part.get(j));
+        }
+      }
+    }
+    return left;
   }
 
   /** Every live node's /health/ready answers 200. */
