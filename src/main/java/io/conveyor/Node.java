@@ -5,6 +5,7 @@ import io.conveyor.api.BusApiVerticle;
 import io.conveyor.api.HttpApiVerticle;
 import io.conveyor.archive.ArchiveVerticle;
 import io.conveyor.bus.NotifyVerticle;
+import io.conveyor.bus.Registration;
 import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
@@ -68,6 +69,7 @@ public final class Node {
   private final RedisAccess redis;
   private final EmbeddedRedis embedded;
   private final AtomicInteger busy = new AtomicInteger();
+  private final Registration registration;
   private final List<String> pipelineNames = new ArrayList<>();
   /** The pipelines of the node's files: what it publishes at start, and again if Redis comes back without. */
   private final List<CompiledPipeline> ownPipelines = new ArrayList<>();
@@ -94,6 +96,7 @@ public final class Node {
     metrics.busyWorkers(busy::get, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis().url(), config.redis().maxPipelined()),
         config.redis().timeout(), new Keys(config.redis().prefix()), new Scripts(), clock, metrics);
+    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()));
     this.cluster = new NodeCluster(config.cluster(), config.redis());
   }
 
@@ -178,7 +181,8 @@ public final class Node {
     Config.Node n = config.node();
     Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics);
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
-        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis))
+        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
+        registration))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)));
     if (n.has("reaper")) {
@@ -197,7 +201,7 @@ public final class Node {
     if (n.has("dequeue")) {
       chain = chain.compose(v -> deploy("dequeue", new DequeueVerticle(redis, catalog, metrics,
           new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
-              config.transactions().stepTimeout(), config.archive().delay()), busy), n.drainTime()));
+              config.transactions().stepTimeout(), config.archive().delay()), busy, registration), n.drainTime()));
     }
     if (n.has("api")) {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(transactions)));

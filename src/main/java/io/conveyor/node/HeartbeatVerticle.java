@@ -1,6 +1,7 @@
 package io.conveyor.node;
 
 import io.conveyor.bus.Addresses;
+import io.conveyor.bus.Registration;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
@@ -35,6 +36,7 @@ public final class HeartbeatVerticle extends VerticleBase {
   private final Settings settings;
   private final Supplier<JsonObject> info;
   private final Function<StoreContext, Future<Void>> restore;
+  private final Registration registration;
   private StoreContext redisContext;
   private LivenessStore store;
   private long timer = -1;
@@ -56,7 +58,8 @@ public final class HeartbeatVerticle extends VerticleBase {
    * node's config owns (scripts, pipelines), for when Redis comes back after an outage or empty.
    */
   public HeartbeatVerticle(RedisAccess redis, Settings settings, Supplier<JsonObject> info,
-                           Function<StoreContext, Future<Void>> restore) {
+                           Function<StoreContext, Future<Void>> restore, Registration registration) {
+    this.registration = registration;
     this.redis = redis;
     this.settings = settings;
     this.info = info;
@@ -67,7 +70,11 @@ public final class HeartbeatVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new LivenessStore(redisContext);
-    return store.register(settings.nodeId(), info(), settings.ttl()).onSuccess(v -> next());
+    long sent = System.nanoTime();
+    return store.register(settings.nodeId(), info(), settings.ttl()).onSuccess(v -> {
+      registration.confirmed(sent);
+      next();
+    });
   }
 
   private JsonObject info() {
@@ -75,6 +82,7 @@ public final class HeartbeatVerticle extends VerticleBase {
   }
 
   private Future<Void> beat() {
+    long sent = System.nanoTime();
     return store.heartbeat(settings.nodeId(), info(), settings.ttl()).transform(ar -> {
       if (ar.failed()) {
         if (failedBeats++ == 0) {
@@ -94,6 +102,7 @@ public final class HeartbeatVerticle extends VerticleBase {
       if (code == Code.FENCED) {
         return fence();
       }
+      registration.confirmed(sent);
       if (code == Code.LATE) {
         log.warn("this node's heartbeat had expired (silent past heartbeat.ttl: paused, or cut off from Redis);"
             + " nobody took the node over, so it carries on");
@@ -132,7 +141,9 @@ public final class HeartbeatVerticle extends VerticleBase {
               }
               restorePending = false;
               incarnation++;
-              return store.register(settings.nodeId(), info(), settings.ttl());
+              long sent = System.nanoTime();
+              return store.register(settings.nodeId(), info(), settings.ttl())
+                  .onSuccess(r -> registration.confirmed(sent));
             })
             .map(v -> {
               log.info("node {} registered again (incarnation {}); {} transactions it held went back on their "

@@ -1,6 +1,7 @@
 package io.conveyor.queue;
 
 import io.conveyor.bus.Addresses;
+import io.conveyor.bus.Registration;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
 import io.conveyor.pipeline.PipelineCatalog;
@@ -57,6 +58,9 @@ public final class DequeueVerticle extends VerticleBase {
   private boolean stopping;
   /** Redis took this node over: no work is taken until the heartbeat has registered the node again. */
   private boolean fenced;
+  private final Registration registration;
+  /** A take waits for the heartbeat to confirm the node (see Registration): looked at again shortly. */
+  private boolean awaitingBeat;
 
   /**
    * This node's id and group, its worker slots, how long an idle wait lasts at most, how long a stop lets
@@ -68,7 +72,8 @@ public final class DequeueVerticle extends VerticleBase {
 
   /** busy is kept up to date with the transactions running here (the heartbeat and metrics read it). */
   public DequeueVerticle(RedisAccess redis, PipelineCatalog catalog, NodeMetrics metrics, Settings settings,
-                         AtomicInteger busy) {
+                         AtomicInteger busy, Registration registration) {
+    this.registration = registration;
     this.redis = redis;
     this.catalog = catalog;
     this.metrics = metrics;
@@ -127,6 +132,17 @@ public final class DequeueVerticle extends VerticleBase {
 
   private void take() {
     if (stopping || fenced || taking || runs >= workers) {
+      return;
+    }
+    if (!registration.recent()) {
+      // a pause or an outage: whether this node is still registered is known at the next beat only
+      if (!awaitingBeat) {
+        awaitingBeat = true;
+        vertx.setTimer(100, t -> {
+          awaitingBeat = false;
+          take();
+        });
+      }
       return;
     }
     taking = true;

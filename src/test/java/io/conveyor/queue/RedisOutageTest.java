@@ -25,7 +25,7 @@ class RedisOutageTest {
     int redisPort = URI.create(TestRedis.url()).getPort();
     try (BlackholeProxy proxy = new BlackholeProxy(redisPort);
          TestNode node = new TestNode().set("REDIS_URL", "redis://127.0.0.1:" + proxy.port())
-             .set("REDIS_TIMEOUT", "200ms")
+             .set("REDIS_TIMEOUT", "500ms")
              .pipeline("hold", "{'name':'hold','nodeGroup':'master','transactionType':true,'steps':["
                  + "{'type':'test/hold'},{'type':'util/fixed-reply','params':{'reply':{'after':'outage'}}}]}")
              .start(steps.registry())) {
@@ -53,7 +53,7 @@ class RedisOutageTest {
     int httpPort = TestRedis.freePort();
     try (BlackholeProxy proxy = new BlackholeProxy(redisPort);
          TestNode node = new TestNode().set("REDIS_URL", "redis://127.0.0.1:" + proxy.port())
-             .set("REDIS_TIMEOUT", "200ms").set("HTTP_PORT", Integer.toString(httpPort))
+             .set("REDIS_TIMEOUT", "500ms").set("HTTP_PORT", Integer.toString(httpPort))
              .set("API_KEYS", "acme:client:k-acme")
              .start(new TestSteps().registry())) {
       proxy.blackhole();
