@@ -57,6 +57,10 @@ public final class ArchiveVerticle extends VerticleBase {
   private long renewal = -1;
   /** Until then (ms, the clock) this node takes no archive lease: it stood down after failed writes. */
   private long standDownUntil;
+  /** When the archive began to refuse writes here (ms, the clock), and how many have failed since; 0 if not. */
+  private long outageSince;
+  private int outageFailures;
+  private boolean stoodDown;
   private boolean stopping;
   private Promise<Void> idle;
 
@@ -161,9 +165,12 @@ public final class ArchiveVerticle extends VerticleBase {
       writing = false;
       if (ar.succeeded()) {
         metrics.archiveBatch(rows.size(), System.nanoTime() - began);
-        if (failures > 0) {
-          log.info("the archive ({}) accepts writes again after {} failed attempts", archive.describe(),
-              failures);
+        if (outageSince > 0) {
+          log.info("the archive ({}) accepts writes again after {} failed attempts over {}", archive.describe(),
+              outageFailures, Durations.format(java.time.Duration.ofMillis(millis() - outageSince)));
+          outageSince = 0;
+          outageFailures = 0;
+          stoodDown = false;
         }
         failures = 0;
         written.addAll(readable);
@@ -171,10 +178,15 @@ public final class ArchiveVerticle extends VerticleBase {
         failures++;
         long wait = backoff(failures);
         retryAt = millis() + wait;
-        if (failures == 1 || failures % 10 == 0) {
-          log.warn("archive write of {} transactions to {} failed (attempt {}), retrying in {}: {}", rows.size(),
-              archive.describe(), failures, Durations.format(java.time.Duration.ofMillis(wait)),
-              ar.cause().getMessage());
+        outageFailures++;
+        if (outageSince == 0) {
+          // one line when an outage begins and one when it ends (with the count); the attempts between at DEBUG
+          outageSince = millis();
+          log.warn("archive write of {} transactions to {} failed: {}; retrying with backoff (Redis keeps every "
+              + "state meanwhile)", rows.size(), archive.describe(), ar.cause().getMessage());
+        } else {
+          log.debug("archive write of {} transactions failed (attempt {}), retrying in {}: {}", rows.size(),
+              failures, Durations.format(java.time.Duration.ofMillis(wait)), ar.cause().getMessage());
         }
         // a batch fetched meanwhile goes with this one: write both again, this one first
         pending = merge(batch, pending);
@@ -202,8 +214,11 @@ public final class ArchiveVerticle extends VerticleBase {
    * What it held stays in Redis, due again once its hold runs out. If every node fails, the role goes round.
    */
   private void standDown() {
-    log.warn("{} archive writes in a row failed on this node: handing the archive lease on for {}, so another "
-        + "node may try", failures, Durations.format(settings.lease().plus(settings.grace())));
+    if (!stoodDown) {
+      stoodDown = true; // once per outage: while the archive stays down the role goes round, quietly
+      log.warn("{} archive writes in a row failed on this node: handing the archive lease on for {}, so another "
+          + "node may try", failures, Durations.format(settings.lease().plus(settings.grace())));
+    }
     release();
     failures = 0;
     retryAt = 0;
