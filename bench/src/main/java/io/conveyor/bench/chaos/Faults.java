@@ -154,6 +154,13 @@ final class Faults {
     note("views after: driver " + rig.driver.members() + ", nodes " + rig.nodes.stream()
         .map(n -> Integer.toString(n.members())).toList());
     note("paused node ready after " + fmt(t[1]) + " s; leaders after: " + rig.leaders());
+    // what the node had in flight when it was taken over (the snapshot above is taken a moment before the
+    // pause, and the node may dequeue meanwhile): the reaper's own count, from its node-dead event
+    long takenOver = rig.takenOver(victim.nodeId());
+    if (takenOver >= 0) {
+      note("in flight at takeover " + takenOver + " (at the pause " + inFlight + ")");
+      inFlight = takenOver;
+    }
     return new Outcome(victim.nodeId(), inFlight, view, BOUND_MS / 1000.0, String.join("; ", notes));
   }
 

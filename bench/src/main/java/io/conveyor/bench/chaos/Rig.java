@@ -156,6 +156,27 @@ final class Rig {
   }
 
   /** Entries of toArchiveZ overdue by more than 5 s (a stalled archive), -1 when Redis is silent. */
+  /** How many transactions the reaper took over from the node (its node-dead events summed), or -1 if none. */
+  long takenOver(String nodeId) {
+    String out = redis.cli("LRANGE", prefix + "eventsL", "0", "-1");
+    if (out == null) {
+      return -1;
+    }
+    long sum = -1;
+    for (String line : out.lines().toList()) {
+      try {
+        io.vertx.core.json.JsonObject e = new io.vertx.core.json.JsonObject(line);
+        io.vertx.core.json.JsonObject d = e.getJsonObject("details");
+        if ("node-dead".equals(e.getString("type")) && d != null && nodeId.equals(d.getString("nodeId"))) {
+          sum = Math.max(0, sum) + d.getLong("recovered", 0L);
+        }
+      } catch (RuntimeException notJson) {
+        // not an event line
+      }
+    }
+    return sum;
+  }
+
   /** Every txId waiting to be archived (due, held by a leader, or not due yet). */
   List<String> archiveWaiting() {
     String out = redis.cli("ZRANGE", prefix + "toArchiveZ", "0", "-1");
