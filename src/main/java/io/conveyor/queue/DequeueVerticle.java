@@ -58,6 +58,8 @@ public final class DequeueVerticle extends VerticleBase {
   private boolean stopping;
   /** Redis took this node over: no work is taken until the heartbeat has registered the node again. */
   private boolean fenced;
+  /** The ring connection is being replaced. */
+  private boolean ringLost;
   private final Registration registration;
   /** A take waits for the heartbeat to confirm the node (see Registration): looked at again shortly. */
   private boolean awaitingBeat;
@@ -127,7 +129,27 @@ public final class DequeueVerticle extends VerticleBase {
         .arg("conveyor-ring:" + settings.nodeId())).map(ok -> {
           ring = c;
           return c;
-        }));
+        }).onFailure(e -> c.close()));
+  }
+
+  /**
+   * The ring connection broke: one reconnect at a time (a second would leave a connection nobody closes),
+   * and no wait on the broken one meanwhile; the reconnect takes again when it is done, or tries again.
+   */
+  private void reconnectRing() {
+    if (ringLost) {
+      return;
+    }
+    ringLost = true;
+    ring.close(); // the broken connection goes back to its pool, which drops it
+    vertx.setTimer(1000, t -> connectRing().onComplete(c -> {
+      ringLost = false;
+      if (c.failed() && !stopping) {
+        reconnectRing();
+      } else {
+        take();
+      }
+    }));
   }
 
   private void take() {
@@ -223,7 +245,7 @@ public final class DequeueVerticle extends VerticleBase {
 
   /** Blocks on the ring; whatever ends the wait (a token, the timeout, an error) leads to another take. */
   private void waitForWork() {
-    if (stopping || waiting) {
+    if (stopping || waiting || ringLost) {
       return;
     }
     waiting = true;
@@ -233,8 +255,7 @@ public final class DequeueVerticle extends VerticleBase {
       if (ar.failed()) {
         if (!stopping) {
           log.warn("waiting for work failed ({}); reconnecting", ar.cause().getMessage());
-          ring.close(); // the broken connection goes back to its pool, which drops it
-          vertx.setTimer(1000, t -> connectRing().onComplete(c -> take()));
+          reconnectRing();
         }
         return;
       }
