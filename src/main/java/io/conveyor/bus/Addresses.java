@@ -30,7 +30,7 @@ public final class Addresses {
   public static final String MEMBER_LEFT = "conveyor.cluster.member-left";
   /**
    * Command, local only: the node was taken over (its heartbeat answered FENCED). The dequeue verticle stops
-   * taking work, puts back all the node holds, and replies the count; then the node registers again.
+   * taking work, puts back what the node holds but does not run, and replies the count; then the node registers again.
    */
   public static final String NODE_FENCE = "conveyor.node.fence";
   /** Fact, local only: the node is registered again after a fence; the dequeue verticle takes work again. */

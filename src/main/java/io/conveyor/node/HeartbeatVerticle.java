@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>
  * It is also how a node learns that Redis judged it dead. A beat answered FENCED means the reaper took the
  * node over (it was paused, or cut off from Redis, past its TTL; or Redis lost its data): the node fences
- * itself (the dequeue verticle stops and puts back all the node holds), restores what Redis must hold
+ * itself (the dequeue verticle stops, and puts back what it holds but does not run), restores what Redis must hold
  * (scripts, the config's pipelines), and only then registers again, as a new incarnation. A beat that
  * succeeds after failed ones restores the same things: Redis may have restarted empty.
  */
@@ -146,8 +146,8 @@ public final class HeartbeatVerticle extends VerticleBase {
                   .onSuccess(r -> registration.confirmed(sent));
             })
             .map(v -> {
-              log.info("node {} registered again (incarnation {}); {} transactions it held went back on their "
-                  + "queues", settings.nodeId(), incarnation, dropped);
+              log.info("node {} registered again (incarnation {}); {} transactions it held but did not run went "
+                  + "back on their queues", settings.nodeId(), incarnation, dropped);
               vertx.eventBus().publish(Addresses.NODE_REGISTERED, incarnation,
                   new DeliveryOptions().setLocalOnly(true));
               return (Void) null;

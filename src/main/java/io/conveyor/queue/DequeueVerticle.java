@@ -110,17 +110,17 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   /**
-   * The node was taken over: take nothing more, and put back on their queues, attempt raised, all the
-   * transactions it holds (what the reaper took over is gone from inflightZ already; what this node took
-   * since is put back now). The runs still under way here find their next write refused and end; their
-   * slots stay counted until then. A dequeue in flight went out before this requeue, so what it takes is
-   * put back too, and is not run (see take).
+   * The node was taken over: take nothing more until it is registered again. What the reaper took over is
+   * gone from inflightZ already, and its runs here find their next write refused. What is still in this
+   * node's inflightZ (taken after the takeover, or from a Redis that came back empty) stays its own while it
+   * runs here; only what is held but not run (the reply of a dequeue that was lost, or came while fenced)
+   * goes back on its queue, attempt raised. Putting back the rest would only run it twice.
    */
   private Future<Integer> fence() {
     fenced = true;
-    return store.requeueLost(settings.nodeId(), Set.of()).onSuccess(n -> log.warn("fenced: stopped taking work; "
-        + "{} transactions still held here went back on their queues, {} runs under way here will be refused",
-        n, runs));
+    return store.requeueLost(settings.nodeId(), Set.copyOf(running.keySet())).onSuccess(n -> log.warn("fenced: "
+        + "stopped taking work; {} transactions held here but not run went back on their queues; {} runs under way "
+        + "go on where they are still this node's and are refused where they were taken over", n, runs));
   }
 
   /** The ring connection carries a name, so an operator (or a test) sees which node blocks on it. */
