@@ -203,7 +203,7 @@ class HttpApiTest {
     Reply ready = call("GET", "/health/ready", null, null);
     assertEquals(200, ready.status());
     assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("scripts", "ok").put("cluster", "ok")
-        .put("pipelines", "ok"), ready.body());
+        .put("archive", "ok").put("pipelines", "ok"), ready.body());
     TestRedis.cmd("SREM", node.keys.pipelinesS(), "order");
     Reply notReady = call("GET", "/health/ready", null, null);
     assertEquals(503, notReady.status());
