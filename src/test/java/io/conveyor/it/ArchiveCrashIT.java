@@ -57,6 +57,8 @@ class ArchiveCrashIT {
         "CONVEYOR_ARCHIVE_DELAY", "0s", "CONVEYOR_ARCHIVE_LEASE", "1s"));
     env.put("CONVEYOR_ARCHIVE_GRACE", "500ms");
     env.put("CONVEYOR_ARCHIVE_INTERVAL", "200ms");
+    // a batch handed to a leader is held for 2 × timeout + lease: the next leader sees it after 7 s, not 61 s
+    env.put("CONVEYOR_ARCHIVE_TIMEOUT", "3s");
     return env;
   }
 
