@@ -119,7 +119,9 @@ public final class ArchiveVerticle extends VerticleBase {
       // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
       // another node may lead by now. What came, and what waits here, is given back to be due at once
       if (!leadership.leads()) {
-        pending = merge(pending, ar.result().batch());
+        if (!ar.result().batch().isEmpty()) {
+          pending = merge(pending, ar.result().batch());
+        }
         release();
       } else if (!ar.result().batch().isEmpty()) {
         pending = merge(pending, ar.result().batch());
