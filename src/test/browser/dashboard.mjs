@@ -42,6 +42,36 @@ try {
   console.log('after cancel: ' + await page.textContent('#detail-status'));
   await page.screenshot({ path: out + '/cancelled.png', fullPage: true });
 
+  // a cancelled transaction may run again: from its first step, and it is running once more
+  await page.waitForSelector('#btn-retry-start:not([hidden])');
+  await page.click('#btn-retry-start');
+  await page.waitForFunction(() => document.querySelector('#detail-status').textContent.startsWith('running'));
+  console.log('after retry: ' + await page.textContent('#detail-status'));
+
+  // pause the group from the queues table, then resume it; disable a pipeline, then enable it
+  const master = '#queues tr.group-row[data-group="master"]';
+  await page.click(master + ' button.group-pause');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.group-state').textContent === 'paused', master);
+  console.log('after pause: ' + await page.textContent('#group-result'));
+  await page.click(master + ' button.group-resume');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.group-state').textContent === 'running', master);
+  const order = '#pipelines tr.pipeline-row[data-pipeline="order"]';
+  await page.click(order + ' button.pipeline-toggle');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.pipeline-state').textContent === 'disabled', order);
+  await page.click(order + ' button.pipeline-toggle');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.pipeline-state').textContent === 'enabled', order);
+  console.log('group paused and resumed, pipeline disabled and enabled from the page');
+
+  // a schedule: paused from the page, then triggered (its run shows as the last run)
+  const nightly = '#schedules tr.schedule-row[data-schedule="nightly"]';
+  await page.waitForSelector(nightly);
+  await page.click(nightly + ' button.schedule-pause');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.schedule-state').textContent.startsWith('paused'),
+    nightly);
+  await page.click(nightly + ' button.schedule-trigger');
+  await page.waitForSelector(nightly + ' a.tx-link');
+  console.log('schedule paused and triggered from the page: ' + await page.textContent(nightly));
+
   // the key is kept: a reload opens the dashboard without asking again
   await page.reload();
   await page.waitForSelector('#nodes tbody tr.node-row');

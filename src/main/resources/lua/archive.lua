@@ -11,9 +11,12 @@
 -- A handed-out transaction is rescheduled to now + hold (twice the caller's write timeout plus its lease:
 -- it may wait for the write before it, then be written) before it is handed out, so the leader can fetch the next batch while it writes this one, even a slow write; if
 -- the leader dies, it is due again once the write it was in can no longer be running. A confirmed transaction whose state changed after it was handed out (its stamp differs) is
--- not deleted: it is due again at once, so the archive always ends with its last state. One that is due
+-- not deleted: it is due again at once, so the archive always ends with its last state (unless it runs
+-- again, rerun.lua: its next completion schedules it). One that is due
 -- but not finished cannot be (only complete and cancel schedule archiving): it leaves toArchiveZ for
--- exceptionZ, never for the archive. The lease is the two-key protocol of lib/lease.lua.
+-- exceptionZ, never for the archive. One that is finished but waits for its compensation leaves toArchiveZ
+-- too (a rerun's earlier run left it there): the compensation's end schedules it again. The lease is the two-key
+-- protocol of lib/lease.lua.
 -- #include lease
 
 local now, statePrefix = ARGV[2], ARGV[6]
@@ -21,6 +24,13 @@ local now, statePrefix = ARGV[2], ARGV[6]
 local function stamp(key)
   local s = redis.call('HMGET', key, 'updated', 'rev')
   return (s[1] or '') .. '/' .. (s[2] or '0')
+end
+
+-- a finished transaction whose compensation still runs is not archived yet: the compensation's end schedules it
+-- (lib/compensate.lua), so a stale toArchiveZ entry (a rerun's earlier run) must not archive it meanwhile
+local function compensating(key)
+  local c = redis.call('HGET', key, 'compensation')
+  return c ~= false and c ~= nil and cjson.decode(c).status == 'running'
 end
 
 local confirmed = 0
@@ -32,8 +42,10 @@ for i = 1, #KEYS - 4 do
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], id)
     confirmed = confirmed + 1
-  else
+  elseif redis.call('HGET', key, 'processingState') == 'complete' and not compensating(key) then
     redis.call('ZADD', KEYS[1], now, id)
+  else
+    redis.call('ZREM', KEYS[1], id)
   end
 end
 
@@ -54,6 +66,8 @@ if tonumber(ARGV[3]) > 0 then
     elseif state ~= 'complete' then
       redis.call('ZREM', KEYS[1], id)
       redis.call('ZADD', KEYS[4], now, id)
+    elseif compensating(key) then
+      redis.call('ZREM', KEYS[1], id)
     else
       redis.call('ZADD', KEYS[1], tonumber(now) + tonumber(ARGV[7]), id)
       reply[#reply + 1] = id

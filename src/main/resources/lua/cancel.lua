@@ -2,37 +2,75 @@
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
 -- KEYS[5] webhookH:<txId>   KEYS[6] webhooksZ   KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)
+-- ARGV[5], ARGV[6], ARGV[7] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): the child a
+--   transaction waits for (field waitingFor) and the parent that waits for it (parentTxId, parentGroup) are
+--   known only from its state, so their keys are a prefix and a txId or group (all in its partition)
+-- ARGV[8], ARGV[9], ARGV[10] the partition's pipelineH, qInZ and webhookH key prefixes: likewise for its
+--   compensation (lib/compensate.lua) and, when it is a compensation, the transaction it compensates
 -- Replies:
 --   {'CANCELLED'}             it was queued or sleeping: now complete with status cancelled, notified,
 --                             scheduled for archiving (a queue entry left behind is dropped by dequeue)
---   {'CANCEL_REQUESTED'}      it is running: the node running it ends it cancelled at its next checkpoint
+--   {'CANCEL_REQUESTED'}      it is running: the node running it ends it cancelled at its next checkpoint,
+--                             sleep, hop or completion; published on notify as cancel:<txId> so a step
+--                             that asks (ctx.cancelled()) can stop early
 --   {'ALREADY_FINAL', status} it had ended already; nothing written
 --   {'NOT_FOUND'}             no such transaction, or another owner's: nothing written
+-- Cancel reaches the whole chain: a transaction waiting for a child pipeline, or for the branches of a
+-- parallel step, takes them with it (and their children, down the chain): a waiting child ends cancelled at once, a running one at its next
+-- boundary. A cancelled child whose parent waits for it hands 'cancelled' back, and the parent is queued
+-- on qOutL of its group to end cancelled too (as complete.lua hands back a child's result); a cancelled
+-- branch counts as a branch that did not succeed in its parent's join (lib/fork.lua). A cancelled
+-- transaction whose pipeline names onFailure starts its compensation (archiving and webhook wait for it).
+-- #include publish
 -- #include codes
+-- #include queue
 -- #include webhooks
 -- #include stats
+-- #include compensate
+-- #include fork
 
-local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type')
+local statePrefix, outPrefix, ringPrefix = ARGV[5], ARGV[6], ARGV[7]
+local now = ARGV[3]
+local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[4]), counts = {}, archiveKey = KEYS[2],
+  notifyKey = KEYS[3], sleepingKey = KEYS[4], prefixes = {state = statePrefix, pipeline = ARGV[8],
+  queue = ARGV[9], out = outPrefix, ring = ringPrefix, webhook = ARGV[10]}}
+local prefixes, counts, archiveAt = env.prefixes, env.counts, env.archiveAt
+
+local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',
+  'parentTxId', 'parentGroup', 'compensationFor', 'fork')
 if not s[1] or s[3] ~= ARGV[2] then
   return {CODE.NOT_FOUND}
 end
 if s[1] == 'complete' then
   return {CODE.ALREADY_FINAL, s[2]}
 end
-local now = ARGV[3]
 if s[1] == 'processing' then
   redis.call('HSET', KEYS[1], 'cancelRequested', '1', 'updated', now)
+  publish(KEYS[3], 'cancel:' .. ARGV[1])
   return {CODE.CANCEL_REQUESTED}
 end
-redis.call('HSET', KEYS[1], 'status', 'cancelled', 'processingState', 'complete', 'note', 'cancelled by its owner',
-  'completed', now, 'updated', now)
-redis.call('HDEL', KEYS[1], 'data', 'waitingFor')
-redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('ZADD', KEYS[2], tonumber(now) + tonumber(ARGV[4]), ARGV[1])
-redis.call('PUBLISH', KEYS[3], 'completed:' .. ARGV[1] .. ':cancelled:' .. s[3])
-webhooks_schedule(KEYS[1], KEYS[5], KEYS[6], KEYS[3], ARGV[1], now)
-local counts = {}
-stats_tally(counts, 'completed', s[4], s[5], s[3])
-stats_tally(counts, 'completed.cancelled', s[4], s[5], s[3])
+if not fork_end_cancelled(KEYS[1], ARGV[1], 'cancelled by its owner', s[3], s[4], s[5], env) then
+  webhooks_schedule(KEYS[1], KEYS[5], KEYS[6], KEYS[3], ARGV[1], now)
+end
+if s[9] then
+  compensate_ended(s[9], ARGV[1], 'cancelled', 'cancelled by its owner', now, archiveAt, prefixes, KEYS[2], KEYS[6],
+    KEYS[3])
+end
+
+-- down the chain of children (or parallel branches) this one waited for
+fork_cancel_children(ARGV[1], s[6], s[10], env)
+
+-- up to the parent waiting for this one (as its child, or as a branch of its parallel step)
+if s[7] then
+  local pkey = statePrefix .. s[7]
+  local p = redis.call('HMGET', pkey, 'processingState', 'waitingFor')
+  if p[1] == 'sleeping' and p[2] == ARGV[1] then
+    redis.call('HSET', pkey, 'processingState', 'queued', 'childStatus', 'cancelled', 'childOutput', '',
+      'childNote', 'cancelled by its owner', 'updated', now)
+    queue_push(outPrefix .. s[8], ringPrefix .. s[8], s[7])
+  elseif p[1] == 'sleeping' and p[2] == 'fork' then
+    fork_branch_ended(s[7], s[8], ARGV[1], 'cancelled', '', 'cancelled by its owner', env)
+  end
+end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 return {CODE.CANCELLED}

@@ -25,5 +25,7 @@ if ARGV[5] and ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'stepTimes', (redis.call('HGET', KEYS[1], 'stepTimes') or '') .. ARGV[5] .. ';')
 end
 -- a child's result stood for the step just passed; it must not stand for a later one
-redis.call('HDEL', KEYS[1], 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch')
+-- and the next step starts its own attempts
+redis.call('HDEL', KEYS[1], 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch',
+  'stepAttempt', 'retry')
 return {CODE.OK}

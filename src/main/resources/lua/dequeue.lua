@@ -1,24 +1,34 @@
 -- dequeue: hand up to N queued transactions of one group to a node, admin first, then out, then in.
--- KEYS[1] qAdminL:<group>   KEYS[2] qOutL:<group>   KEYS[3] qInL:<group>
+-- KEYS[1] qAdminL:<group>   KEYS[2] qOutL:<group>   KEYS[3] qInZ:<group>
 -- KEYS[4] processingZ       KEYS[5] inflightZ:<nodeId>   KEYS[6] qRingL:<group>
 -- KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now (a first dequeue counts as started)
+-- KEYS[10] groupH:<group> (a paused or draining group takes nothing: see group-state.lua)
 -- ARGV[1] max (free worker slots)   ARGV[2] nodeId   ARGV[3] now (ms)
 -- ARGV[4] the stateH key prefix (Keys.stateH("")): the popped txIds name their stateH keys, which cannot
 --   be known before the pop, so those keys are the prefix and the txId
 -- ARGV[5] the group (for the stats)
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
---    childStatus, childOutput, childNote, stepRetry, switches}
+--    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt}
 --   where queue is 'admin', 'out' or 'in', and the child fields are set when a child pipeline the
---   transaction waited for has ended (its result stands for the step at 'step').
+--   transaction waited for has ended (its result stands for the step at 'step'); stepAttempt is the
+--   step's attempt under its retry policy (1 unless retry.lua raised it).
 -- A txId whose state is not 'queued' (a stale duplicate, or gone) is dropped from the queue. One call pops
 -- at most max + 1000 entries, so a queue full of stale entries never holds Redis long; when it stops
 -- there with work left, it rings the group so a node comes back at once.
 -- Taking is recorded in processingZ and inflightZ:<nodeId> in the same script, so a node that dies
 -- before it reads the reply leaves the work where the reaper finds it.
--- When the node took all it asked for and work remains, the ring gets a token so another idle node wakes.
+-- When the node took all it asked for and work remains, the ring is rung (and published on) so another idle
+-- node wakes; when the queues are empty, the ring's token goes.
+-- #include publish
 -- #include queue
 -- #include stats
+
+if redis.call('HEXISTS', KEYS[10], 'state') == 1 then
+  -- paused: its queues stay as they are; the ring's token goes, so idle nodes block until resume rings it
+  redis.call('DEL', KEYS[6])
+  return {}
+end
 
 local max = tonumber(ARGV[1])
 local budget = max + 1000
@@ -30,14 +40,25 @@ local taken = {}
 for q = 1, 3 do
   while #taken < max and budget > 0 do
     local want = math.min(max - #taken, budget)
-    local ids = redis.call('LPOP', KEYS[q], want)
-    if not ids then break end
+    local ids
+    if q == 3 then
+      -- the in-queue is a sorted set (lib/queue.lua): lowest score first, scores dropped
+      local popped = redis.call('ZPOPMIN', KEYS[q], want)
+      if #popped == 0 then break end
+      ids = {}
+      for j = 1, #popped, 2 do
+        ids[#ids + 1] = popped[j]
+      end
+    else
+      ids = redis.call('LPOP', KEYS[q], want)
+      if not ids then break end
+    end
     budget = budget - #ids
     for _, id in ipairs(ids) do
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
-        'switches')
+        'switches', 'stepAttempt')
       if s[1] == 'queued' then
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
@@ -55,17 +76,20 @@ for q = 1, 3 do
         redis.call('ZADD', KEYS[4], now, id)
         redis.call('ZADD', KEYS[5], now, id)
         taken[#taken + 1] = {id, attempt, s[2], s[3], s[4], s[5] or s[6], s[7], s[8], s[9], s[10], names[q],
-          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or ''}
+          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1'}
       end
     end
     if #ids < want then break end
   end
 end
 
-if #taken >= max or budget <= 0 then
-  if redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('LLEN', KEYS[3]) > 0 then
-    queue_ring(KEYS[6])
-  end
+local left = redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3])
+if left == 0 then
+  -- nothing waits here: a token left on the ring would only wake a node for nothing, and would keep the
+  -- next start from publishing its ring
+  redis.call('DEL', KEYS[6])
+elseif #taken >= max or budget <= 0 then
+  queue_ring(KEYS[6], true)
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 return taken

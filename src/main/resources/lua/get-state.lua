@@ -3,7 +3,7 @@
 -- ARGV: none
 -- Replies: {} when there is no such transaction, else
 --   {owner, externalId, type, version, status, processingState, attempt, created, updated, completed,
---    output, note, progress, metadata, step, webhookUrl, webhook, then of webhookH: status, attempts,
+--    output, note, progress, metadata, step, webhookUrl, webhook, retry, errors, runs, compensation, startAt, then of webhookH: status, attempts,
 --    lastError, lastCode, nextAttempt, lastAttempt}
 -- (nil entries come back as false; the caller maps them to absent fields)
 
@@ -12,7 +12,8 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 local r = redis.call('HMGET', KEYS[1], 'owner', 'externalId', 'type', 'version', 'status', 'processingState',
   'attempt', 'created', 'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl',
-  'webhook')
+  'webhook', 'retry', 'errors', 'runs',
+  'compensation', 'startAt')
 local w = redis.call('HMGET', KEYS[2], 'status', 'attempts', 'lastError', 'lastCode', 'nextAttempt', 'lastAttempt')
 for i = 1, #w do
   r[#r + 1] = w[i]

@@ -2,7 +2,10 @@
 -- KEYS[1] node:<nodeId>:heartbeat   KEYS[2] nodesZ
 -- ARGV[1] nodeId   ARGV[2] node info JSON   ARGV[3] TTL (ms)   ARGV[4] now (ms)
 -- ARGV[5] 'register' (the node starts, or starts over) or 'beat' (it believes it is registered)
--- Replies:
+-- ARGV[6], ARGV[7] what comes before and after the nodeId in a heartbeat key (Keys): the other nodes are
+--   known only once nodesZ is read
+-- Replies: {code, then nodeId, info JSON of every registered node whose heartbeat lives} (the view the
+-- node's leader roles share their partitions by), or just the code when FENCED; code:
 --   OK      the heartbeat is written (and, for register, the node is in nodesZ)
 --   LATE    written, but the last heartbeat had expired: the node was silent past its TTL (a pause or a
 --           Redis outage); nobody took it over, so its work is still its own
@@ -16,4 +19,12 @@ end
 local late = ARGV[5] == 'beat' and redis.call('EXISTS', KEYS[1]) == 0
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[2], 'NX', ARGV[4], ARGV[1])
-return late and CODE.LATE or CODE.OK
+local out = {late and CODE.LATE or CODE.OK}
+for _, node in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  local info = redis.call('GET', ARGV[6] .. node .. ARGV[7])
+  if info then
+    out[#out + 1] = node
+    out[#out + 1] = info
+  end
+end
+return out

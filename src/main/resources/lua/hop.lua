@@ -1,6 +1,6 @@
 -- hop: a running parent starts a child pipeline in the child's group and leaves its worker to wait for it.
 -- KEYS[1] stateH:<parentTxId>   KEYS[2] stateH:<childTxId>   KEYS[3] pipelineH:<child pipeline>
--- KEYS[4] qInL:<child group>    KEYS[5] qRingL:<child group>  (the group the caller expects; checked)
+-- KEYS[4] qInZ:<child group>    KEYS[5] qRingL:<child group>  (the group the caller expects; checked)
 -- KEYS[6] processingZ           KEYS[7] inflightZ:<nodeId>
 -- KEYS[8..10] stats1H, stats2H, stats3H of the slots that hold now (the child counts as queued)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
@@ -9,18 +9,22 @@
 -- Replies:
 --   {'OK', version}               the child is queued; the parent is sleeping, waitingFor the child
 --   {'FENCED', attempt, state}    the caller no longer owns the parent; nothing written
+--   {'CANCELLED'}                 its owner asked to cancel the parent: nothing written; the caller
+--                                 completes it cancelled instead of starting the child
 --   {'UNKNOWN_PIPELINE'}          no pipeline of that name; nothing written
 --   {'GROUP_CHANGED', group}      the child pipeline belongs to another group: call again with its keys
 -- The child carries parentTxId and parentGroup; complete.lua hands its result back to the parent.
+-- #include publish
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include child
 
-local parent = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'owner', 'metadata', 'group')
-if parent[1] ~= ARGV[2] or parent[2] ~= 'processing' then
-  return {CODE.FENCED, parent[1] or '', parent[2] or ''}
+local parent, refused = child_parent(KEYS[1], ARGV[2])
+if refused then
+  return refused
 end
-local p = redis.call('HMGET', KEYS[3], 'version', 'nodeGroup')
+local p = redis.call('HMGET', KEYS[3], 'version', 'nodeGroup', 'onFailure')
 if not p[1] then
   return {CODE.UNKNOWN_PIPELINE}
 end
@@ -32,8 +36,11 @@ redis.call('HSET', KEYS[2],
   'owner', parent[3], 'externalId', '', 'type', ARGV[5], 'version', p[1], 'group', p[2],
   'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
   'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[6],
-  'parentTxId', ARGV[1], 'parentGroup', parent[5])
-queue_push(KEYS[4], KEYS[5], child)
+  'parentTxId', ARGV[1], 'parentGroup', parent[5], 'priority', parent[7] or '0', 'qBoost', parent[8] or '0')
+if p[3] and p[3] ~= '' then
+  redis.call('HSET', KEYS[2], 'onFailure', p[3])
+end
+queue_push_in(KEYS[4], KEYS[5], child, now, parent[8])
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])

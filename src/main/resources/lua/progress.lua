@@ -7,6 +7,7 @@
 -- Replies: {'OK', webhookId or ''}, {'NOT_FOUND'}, or {'FENCED'} (the caller no longer owns it; nothing written)
 -- A progress webhook's id is <txId>-p<n> (n counts the transaction's progress webhooks); its event holds
 -- the report as it was, so every attempt sends the same one.
+-- #include publish
 -- #include codes
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'webhookUrl', 'webhookUrlHash',
@@ -26,5 +27,5 @@ local id = ARGV[1] .. '-p' .. redis.call('HINCRBY', KEYS[1], 'progressSeq', 1)
 redis.call('HSET', webhookPrefix .. id, 'txId', ARGV[1], 'owner', s[6], 'url', s[3], 'urlHash', s[4],
   'event', 'progress', 'eventTime', ARGV[4], 'report', ARGV[3], 'status', 'pending', 'attempts', 0)
 redis.call('ZADD', KEYS[2], ARGV[4], id)
-redis.call('PUBLISH', KEYS[3], 'webhook:' .. id)
+publish(KEYS[3], 'webhook:' .. id)
 return {CODE.OK, id}

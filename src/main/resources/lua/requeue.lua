@@ -2,13 +2,14 @@
 -- (the reply of a dequeue that never reached the node, or what a stopping node could not finish). Its
 -- attempt is raised, so a late write of the old attempt is refused.
 -- KEYS[1] inflightZ:<nodeId>   KEYS[2] processingZ
--- ARGV[1] now (ms)   ARGV[2], ARGV[3], ARGV[4] the stateH, qInL and qRingL key prefixes (Keys.stateH(""),
+-- ARGV[1] now (ms)   ARGV[2], ARGV[3], ARGV[4] the stateH, qInZ and qRingL key prefixes (Keys.stateH(""),
 --   …): the transactions are known only once the set is read, and their groups only from their state, so
 --   those keys are a prefix and a txId or group (as in dequeue)
 -- ARGV[5] the nodeId   ARGV[6..] the txIds the node is running now
 -- Replies: the number of transactions put back on a queue
 -- Entries whose state is no longer 'processing' on this node (another node took it, or it ended) are only
 -- removed from the two sets.
+-- #include publish
 -- #include queue
 
 local now, statePrefix, inPrefix, ringPrefix, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -30,7 +31,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     if mine and s[2] then
       redis.call('HINCRBY', key, 'attempt', 1)
       redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
-      queue_push(inPrefix .. s[2], ringPrefix .. s[2], id, true)
+      queue_push_in(inPrefix .. s[2], ringPrefix .. s[2], id, 0, 0, true)
       requeued = requeued + 1
     end
   end

@@ -1,7 +1,7 @@
 -- sleep: a running transaction leaves its worker until a time, or until a named switch changes (with the
 -- time as a fallback); the same step runs again when it wakes, with its retry counter raised.
 -- KEYS[1] stateH:<txId>   KEYS[2] sleepingZ   KEYS[3] processingZ   KEYS[4] inflightZ:<nodeId>
--- KEYS[5] qInL:<group>    KEYS[6] qRingL:<group>   (used when a switch changed already: see below)
+-- KEYS[5] qInZ:<group>    KEYS[6] qRingL:<group>   (used when a switch changed already: see below)
 -- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] wake time (ms)   ARGV[4] switch name or ''
 -- ARGV[5] now (ms)
 -- Replies:
@@ -9,14 +9,20 @@
 --   {'REQUEUED'}                            the switch changed after the step last saw it: no sleep; the
 --                                           transaction is queued at once to run the step again
 --   {'FENCED', attempt, processingState}    the caller no longer owns it; nothing written
+--   {'CANCELLED'}                           its owner asked to cancel it: nothing written; the caller
+--                                           completes it cancelled instead of sleeping
 -- Switches live in the field 'switches' as JSON {name: {value, seq}}; 'acks' holds {name: seq} as the
 -- step last saw them (dequeue writes it). A seq above its ack is a change the step has not seen.
+-- #include publish
 -- #include codes
 -- #include queue
 
-local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'switches', 'acks')
+local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested')
 if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
   return {CODE.FENCED, s[1] or '', s[2] or ''}
+end
+if s[5] == '1' then
+  return {CODE.CANCELLED}
 end
 local id, now, name = ARGV[1], ARGV[5], ARGV[4]
 redis.call('ZREM', KEYS[3], id)
@@ -27,7 +33,7 @@ if name ~= '' and s[3] then
   local acks = s[4] and cjson.decode(s[4]) or {}
   if switch and switch.seq > (acks[name] or 0) then
     redis.call('HSET', KEYS[1], 'processingState', 'queued', 'updated', now)
-    queue_push(KEYS[5], KEYS[6], id)
+    queue_push_in(KEYS[5], KEYS[6], id, now, redis.call('HGET', KEYS[1], 'qBoost'))
     return {CODE.REQUEUED}
   end
 end

@@ -1,24 +1,29 @@
 -- start: create transactions and queue each on its pipeline's node group.
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
--- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)
--- For transaction i (1..n), five keys from KEYS[3 + 5(i-1) + 1]:
---   stateH:<txId>   pipelineH:<type>   qInL:<group> (the group the caller expects; checked against pipelineH)
+-- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)   KEYS[4] sleepingZ
+-- For transaction i (1..n), five keys from KEYS[4 + 5(i-1) + 1]:
+--   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
--- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)
--- For transaction i, eleven args from ARGV[2 + 11(i-1) + 1]:
+-- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
+--   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)
+-- For transaction i, thirteen args from ARGV[3 + 13(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
---   '1' when progress reports go to the webhook too (see progress.lua) or ''
+--   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
+--   at once: a delayed start is 'scheduled' in sleepingZ until then, and the reaper's wake queues it;
+--   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0)
 -- Replies: a list with one {code, detail} per transaction, in order:
 --   {'OK', version}
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
+--   {'DISABLED', ''}                      the pipeline is disabled: it takes no new starts
 --   {'GROUP_CHANGED', group}              the pipeline now belongs to another group: call again with its keys
 --   {'DUPLICATE_EXTERNAL_ID', txId}       the owner used this externalId within the period
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
 -- Each start counts as queued in the stats.
+-- #include publish
 -- #include codes
 -- #include queue
 -- #include stats
@@ -27,16 +32,20 @@ local now, period = ARGV[1], ARGV[2]
 local replies = {}
 local counts = {}
 
-local function start(k, a)
+local function start(k, a, i)
   if redis.call('EXISTS', KEYS[k]) == 1 then
     return {CODE.DUPLICATE_TX, ''}
   end
-  local p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType')
+  local p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
+    'priority')
   if not p[1] then
     return {CODE.UNKNOWN_TYPE, ''}
   end
   if p[3] ~= '1' then
     return {CODE.NOT_STARTABLE, ''}
+  end
+  if p[5] == '1' then
+    return {CODE.DISABLED, ''}
   end
   if p[2] ~= ARGV[a + 6] then
     return {CODE.GROUP_CHANGED, p[2]}
@@ -53,17 +62,31 @@ local function start(k, a)
     'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group', p[2],
     'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
     'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5])
+  local priority = tonumber(ARGV[a + 12] ~= '' and ARGV[a + 12] or (p[6] or '0')) or 0
+  local boost = priority * tonumber(ARGV[3])
+  if priority ~= 0 then
+    redis.call('HSET', KEYS[k], 'priority', priority, 'qBoost', boost)
+  end
+  if p[4] and p[4] ~= '' then
+    -- the version's compensation, held with the transaction like its version (see lib/compensate.lua)
+    redis.call('HSET', KEYS[k], 'onFailure', p[4])
+  end
   if ARGV[a + 7] ~= '' then
     redis.call('HSET', KEYS[k], 'webhookUrl', ARGV[a + 7], 'webhookUrlHash', ARGV[a + 8], 'webhookDelay', ARGV[a + 9],
       'webhookProgress', ARGV[a + 10])
   end
-  queue_push(KEYS[k + 2], KEYS[k + 3], txId)
+  if ARGV[a + 11] ~= '' then
+    redis.call('HSET', KEYS[k], 'processingState', 'scheduled', 'startAt', ARGV[a + 11])
+    redis.call('ZADD', KEYS[4], ARGV[a + 11], txId)
+  else
+    queue_push_in(KEYS[k + 2], KEYS[k + 3], txId, now, boost, false, i)
+  end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
   return {CODE.OK, p[1]}
 end
 
-for i = 1, (#KEYS - 3) / 5 do
-  replies[i] = start(3 + 5 * (i - 1) + 1, 2 + 11 * (i - 1) + 1)
+for i = 1, (#KEYS - 4) / 5 do
+  replies[i] = start(4 + 5 * (i - 1) + 1, 3 + 13 * (i - 1) + 1, i)
 end
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies

@@ -16,8 +16,12 @@ import java.util.List;
 /**
  * A client in the jar, for trying a node from a shell: start a transaction or read one, through the same
  * scripts the node uses, on the Redis of the config. Prints the summary as one JSON line.
- *   start TYPE [INPUT_JSON] [--owner NAME] [--external-id ID] [--wait]
+ *   start TYPE [INPUT_JSON] [--owner NAME] [--external-id ID] [--delay D | --start-at TIME] [--wait]
  *   status TXID [--owner NAME]
+ *   cancel TXID [--owner NAME]
+ *   retry TXID [--owner NAME] [--from-start]
+ *   group pause|drain|resume|status GROUP [--wait]   (drain --wait: until nothing of it is in flight)
+ *   schedule list | schedule show|pause|resume|trigger ID
  */
 final class Cli {
   private static final long WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
@@ -26,7 +30,7 @@ final class Cli {
   }
 
   static boolean handles(String[] args) {
-    return args.length > 0 && (args[0].equals("start") || args[0].equals("status") || args[0].equals("new-key"));
+    return args.length > 0 && List.of("start", "status", "cancel", "retry", "group", "schedule", "new-key").contains(args[0]);
   }
 
   /**
@@ -39,6 +43,13 @@ final class Cli {
       return 2;
     }
     List<String> roles = List.of((args.size() > 2 ? args.get(2) : "client").split("\\+"));
+    for (String role : roles) {
+      if (!List.of("client", "step", "admin").contains(role)) {
+        System.err.println("conveyor: new-key: no role " + role + io.conveyor.model.Strict.suggestion(role,
+            List.of("client", "step", "admin")) + " (roles: client, step, admin; join several with +)");
+        return 2;
+      }
+    }
     byte[] random = new byte[24];
     new java.security.SecureRandom().nextBytes(random);
     String key = "ck_" + java.util.HexFormat.of().formatHex(random);
@@ -55,15 +66,31 @@ final class Cli {
     try {
       Transactions tx = Transactions.client(vertx, config);
       String owner = option(args, "--owner", "cli");
-      TxSummary s = args.get(0).equals("start") ? start(vertx, tx, args, owner) : tx.status(args.get(1), owner).await();
+      if (args.get(0).equals("group")) {
+        return group(vertx, tx, args);
+      }
+      if (args.get(0).equals("schedule")) {
+        return schedule(tx, args);
+      }
+      TxSummary s = switch (args.get(0)) {
+        case "start" -> start(vertx, tx, args, owner);
+        case "cancel" -> tx.cancel(args.get(1), owner).await();
+        case "retry" -> tx.rerun(args.get(1), owner, args.contains("--from-start")).await();
+        default -> tx.status(args.get(1), owner).await();
+      };
       System.out.println(s.toJson().encode());
       return 0;
     } catch (TxException e) {
       System.err.println("conveyor: " + e.toJson().encode());
       return 1;
+    } catch (io.conveyor.config.ConfigException e) {
+      System.err.println("conveyor: " + e.getMessage());
+      return 2;
     } catch (IllegalArgumentException | IndexOutOfBoundsException | DecodeException e) {
       System.err.println("conveyor: " + e.getMessage() + "\nusage: start TYPE [INPUT_JSON] [--owner NAME] "
-          + "[--external-id ID] [--wait] | status TXID [--owner NAME]");
+          + "[--external-id ID] [--delay D | --start-at TIME] [--wait] | status TXID [--owner NAME] | cancel TXID [--owner NAME] | retry TXID "
+          + "[--owner NAME] [--from-start] | group pause|drain|resume|status GROUP [--wait] | schedule list | schedule "
+          + "show|pause|resume|trigger ID");
       return 2;
     } finally {
       vertx.close().await();
@@ -72,11 +99,56 @@ final class Cli {
 
   private static TxSummary start(Vertx vertx, Transactions tx, List<String> args, String owner) {
     JsonObject body = new JsonObject().put("type", args.get(1)).put("owner", owner)
-        .put("externalId", option(args, "--external-id", null))
+        .put("externalId", option(args, "--external-id", null)).put("delay", option(args, "--delay", null))
+        .put("startAt", option(args, "--start-at", null))
         .put("input", args.size() > 2 && !args.get(2).startsWith("--") ? new JsonObject(args.get(2)) : new JsonObject());
     TxSummary started = tx.start(body).await();
     return args.contains("--wait") ? untilFinal(vertx, tx, started, System.nanoTime() + WAIT_NANOS).await()
         : started;
+  }
+
+  /** schedule list, or schedule ACTION ID: prints the schedules (one JSON line each) or the one acted on. */
+  private static int schedule(Transactions tx, List<String> args) {
+    io.conveyor.api.ScheduleAdmin admin = new io.conveyor.api.ScheduleAdmin(tx.schedules(), tx, tx.clock());
+    String action = args.get(1);
+    if (action.equals("list")) {
+      admin.list().await().getJsonArray("schedules").forEach(s -> System.out.println(((JsonObject) s).encode()));
+      return 0;
+    }
+    String id = args.get(2);
+    JsonObject out = switch (action) {
+      case "show" -> admin.get(id).await();
+      case "pause" -> admin.setPaused(id, true, "cli").await();
+      case "resume" -> admin.setPaused(id, false, "cli").await();
+      case "trigger" -> admin.trigger(id).await();
+      default -> throw new IllegalArgumentException("schedule: expected list, show, pause, resume or trigger, got "
+          + action);
+    };
+    System.out.println(out.encode());
+    return 0;
+  }
+
+  /** group ACTION GROUP: prints the group's state as one JSON line; drain --wait prints again once drained. */
+  private static int group(Vertx vertx, Transactions tx, List<String> args) {
+    String action = args.get(1);
+    if (!List.of("pause", "drain", "resume", "status").contains(action)) {
+      throw new IllegalArgumentException("group: expected pause, drain, resume or status, got " + action);
+    }
+    String group = args.get(2);
+    var s = tx.group(group, action.equals("status") ? "read" : action, "cli").await();
+    System.out.println(s.toJson().encode());
+    if (action.equals("drain") && args.contains("--wait")) {
+      long deadline = System.nanoTime() + WAIT_NANOS * 5;
+      while (s.inFlight() > 0 && s.state().equals("draining") && System.nanoTime() - deadline < 0) {
+        Promise<Void> tick = Promise.promise();
+        vertx.setTimer(200, t -> tick.complete());
+        tick.future().await();
+        s = tx.group(group, "read", "cli").await();
+      }
+      System.out.println(s.toJson().encode());
+      return s.inFlight() == 0 ? 0 : 1;
+    }
+    return 0;
   }
 
   /** Polls until the transaction ends or the deadline (System.nanoTime) passes. */

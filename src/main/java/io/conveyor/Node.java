@@ -67,6 +67,8 @@ public final class Node {
   private final PipelineCatalog catalog;
   private final NodeMetrics metrics;
   private final RedisAccess redis;
+  /** Which partitions of each leader role this node asks for (see Assignment). */
+  private final io.conveyor.bus.Assignment assignment;
   private final EmbeddedRedis embedded;
   private final AtomicInteger busy = new AtomicInteger();
   private final Registration registration;
@@ -94,8 +96,10 @@ public final class Node {
     this.catalog = new PipelineCatalog(new PipelineParser(registry));
     this.metrics = new NodeMetrics(config.metrics().ownerLabels());
     metrics.busyWorkers(busy::get, config.node().workers());
-    this.redis = new RedisAccess(RedisLink.options(config.redis().url(), config.redis().maxPipelined()),
-        config.redis().timeout(), new Keys(config.redis().prefix()), new Scripts(), clock, metrics);
+    this.redis = new RedisAccess(RedisLink.options(config.redis()),
+        config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
+        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()));
+    this.assignment = new io.conveyor.bus.Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()));
     this.cluster = new NodeCluster(config.cluster(), config.redis());
   }
@@ -115,8 +119,12 @@ public final class Node {
                                    UnaryOperator<ArchiveStore> archive) {
     Node node;
     List<CompiledPipeline> pipelines;
+    List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules;
     try {
+      // http/request steps call out under the same guard as webhooks
+      registry.outbound(io.conveyor.webhook.WebhookGuard.of(config.webhooks()));
       pipelines = new PipelineParser(registry).loadDir(Path.of(config.pipelines().dir()));
+      schedules = io.conveyor.schedule.ScheduleFiles.load(config.schedules().dir());
       node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive);
     } catch (Exception e) {
       return Future.failedFuture(e);
@@ -124,7 +132,7 @@ public final class Node {
     return node.cluster.createVertx(node.metrics)
         .compose(v -> {
           node.vertx = v;
-          return node.prepareRedis(pipelines);
+          return node.prepareRedis(pipelines, schedules);
         })
         .compose(v -> node.openArchive())
         .compose(v -> node.deployRoles())
@@ -139,7 +147,8 @@ public final class Node {
             .transform(ar -> Future.failedFuture(e)));
   }
 
-  private Future<Void> prepareRedis(List<CompiledPipeline> pipelines) {
+  private Future<Void> prepareRedis(List<CompiledPipeline> pipelines,
+                                    List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules) {
     pipelines.forEach(p -> pipelineNames.add(p.pipeline().name()));
     ownPipelines.addAll(pipelines);
     StoreContext r = redis.open(vertx);
@@ -147,7 +156,30 @@ public final class Node {
     return redis.scripts().loadAll(r.link())
         .recover(e -> Future.failedFuture(new IllegalStateException("cannot load the Lua scripts into Redis at "
             + config.redis().url() + ": " + e.getMessage(), e)))
-        .compose(v -> Future.all(pipelines.stream().map(p -> catalog.publish(store, p)).toList()))
+        .compose(v -> new io.conveyor.redis.LayoutStore(r).check())
+        .compose(v -> Future.all(pipelines.stream().map(p -> catalog.publish(store, p, p.modified())
+            .onSuccess(published -> {
+              if (published.kept() != null) {
+                log.info("pipeline {}: kept version {}, published after {} was last changed (its version {})",
+                    p.pipeline().name(), published.kept(), config.pipelines().dir(), p.version());
+              }
+            })).toList()))
+        .compose(v -> store.copyAll())
+        .compose(v -> store.pipelines().onSuccess(known -> pipelines.forEach(p -> {
+          List<String> missing = p.pipeline().references().stream().filter(ref -> !known.containsKey(ref)).toList();
+          if (!missing.isEmpty()) {
+            log.warn("pipeline {} names pipelines not published: {} (a step that reaches one fails internal-error "
+                + "until it is published)", p.pipeline().name(), missing);
+          }
+        })))
+        .compose(v -> io.conveyor.schedule.ScheduleFiles.publish(new io.conveyor.redis.ScheduleStore(r), schedules,
+            r.clock().millis()))
+        .compose(v -> new io.conveyor.redis.QueueStore(r).upgradeQueues(config.node().group()).onSuccess(n -> {
+          if (n > 0) {
+            log.info("moved {} transactions an older version left queued for group {} onto its in-queue", n,
+                config.node().group());
+          }
+        }))
         .<Void>mapEmpty()
         .eventually(r::close);
   }
@@ -179,24 +211,44 @@ public final class Node {
    */
   private Future<Void> deployRoles() {
     Config.Node n = config.node();
+    int partitions = redis.keys().partitions();
+    // Hazelcast's word that a member left moves its partitions to their heirs at once (see Assignment)
+    vertx.eventBus().localConsumer(io.conveyor.bus.Addresses.MEMBER_LEFT, m -> assignment.memberLeft(
+        io.conveyor.bus.Messages.decode(m.body(), io.conveyor.bus.MemberLeft.class).clusterNodeId()));
     Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics);
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
-        registration))
+        registration).sharing(assignment))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)));
     if (n.has("reaper")) {
-      chain = chain.compose(v -> deploy("reaper", new ReaperVerticle(redis, new ReaperVerticle.Settings(nodeId,
-          n.group(), config.reaper().interval(), config.reaper().lease(), config.reaper().grace(),
-          config.heartbeat().ttl(), outageGrace()))));
+      for (int p = 0; p < partitions; p++) {
+        int part = p;
+        chain = chain.compose(v -> deploy(roleName("reaper", part), new ReaperVerticle(redis,
+            new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
+                config.reaper().grace(), config.heartbeat().ttl(), outageGrace()), part, assignment)));
+      }
     }
     if (n.has("archive")) {
-      chain = chain.compose(v -> deploy("archive", new ArchiveVerticle(redis, archive, config.archive(), nodeId,
-          metrics)));
+      for (int p = 0; p < partitions; p++) {
+        int part = p;
+        chain = chain.compose(v -> deploy(roleName("archive", part), new ArchiveVerticle(redis, archive,
+            config.archive(), nodeId, metrics, part, assignment)));
+      }
     }
     if (n.has("webhooks")) {
-      chain = chain.compose(v -> deploy("webhooks", new WebhookVerticle(redis, archive, config.webhooks(), nodeId,
-          metrics)));
+      for (int p = 0; p < partitions; p++) {
+        int part = p;
+        chain = chain.compose(v -> deploy(roleName("webhooks", part), new WebhookVerticle(redis, archive,
+            config.webhooks(), nodeId, metrics, part, assignment)));
+      }
+    }
+    if (n.has("scheduler")) {
+      for (int p = 0; p < partitions; p++) {
+        int part = p;
+        chain = chain.compose(v -> deploy(roleName("scheduler", part), new io.conveyor.schedule.ScheduleVerticle(
+            redis, transactions, config.schedules(), nodeId, metrics, part, assignment)));
+      }
     }
     if (n.has("dequeue")) {
       chain = chain.compose(v -> deploy("dequeue", new DequeueVerticle(redis, catalog, metrics,
@@ -256,9 +308,16 @@ public final class Node {
               }
               log.warn("Redis has lost pipeline {}: publishing it again from {}", p.pipeline().name(),
                   config.pipelines().dir());
-              return catalog.publish(store, p).mapEmpty();
+              return catalog.publish(store, p, p.modified()).mapEmpty();
             })).toList()))
+        // a partition's master may have failed over without the copies the last publication made
+        .compose(v -> store.copyAll())
         .mapEmpty();
+  }
+
+  /** A leader role's verticle: named by its partition when there are several. */
+  private String roleName(String role, int partition) {
+    return redis.keys().partitions() == 1 ? role : role + " (partition " + partition + ")";
   }
 
   /** What the heartbeat key says about this node, read anew at each beat. */
@@ -275,7 +334,9 @@ public final class Node {
         .put("busy", busy.get())
         .put("workers", config.node().workers())
         .put("stepTypes", new JsonArray(new TreeSet<>(registry.names()).stream().toList()))
-        .put("clusterNodeId", cluster.clusterNodeId());
+        .put("clusterNodeId", cluster.clusterNodeId())
+        // roles this node stands down from for now: the others share their partitions out without it
+        .put("away", new JsonArray(assignment.awayRoles()));
   }
 
   /**

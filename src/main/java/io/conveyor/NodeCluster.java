@@ -62,19 +62,31 @@ final class NodeCluster {
 
   /**
    * The Redis as a cluster tells it apart: the URL without user and password (a rotated password is the
-   * same Redis), with the port and database spelt out, and the key prefix.
+   * same Redis), with the port and database spelt out, and the key prefix. A Redis Cluster or Sentinel
+   * setup is told by its endpoints in order (and the master's name), so nodes list the same ones.
    */
   static String redisOf(Config.Redis redis) {
-    URI uri = URI.create(redis.url());
+    if (redis.mode() == Config.RedisMode.STANDALONE) {
+      return endpointOf(redis.url()) + " " + redis.prefix();
+    }
+    java.util.List<String> each = new java.util.ArrayList<>();
+    redis.endpoints().forEach(e -> each.add(endpointOf(e)));
+    java.util.Collections.sort(each);
+    return redis.mode().name().toLowerCase(java.util.Locale.ROOT) + ":" + String.join(",", each)
+        + (redis.masterName().isEmpty() ? "" : "/" + redis.masterName()) + " " + redis.prefix();
+  }
+
+  private static String endpointOf(String url) {
+    URI uri = URI.create(url);
     String db = uri.getPath() == null || uri.getPath().length() <= 1 ? "0" : uri.getPath().substring(1);
     if (uri.getHost() == null) {
       // a host name URI does not parse as one (proj_redis_1), or a unix socket: the URL as given, less any
       // password, still tells one Redis from another
-      String rest = uri.getRawSchemeSpecificPart() == null ? redis.url() : uri.getRawSchemeSpecificPart();
-      return uri.getScheme() + ":" + rest.replaceFirst("^//[^@/]*@", "//") + " " + redis.prefix();
+      String rest = uri.getRawSchemeSpecificPart() == null ? url : uri.getRawSchemeSpecificPart();
+      return uri.getScheme() + ":" + rest.replaceFirst("^//[^@/]*@", "//");
     }
     return uri.getScheme() + "://" + uri.getHost().toLowerCase(java.util.Locale.ROOT) + ":"
-        + (uri.getPort() == -1 ? 6379 : uri.getPort()) + "/" + db + " " + redis.prefix();
+        + (uri.getPort() == -1 ? 6379 : uri.getPort()) + "/" + db;
   }
 
   Future<Vertx> createVertx(NodeMetrics metrics) {

@@ -23,8 +23,18 @@ local function stats_apply(statsKeys, now, values, cmd)
   now = tonumber(now)
   for i, s in ipairs(STATS_SERIES) do
     local slot = now - now % s[1]
-    for f, v in pairs(values) do
-      redis.call(cmd, statsKeys[i], f, v)
+    if cmd == 'HSET' then
+      -- one HSET sets every sampled field at once
+      local args = {}
+      for f, v in pairs(values) do
+        args[#args + 1] = f
+        args[#args + 1] = v
+      end
+      redis.call('HSET', statsKeys[i], unpack(args))
+    else
+      for f, v in pairs(values) do
+        redis.call(cmd, statsKeys[i], f, v)
+      end
     end
     redis.call('PEXPIREAT', statsKeys[i], slot + s[1] + s[2])
   end

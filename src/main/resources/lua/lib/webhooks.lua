@@ -10,5 +10,5 @@ local function webhooks_schedule(stateKey, webhookKey, webhooksKey, notifyKey, i
   redis.call('HSET', webhookKey, 'txId', id, 'owner', w[4], 'url', w[1], 'urlHash', w[2],
     'event', 'complete', 'eventTime', now, 'status', 'pending', 'attempts', 0)
   redis.call('ZADD', webhooksKey, tonumber(now) + tonumber(w[3] or 0), id)
-  redis.call('PUBLISH', notifyKey, 'webhook:' .. id)
+  publish(notifyKey, 'webhook:' .. id)
 end

@@ -12,7 +12,20 @@ class NodeClusterTest {
   private static final Config.Cluster UNNAMED = new Config.Cluster(true, "cluster.xml", "", "127.0.0.1");
 
   private static Config.Redis redis(String url, String prefix) {
-    return new Config.Redis(url, prefix, Config.Embedded.NEVER, 100, Duration.ofSeconds(1));
+    return new Config.Redis(Config.RedisMode.STANDALONE, java.util.List.of(url), "", prefix, 1, Config.Embedded.NEVER,
+        100, Duration.ofSeconds(1), 0, Duration.ofSeconds(1));
+  }
+
+  @Test
+  void a_redis_cluster_is_told_by_its_seed_nodes_in_any_order() {
+    Config.Redis a = new Config.Redis(Config.RedisMode.CLUSTER, java.util.List.of("redis://10.0.0.2:7000",
+        "redis://:pw@10.0.0.1:7000"), "", "{c}:", 1, Config.Embedded.NEVER, 100, Duration.ofSeconds(1), 0,
+        Duration.ofSeconds(1));
+    Config.Redis b = new Config.Redis(Config.RedisMode.CLUSTER, java.util.List.of("redis://10.0.0.1:7000",
+        "redis://10.0.0.2:7000"), "", "{c}:", 1, Config.Embedded.NEVER, 100, Duration.ofSeconds(1), 0,
+        Duration.ofSeconds(1));
+    assertEquals("cluster:redis://10.0.0.1:7000/0,redis://10.0.0.2:7000/0 {c}:", NodeCluster.redisOf(a));
+    assertEquals(NodeCluster.nameFor(UNNAMED, a), NodeCluster.nameFor(UNNAMED, b));
   }
 
   @Test

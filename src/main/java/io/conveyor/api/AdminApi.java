@@ -78,6 +78,9 @@ final class AdminApi {
                     .put("node", fields.getString("node"))
                     .put("input", json(fields.getString("input")))
                     .put("data", json(fields.getString("data")))
+                    .put("branches", fields.getString("fork") == null ? null
+                        : new JsonObject(fields.getString("fork")).getJsonArray("ids"))
+                    .put("priority", Integer.parseInt(fields.getString("priority", "0")))
                     .put("switches", json(fields.getString("switches")))
                     .put("steps", steps(definition, fields))
                     .put("events", all.<JsonArray>resultAt(2));
@@ -144,6 +147,10 @@ final class AdminApi {
 
   Future<TxSummary> cancel(String txId) {
     return ownerOf(txId).compose(owner -> tx.cancel(txId, owner));
+  }
+
+  Future<TxSummary> rerun(String txId, boolean fromStart) {
+    return ownerOf(txId).compose(owner -> tx.rerun(txId, owner, fromStart));
   }
 
   Future<TxSummary> setSwitch(String txId, String name, Object value) {

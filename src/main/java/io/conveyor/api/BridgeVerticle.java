@@ -45,6 +45,7 @@ public final class BridgeVerticle extends VerticleBase {
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.TX_STATUS))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.TX_CANCEL))
         .addInboundPermitted(new PermittedOptions().setAddress(Addresses.TX_SWITCH))
+        .addInboundPermitted(new PermittedOptions().setAddress(Addresses.TX_RETRY))
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(
             java.util.regex.Pattern.quote(Addresses.TX_COMPLETED + ".") + ".+"))
         .addOutboundPermitted(new PermittedOptions().setAddressRegex(stepAddresses.pattern()));
@@ -97,7 +98,8 @@ public final class BridgeVerticle extends VerticleBase {
 
   private static boolean isPublic(String address) {
     return address.equals(Addresses.TX_START) || address.equals(Addresses.TX_STATUS)
-        || address.equals(Addresses.TX_CANCEL) || address.equals(Addresses.TX_SWITCH);
+        || address.equals(Addresses.TX_CANCEL) || address.equals(Addresses.TX_SWITCH)
+        || address.equals(Addresses.TX_RETRY);
   }
 
   @Override

@@ -23,13 +23,24 @@ public final class BusApiVerticle extends VerticleBase {
     tx = factory.open(vertx);
     return Future.all(
         vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m).compose(tx::start))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m)
+        vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m, "txId", "owner")
             .compose(b -> tx.status(text(b, "txId"), text(b, "owner"))))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> reply(m, body(m)
+        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> reply(m, body(m, "txId", "owner")
             .compose(b -> tx.cancel(text(b, "txId"), text(b, "owner"))))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, body(m)
+        vertx.eventBus().consumer(Addresses.TX_RETRY, m -> reply(m, body(m, "txId", "owner", "from")
+            .compose(b -> tx.rerun(text(b, "txId"), text(b, "owner"), fromStart(b))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, body(m, "txId", "owner", "name", "value")
             .compose(b -> tx.setSwitch(text(b, "txId"), text(b, "owner"), text(b, "name"), b.getValue("value")))))
             .completion());
+  }
+
+  /** A retry's from: absent or failed (the step that failed), or start. */
+  private static boolean fromStart(JsonObject body) {
+    String from = text(body, "from");
+    if (from != null && !from.equals("failed") && !from.equals("start")) {
+      throw TxException.invalid("from", "expected failed (the default) or start, got " + from);
+    }
+    return "start".equals(from);
   }
 
   /** A field that must be a string when present; anything else is refused as invalid, not failed as a bug. */
@@ -44,6 +55,11 @@ public final class BusApiVerticle extends VerticleBase {
   private static Future<JsonObject> body(Message<Object> m) {
     return m.body() instanceof JsonObject j ? Future.succeededFuture(j)
         : Future.failedFuture(TxException.invalid("body", "expected a JSON object"));
+  }
+
+  /** The body, holding no field but these. */
+  private static Future<JsonObject> body(Message<Object> m, String... accepted) {
+    return body(m).compose(j -> io.conveyor.model.Strict.only(j, accepted));
   }
 
   private static void reply(Message<Object> m, Future<TxSummary> answer) {

@@ -55,6 +55,12 @@ public final class ConveyorClient {
   }
 
   /** Sets a switch; a transaction sleeping on it wakes at once. */
+  /** Runs an ended transaction again, from the step that failed or (fromStart) from the first. */
+  public Future<TxSummary> retry(String txId, String owner, boolean fromStart) {
+    return call(Addresses.TX_RETRY, new JsonObject().put("txId", txId).put("owner", owner)
+        .put("from", fromStart ? "start" : "failed"));
+  }
+
   public Future<TxSummary> setSwitch(String txId, String owner, String name, Object value) {
     return call(Addresses.TX_SWITCH, new JsonObject().put("txId", txId).put("owner", owner).put("name", name)
         .put("value", value));

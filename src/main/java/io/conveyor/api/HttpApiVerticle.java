@@ -35,6 +35,7 @@ import java.util.function.Function;
  * application/problem+json. ?wait=N (seconds, at most http.maxWait) long-polls for the outcome.
  */
 public final class HttpApiVerticle extends VerticleBase {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HttpApiVerticle.class);
   static final String OWNER = "conveyor.owner";
   private final Transactions.Factory factory;
   private final Config config;
@@ -87,7 +88,17 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type",
         "text/plain; version=0.0.4; charset=utf-8").end(factory.metrics().scrape()));
     r.route("/api/v1/*").handler(this::authenticate);
+    r.route("/api/v1/*").handler(HttpApiVerticle::knownQuery);
     r.route("/api/v1/transactions*").handler(ctx -> requireRole(ctx, "client"));
+    // a bad ?wait is refused before anything is done (a start must not happen and then answer 400)
+    r.route("/api/v1/transactions*").handler(ctx -> {
+      try {
+        waitMillis(ctx);
+        ctx.next();
+      } catch (TxException e) {
+        problem(ctx, e);
+      }
+    });
     r.route("/api/v1/pipelines*").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/cluster").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/stats").handler(ctx -> requireRole(ctx, "admin"));
@@ -98,6 +109,13 @@ public final class HttpApiVerticle extends VerticleBase {
             : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no pipeline " + ctx.pathParam("name"), null,
                 null)))));
     r.put("/api/v1/pipelines/:name").handler(ctx -> json(ctx, body(ctx).compose(b -> upload(ctx, b))));
+    PipelineAdmin lifecycle = new PipelineAdmin(pipelines, reads);
+    r.post("/api/v1/pipelines/:name/disable").handler(ctx -> json(ctx, lifecycle.setDisabled(ctx.pathParam("name"),
+        true)));
+    r.post("/api/v1/pipelines/:name/enable").handler(ctx -> json(ctx, lifecycle.setDisabled(ctx.pathParam("name"),
+        false)));
+    r.delete("/api/v1/pipelines/:name").handler(ctx -> json(ctx, lifecycle.delete(ctx.pathParam("name"),
+        "true".equals(ctx.request().getParam("force")))));
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
     r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
         ctx.request().params())));
@@ -110,7 +128,9 @@ public final class HttpApiVerticle extends VerticleBase {
         .compose(s -> awaitOutcome(ctx, s)), s -> 200));
     r.post("/api/v1/transactions/:txId/cancel").handler(ctx -> answer(ctx,
         tx.cancel(ctx.pathParam("txId"), owner(ctx)), s -> 200));
-    r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx).compose(b ->
+    r.post("/api/v1/transactions/:txId/retry").handler(ctx -> answer(ctx, fromStart(ctx).compose(start ->
+        tx.rerun(ctx.pathParam("txId"), owner(ctx), start)), s -> 200));
+    r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx, "value").compose(b ->
         tx.setSwitch(ctx.pathParam("txId"), owner(ctx), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
     AdminApi admin = new AdminApi(tx, reads, new ControlStore(redis), pipelines, factory.archive());
     r.get("/api/v1/admin/transactions").handler(ctx -> json(ctx, admin.list(ctx.request().getParam("list"),
@@ -118,10 +138,34 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/api/v1/admin/transactions/:txId").handler(ctx -> json(ctx, admin.detail(ctx.pathParam("txId"))));
     r.post("/api/v1/admin/transactions/:txId/cancel").handler(ctx -> answer(ctx, admin.cancel(ctx.pathParam("txId")),
         s -> 200));
+    r.post("/api/v1/admin/transactions/:txId/retry").handler(ctx -> answer(ctx, fromStart(ctx).compose(start ->
+        admin.rerun(ctx.pathParam("txId"), start)), s -> 200));
+    BulkRetry bulk = new BulkRetry(admin::rerun, reads, factory.archive(), config.archive().delay().toMillis(),
+        redis.clock());
+    r.post("/api/v1/admin/pipelines/:name/retry").handler(ctx -> json(ctx, bulk.run(ctx.pathParam("name"),
+        ctx.request().params())));
     r.post("/api/v1/admin/transactions/:txId/wake").handler(ctx -> answer(ctx, admin.wake(ctx.pathParam("txId")),
         s -> 200));
-    r.put("/api/v1/admin/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx).compose(b ->
+    r.put("/api/v1/admin/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx, "value").compose(b ->
         admin.setSwitch(ctx.pathParam("txId"), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
+    ScheduleAdmin schedules = new ScheduleAdmin(new io.conveyor.redis.ScheduleStore(redis), tx, redis.clock());
+    r.get("/api/v1/admin/schedules").handler(ctx -> json(ctx, schedules.list()));
+    r.get("/api/v1/admin/schedules/:id").handler(ctx -> json(ctx, schedules.get(ctx.pathParam("id"))));
+    r.put("/api/v1/admin/schedules/:id").handler(ctx -> json(ctx, body(ctx).compose(b ->
+        schedules.put(ctx.pathParam("id"), b))));
+    r.delete("/api/v1/admin/schedules/:id").handler(ctx -> json(ctx, schedules.delete(ctx.pathParam("id"))));
+    r.post("/api/v1/admin/schedules/:id/pause").handler(ctx -> json(ctx, schedules.setPaused(ctx.pathParam("id"),
+        true, owner(ctx))));
+    r.post("/api/v1/admin/schedules/:id/resume").handler(ctx -> json(ctx, schedules.setPaused(ctx.pathParam("id"),
+        false, owner(ctx))));
+    r.post("/api/v1/admin/schedules/:id/trigger").handler(ctx -> json(ctx, schedules.trigger(ctx.pathParam("id"))));
+    GroupAdmin groups = new GroupAdmin(vertx, new ControlStore(redis));
+    r.get("/api/v1/admin/groups/:group").handler(ctx -> json(ctx, groups.act(ctx.pathParam("group"), "read",
+        owner(ctx), null)));
+    for (String action : java.util.List.of("pause", "drain", "resume")) {
+      r.post("/api/v1/admin/groups/:group/" + action).handler(ctx -> json(ctx, groups.act(ctx.pathParam("group"),
+          action, owner(ctx), action.equals("drain") ? ctx.request().getParam("wait") : null)));
+    }
     // the dashboard: static files from the jar; its API calls carry the admin key the page keeps
     r.get("/dashboard").handler(ctx -> {
       if (ctx.request().path().endsWith("/")) {
@@ -144,9 +188,7 @@ public final class HttpApiVerticle extends VerticleBase {
     int scripts = redis.scripts().all().size();
     java.util.List<Future<JsonObject>> checks = java.util.List.of(
         check("redis", reads.ping().map(v -> "ok")),
-        // a Redis that restarted has lost its script cache: load them now rather than report it for minutes
-        check("scripts", reads.scriptsLoaded().compose(n -> n == scripts ? Future.succeededFuture("ok")
-            : redis.scripts().loadAll(redis.link()).map(v -> "ok (" + (scripts - n) + " loaded again)"))),
+        check("scripts", scriptsReady(scripts)),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
         check("archive", factory.archive() == null ? Future.succeededFuture("ok")
@@ -158,6 +200,24 @@ public final class HttpApiVerticle extends VerticleBase {
         })));
     return Future.join(checks).transform(ar -> Future.succeededFuture(checks.stream()
         .map(f -> f.succeeded() ? f.result() : new JsonObject().put("result", "failed")).toList()));
+  }
+
+  /**
+   * A Redis that restarted has lost its script cache: the scripts are loaded now rather than reported
+   * missing for minutes (and that is logged; the check is ok once they are loaded). A Redis Cluster keeps a
+   * cache per server and the client sends a keyless SCRIPT command to any one of them, replicas included,
+   * so there it says nothing: each master is given a script's source on its first use (NOSCRIPT, then EVAL).
+   */
+  private Future<String> scriptsReady(int scripts) {
+    if (config.redis().mode() == io.conveyor.config.Config.RedisMode.CLUSTER) {
+      return Future.succeededFuture("ok");
+    }
+    return reads.scriptsLoaded().compose(n -> n == scripts ? Future.succeededFuture("ok")
+        : redis.scripts().loadAll(redis.link()).map(v -> {
+          log.info("readiness: {} of {} Lua scripts were missing in Redis (it restarted?); loaded again",
+              scripts - n, scripts);
+          return "ok";
+        }));
   }
 
   private static Future<JsonObject> check(String name, Future<String> result) {
@@ -176,6 +236,56 @@ public final class HttpApiVerticle extends VerticleBase {
       ctx.put("conveyor.principal", who);
       ctx.next();
     }
+  }
+
+  /** The query parameters each route takes (method, path pattern); a route not listed takes none. */
+  private static final List<java.util.Map.Entry<java.util.regex.Pattern, java.util.Set<String>>> QUERIES = List.of(
+      query("GET /api/v1/transactions", "externalId"),
+      query("POST /api/v1/transactions", "wait"),
+      query("GET /api/v1/transactions/[^/]+", "wait"),
+      query("POST /api/v1/(admin/)?transactions/[^/]+/retry", "from"),
+      query("DELETE /api/v1/pipelines/[^/]+", "force"),
+      query("GET /api/v1/stats", "series", "from", "to", "pipeline", "group", "owner"),
+      query("GET /api/v1/admin/transactions", "list", "limit"),
+      query("POST /api/v1/admin/pipelines/[^/]+/retry", "since", "until", "status", "from", "limit"),
+      query("POST /api/v1/admin/groups/[^/]+/drain", "wait"));
+
+  private static java.util.Map.Entry<java.util.regex.Pattern, java.util.Set<String>> query(String route,
+                                                                                          String... params) {
+    return java.util.Map.entry(java.util.regex.Pattern.compile(route), java.util.Set.of(params));
+  }
+
+  /**
+   * Refuses a query parameter the route does not take (a misspelt one must not be ignored), and a force that is
+   * not true or false; each route checks the type of the ones it takes.
+   */
+  private static void knownQuery(RoutingContext ctx) {
+    io.vertx.core.MultiMap params = ctx.queryParams();
+    if (params.isEmpty()) {
+      ctx.next();
+      return;
+    }
+    String route = ctx.request().method().name() + " " + ctx.normalizedPath();
+    java.util.Set<String> accepted = QUERIES.stream().filter(e -> e.getKey().matcher(route).matches())
+        .map(java.util.Map.Entry::getValue).findFirst().orElse(java.util.Set.of());
+    for (String name : params.names()) {
+      if (!accepted.contains(name)) {
+        problem(ctx, TxException.invalid(name, "unknown query parameter" + io.conveyor.config.Names.suggestion(name,
+            accepted) + (accepted.isEmpty() ? "; this route takes none"
+            : "; accepted: " + String.join(", ", new java.util.TreeSet<>(accepted)))));
+        return;
+      }
+      if (params.getAll(name).size() > 1) {
+        problem(ctx, TxException.invalid(name, "given more than once"));
+        return;
+      }
+    }
+    String force = params.get("force");
+    if (force != null && !force.equals("true") && !force.equals("false")) {
+      problem(ctx, TxException.invalid("force", "expected true or false, got " + force));
+      return;
+    }
+    ctx.next();
   }
 
   private static void requireRole(RoutingContext ctx, String role) {
@@ -199,33 +309,89 @@ public final class HttpApiVerticle extends VerticleBase {
     } catch (io.conveyor.pipeline.PipelineException e) {
       return Future.failedFuture(TxException.invalid("definition", e.getMessage()));
     }
-    return factory.catalog().publish(pipelines, p).map(c -> new JsonObject().put("name", name)
-        .put("version", c.version()).put("nodeGroup", c.pipeline().nodeGroup()));
+    // an upload is the newest publication (its time is now); kept is set only if a clock ran ahead elsewhere
+    String group = p.pipeline().nodeGroup();
+    return factory.catalog().publish(pipelines, p, redis.clock().millis()).compose(published ->
+        Future.all(new LivenessStore(redis).nodes(), pipelines.pipelines()).map(f -> {
+          java.util.Map<String, JsonObject> nodes = f.resultAt(0);
+          JsonObject known = f.resultAt(1);
+          JsonObject reply = new JsonObject().put("name", name).put("version", p.version()).put("nodeGroup", group);
+          java.util.List<String> warnings = new java.util.ArrayList<>();
+          if (nodes.values().stream().noneMatch(n -> group.equals(n.getString("group")))) {
+            warnings.add("no live node serves group " + group + ": its transactions stay queued until one"
+                + " starts with node.group " + group);
+          }
+          java.util.List<String> missing = p.pipeline().references().stream()
+              .filter(ref -> !known.containsKey(ref) && !ref.equals(name)).toList();
+          if (!missing.isEmpty()) {
+            warnings.add("it names pipelines not published yet: " + String.join(", ", missing) + " (accepted, as "
+                + "pipelines may be published in any order; a step that reaches one fails internal-error until it is)");
+          }
+          if (!warnings.isEmpty()) {
+            reply.put("warning", String.join("; ", warnings));
+          }
+          return published.kept() == null ? reply : reply.put("current", published.kept());
+        }));
   }
 
   /**
    * The nodes with their heartbeat, the queues of every group they serve, and each role's leader: a lease
-   * holder whose heartbeat is gone is shown as no leader (null), never as a dead node leading.
+   * holder whose heartbeat is gone is shown as no leader (null), never as a dead node leading. With several
+   * partitions, leaders.reaper is the judge of dead nodes, and partitions lists each partition's leaders.
    */
   private Future<JsonObject> cluster() {
     LivenessStore liveness = new LivenessStore(redis);
     StatsStore stats = new StatsStore(redis);
-    return Future.all(liveness.nodes(), liveness.leader(LeaderRole.REAPER), liveness.leader(LeaderRole.ARCHIVE),
-        liveness.leader(LeaderRole.WEBHOOKS)).compose(f -> {
+    int parts = redis.keys().partitions();
+    java.util.List<Future<?>> reads = new java.util.ArrayList<>(java.util.List.of(liveness.nodes(),
+        liveness.leader(LeaderRole.REAPER, -1)));
+    for (int p = 0; p < parts; p++) {
+      reads.add(liveness.leader(LeaderRole.REAPER, p));
+      reads.add(liveness.leader(LeaderRole.ARCHIVE, p));
+      reads.add(liveness.leader(LeaderRole.WEBHOOKS, p));
+    }
+    reads.add(pipelines.pipelines());
+    ControlStore control = new ControlStore(redis);
+    return Future.all(reads).compose(f -> {
       java.util.Map<String, JsonObject> nodes = f.resultAt(0);
       java.util.Set<String> groups = new java.util.TreeSet<>();
       nodes.values().forEach(n -> groups.add(n.getString("group")));
-      java.util.List<Future<JsonObject>> lengths = groups.stream().map(stats::queueLengths).toList();
-      return Future.all(lengths).map(q -> {
+      // groups only pipelines name count too: work queued there waits for a node that may never come
+      JsonObject known = f.resultAt(reads.size() - 1);
+      known.forEach(e -> {
+        String g = ((JsonObject) e.getValue()).getString("nodeGroup");
+        if (g != null) {
+          groups.add(g);
+        }
+      });
+      java.util.List<Future<?>> per = new java.util.ArrayList<>();
+      for (String g : groups) {
+        per.add(stats.queueLengths(g));
+        per.add(control.groupState(g, "read", null));
+      }
+      return Future.all(per).map(q -> {
         JsonObject queues = new JsonObject();
         int i = 0;
         for (String g : groups) {
-          queues.put(g, q.<JsonObject>resultAt(i++));
+          ControlStore.GroupState state = q.resultAt(i * 2 + 1);
+          long serving = nodes.values().stream().filter(n -> g.equals(n.getString("group"))).count();
+          queues.put(g, q.<JsonObject>resultAt(i * 2).copy().put("state", state.state()).put("inFlight",
+              state.inFlight()).put("nodes", serving));
+          i++;
         }
-        return new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())
+        JsonObject out = new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())
             .put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
             .put("queues", queues).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
-                .put("archive", alive(nodes, f.resultAt(2))).put("webhooks", alive(nodes, f.resultAt(3))));
+                .put("archive", alive(nodes, f.resultAt(3))).put("webhooks", alive(nodes, f.resultAt(4))));
+        if (parts > 1) {
+          io.vertx.core.json.JsonArray each = new io.vertx.core.json.JsonArray();
+          for (int p = 0; p < parts; p++) {
+            each.add(new JsonObject().put("partition", p).put("reaper", alive(nodes, f.resultAt(2 + 3 * p)))
+                .put("archive", alive(nodes, f.resultAt(3 + 3 * p))).put("webhooks", alive(nodes, f.resultAt(4 + 3 * p))));
+          }
+          out.put("partitions", each);
+        }
+        return out;
       });
     });
   }
@@ -256,6 +422,22 @@ public final class HttpApiVerticle extends VerticleBase {
 
   private static String owner(RoutingContext ctx) {
     return ctx.get(OWNER);
+  }
+
+  /** A retry's from: absent or failed (the step that failed), or start; anything else is refused. */
+  private static Future<Boolean> fromStart(RoutingContext ctx) {
+    String from = ctx.request().getParam("from", "failed");
+    return switch (from) {
+      case "failed" -> Future.succeededFuture(false);
+      case "start" -> Future.succeededFuture(true);
+      default -> Future.failedFuture(TxException.invalid("from", "expected failed (the default) or start, got "
+          + from));
+    };
+  }
+
+  /** The body, holding no field but these. */
+  private static Future<JsonObject> body(RoutingContext ctx, String... accepted) {
+    return body(ctx).compose(b -> io.conveyor.model.Strict.only(b, accepted));
   }
 
   private static Future<JsonObject> body(RoutingContext ctx) {
@@ -304,16 +486,22 @@ public final class HttpApiVerticle extends VerticleBase {
         });
   }
 
+  /** ?wait=N (whole seconds, at most http.maxWait): absent is 0; anything else is refused. */
   private long waitMillis(RoutingContext ctx) {
     String w = ctx.request().getParam("wait");
     if (w == null) {
       return 0;
     }
+    long seconds;
     try {
-      return Math.min(Math.max(0, Long.parseLong(w)) * 1000, http.maxWait().toMillis());
+      seconds = Long.parseLong(w);
     } catch (NumberFormatException e) {
-      return 0;
+      seconds = -1;
     }
+    if (seconds < 0) {
+      throw TxException.invalid("wait", "expected whole seconds (0 to " + http.maxWait().toSeconds() + "), got " + w);
+    }
+    return Math.min(seconds * 1000, http.maxWait().toMillis());
   }
 
   private void answer(RoutingContext ctx, Future<TxSummary> result, Function<TxSummary, Integer> status) {

@@ -41,6 +41,10 @@ public final class ArchiveVerticle extends VerticleBase {
   private final Config.Archive settings;
   private final String nodeId;
   private final NodeMetrics metrics;
+  private final int partition;
+  private final io.conveyor.bus.Assignment assignment;
+  /** This partition went to another node: once nothing waits here, the lease is handed on. */
+  private boolean letGo;
   private StoreContext redisContext;
   private ArchiveHandoff store;
   private Leadership leadership;
@@ -61,11 +65,24 @@ public final class ArchiveVerticle extends VerticleBase {
   private long outageSince;
   private int outageFailures;
   private boolean stoodDown;
+  /** Stand-downs in a row, with no successful write between (each lasts twice the one before). */
+  private int standDowns;
   private boolean stopping;
   private Promise<Void> idle;
 
   public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, String nodeId,
                          NodeMetrics metrics) {
+    this(redis, archive, settings, nodeId, metrics, 0, null);
+  }
+
+  /**
+   * The archive role of one partition. With several, each node runs one of these per partition, and only
+   * those the assignment gives it ask for their lease; the others send nothing.
+   */
+  public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, String nodeId,
+                         NodeMetrics metrics, int partition, io.conveyor.bus.Assignment assignment) {
+    this.partition = partition;
+    this.assignment = assignment;
     this.redis = redis;
     this.archive = archive;
     this.settings = settings;
@@ -77,7 +94,8 @@ public final class ArchiveVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new ArchiveHandoff(redisContext);
-    leadership = new Leadership(vertx, LeaderRole.ARCHIVE, "archiving to " + archive.describe(), nodeId,
+    leadership = new Leadership(vertx, LeaderRole.ARCHIVE, partition, "archiving to " + archive.describe()
+        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), nodeId,
         new LivenessStore(redisContext), redisContext.clock(), settings.lease());
     tick();
     // a tick renews the lease: one at least every third of it, even while a long write or a backoff after
@@ -97,14 +115,22 @@ public final class ArchiveVerticle extends VerticleBase {
       return;
     }
     vertx.cancelTimer(timer);
+    boolean wanted = assignment == null || assignment.wants("archive", partition);
+    if (!wanted && written.isEmpty() && pending == null && !writing && !leadership.leads()) {
+      // another node's partition, and nothing of it here: nothing to ask Redis
+      next(settings.interval().toMillis());
+      return;
+    }
+    letGo = !wanted;
     ticking = true;
     List<ToArchive> confirming = written;
     written = new ArrayList<>();
     // fetch only when the writer has nothing waiting and the archive takes writes: at most one batch
     // written and one fetched; while writes fail, the leader only renews its lease and retries what it has
-    int max = stopping || pending != null || failures > 0 || millis() < standDownUntil ? 0 : settings.batchSize();
+    int max = stopping || letGo || pending != null || failures > 0 || millis() < standDownUntil ? 0
+        : settings.batchSize();
     long asked = Leadership.asking();
-    store.archiveBatch(nodeId, confirming, max, settings.lease(), settings.grace(), hold()).onComplete(ar -> {
+    store.archiveBatch(partition, nodeId, confirming, max, settings.lease(), settings.grace(), hold()).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
         // the confirmation may not have landed: it goes again with the next tick (it is idempotent)
@@ -125,6 +151,10 @@ public final class ArchiveVerticle extends VerticleBase {
         release();
       } else if (!ar.result().batch().isEmpty()) {
         pending = merge(pending, ar.result().batch());
+      }
+      if (letGo && leadership.leads() && pending == null && !writing && written.isEmpty()) {
+        // the partition went to another node and nothing of it waits here: hand it on now, not after a lease
+        leadership.handOn().onFailure(e -> log.debug("handing the archive lease on: {}", e.getMessage()));
       }
       boolean couldNotFetch = max == 0 && pending != null;
       if (!stopping) {
@@ -175,6 +205,7 @@ public final class ArchiveVerticle extends VerticleBase {
           stoodDown = false;
         }
         failures = 0;
+        standDowns = 0;
         written.addAll(readable);
       } else {
         failures++;
@@ -218,13 +249,20 @@ public final class ArchiveVerticle extends VerticleBase {
   private void standDown() {
     if (!stoodDown) {
       stoodDown = true; // once per outage: while the archive stays down the role goes round, quietly
-      log.warn("{} archive writes in a row failed on this node: handing the archive lease on for {}, so another "
-          + "node may try", failures, Durations.format(settings.lease().plus(settings.grace())));
+      log.warn("{} archive writes in a row failed on this node: handing the archive lease on for {} (longer "
+          + "each time in a row), so another node may try", failures,
+          Durations.format(settings.lease().plus(settings.grace())));
     }
     release();
     failures = 0;
     retryAt = 0;
-    standDownUntil = millis() + settings.lease().plus(settings.grace()).toMillis();
+    // longer each time in a row (lease + grace, doubling to 64 times that): a node that keeps failing must
+    // not keep taking its partitions back from the nodes that can write
+    java.time.Duration away = settings.lease().plus(settings.grace()).multipliedBy(1L << Math.min(6, standDowns++));
+    standDownUntil = millis() + away.toMillis();
+    if (assignment != null) {
+      assignment.away("archive", away);
+    }
     leadership.handOn().onFailure(e -> log.debug("handing the archive lease on: {}", e.getMessage()));
   }
 
@@ -235,7 +273,7 @@ public final class ArchiveVerticle extends VerticleBase {
     }
     List<ToArchive> held = pending;
     pending = null;
-    store.release(held).onFailure(e -> log.debug("giving {} held transactions back: {} (they come back after "
+    store.release(partition, held).onFailure(e -> log.debug("giving {} held transactions back: {} (they come back after "
         + "their hold)", held.size(), e.getMessage()));
   }
 
@@ -303,7 +341,7 @@ public final class ArchiveVerticle extends VerticleBase {
     checkIdle();
     return idle.future()
         .compose(v -> written.isEmpty() ? Future.succeededFuture()
-            : store.archiveBatch(nodeId, written, 0, settings.lease(), settings.grace(), hold()))
+            : store.archiveBatch(partition, nodeId, written, 0, settings.lease(), settings.grace(), hold()))
         .compose(v -> leadership.handOn())
         .onFailure(e -> log.warn("archiving stopped uncleanly (the next leader will finish): {}", e.getMessage()))
         .transform(ar -> redisContext.close());

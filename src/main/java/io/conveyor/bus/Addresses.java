@@ -15,6 +15,11 @@ public final class Addresses {
    * next step boundary); an ended one fails 409 already-final.
    */
   public static final String TX_CANCEL = "conveyor.tx.cancel";
+  /**
+   * Run an ended transaction again: {txId, owner, from?} → its summary (running); from is failed (the step
+   * that failed, the default) or start. One that runs or succeeded fails 409 not-rerunnable.
+   */
+  public static final String TX_RETRY = "conveyor.tx.retry";
   /** Set a switch: {txId, owner, name, value} → the summary; a transaction sleeping on it wakes at once. */
   public static final String TX_SWITCH = "conveyor.tx.switch";
 
@@ -26,6 +31,11 @@ public final class Addresses {
   public static final String LEASE_CHANGED = "conveyor.lease.changed";
   /** Hint, local only: a webhook became due (the body is its id); wakes this node's webhook leader. */
   public static final String WEBHOOKS_DUE = "conveyor.webhooks.due";
+  /**
+   * Hint, local only: the owner of a running transaction asked to cancel it (the body is its txId); the
+   * node running it lets its step see ctx.cancelled(). The cancel itself is Redis's (cancel.lua).
+   */
+  public static final String TX_CANCEL_REQUESTED = "conveyor.tx.cancel-requested";
   /** Hint, local only: Hazelcast saw a member leave (MemberLeft); the reaper looks at once. Never a verdict. */
   public static final String MEMBER_LEFT = "conveyor.cluster.member-left";
   /**

@@ -24,6 +24,7 @@ public final class Leadership {
   private static final Logger log = LoggerFactory.getLogger(Leadership.class);
   private final Vertx vertx;
   private final LeaderRole role;
+  private final int partition;
   private final String activity;
   private final String nodeId;
   private final LivenessStore liveness;
@@ -35,8 +36,15 @@ public final class Leadership {
   /** activity is how the log names the role's work ("archiving to PostgreSQL …"). */
   public Leadership(Vertx vertx, LeaderRole role, String activity, String nodeId, LivenessStore liveness,
                     Clock clock, java.time.Duration lease) {
+    this(vertx, role, -1, activity, nodeId, liveness, clock, lease);
+  }
+
+  /** The role in one partition (-1: the role's cluster-wide lease). */
+  public Leadership(Vertx vertx, LeaderRole role, int partition, String activity, String nodeId,
+                    LivenessStore liveness, Clock clock, java.time.Duration lease) {
     this.vertx = vertx;
     this.role = role;
+    this.partition = partition;
     this.activity = activity;
     this.nodeId = nodeId;
     this.liveness = liveness;
@@ -69,7 +77,7 @@ public final class Leadership {
     leads = now;
     log.info(now ? "node {} leads {}" : "node {} no longer leads {}", nodeId, activity);
     vertx.eventBus().publish(Addresses.LEASE_CHANGED, Messages.encode(new LeaseChanged(
-        role.name().toLowerCase(Locale.ROOT), nodeId, now, clock.millis())));
+        role.name().toLowerCase(Locale.ROOT), partition, nodeId, now, clock.millis())));
   }
 
   /** Frees the lease if this node holds it, so another node leads at once instead of after lease + grace. */
@@ -77,7 +85,7 @@ public final class Leadership {
     if (!leads) {
       return Future.succeededFuture();
     }
-    return liveness.breakLease(role, List.of(nodeId)).map(freed -> {
+    return liveness.breakLease(role, partition, List.of(nodeId)).map(freed -> {
       update(false);
       return null;
     });

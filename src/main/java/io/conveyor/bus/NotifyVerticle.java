@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Redis notify channel, republished on this node's event bus: a client waiting here learns of a
+ * The Redis notify channels (one per partition), republished on this node's event bus: a client waiting here learns of a
  * transaction completed on any node. The subscription has a connection of its own, named
  * conveyor-notify:<nodeId>; when it drops, the verticle subscribes again (1 s apart at most).
  */
@@ -45,7 +45,12 @@ public final class NotifyVerticle extends VerticleBase {
       c.endHandler(v -> lost(c, "closed"));
       c.exceptionHandler(e -> lost(c, e.getMessage()));
       return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg("conveyor-notify:" + nodeId))
-          .compose(ok -> c.send(Request.cmd(Command.SUBSCRIBE).arg(redis.keys().notifyChannel())))
+          .compose(ok -> {
+            // one command per partition's channel: a shard channel is subscribed on its slot's master
+            java.util.List<Future<io.vertx.redis.client.Response>> each = new java.util.ArrayList<>();
+            redis.keys().all().forEach(p -> each.add(c.send(redis.keys().subscribe(redis.keys().notifyChannel(p)))));
+            return Future.all(each);
+          })
           .onFailure(e -> c.close());
     }).mapEmpty();
   }
@@ -73,15 +78,20 @@ public final class NotifyVerticle extends VerticleBase {
   /**
    * completed:<txId>:<status>:<owner> becomes TxCompleted {txId, status} on conveyor.tx.completed (every owner's) and on
    * conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
-   * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle.
+   * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle, cancel:<txId>
+   * (a running transaction's owner asked to cancel it) to the local dequeue verticles.
    */
   private void onMessage(Response push) {
-    if (push.size() != 3 || !"message".equals(push.get(0).toString())) {
+    if (!io.conveyor.redis.Keys.isMessage(push)) {
       return;
     }
     String text = push.get(2).toString();
     if (text.startsWith("webhook:")) {
       vertx.eventBus().publish(Addresses.WEBHOOKS_DUE, text.substring("webhook:".length()), LOCAL);
+      return;
+    }
+    if (text.startsWith("cancel:")) {
+      vertx.eventBus().publish(Addresses.TX_CANCEL_REQUESTED, text.substring("cancel:".length()), LOCAL);
       return;
     }
     Completion c = Completion.parse(text);

@@ -7,15 +7,28 @@ import java.util.Map;
 /** Every setting of a node, typed and validated; read once at start by {@link ConfigLoader}. */
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
-                     Webhooks webhooks, Metrics metrics, Logging logging) {
+                     Webhooks webhooks, Schedules schedules, Metrics metrics, Logging logging) {
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 
+  /** How Redis is reached: one server, a Redis Cluster, or a master found through Sentinel. */
+  public enum RedisMode { STANDALONE, CLUSTER, SENTINEL }
+
   /**
-   * Where state lives. maxPipelined bounds the commands waiting for replies on one connection; a command
-   * with no reply within timeout fails and its connection is replaced.
+   * Where state lives. endpoints: the server (standalone), seed nodes (cluster) or sentinels (sentinel);
+   * url is the first of them. masterName names the Sentinel master. maxPipelined bounds the commands
+   * waiting for replies on one connection; a command with no reply within timeout fails and its
+   * connection is replaced. waitReplicas above 0: a start or completion is answered only once that many
+   * replicas have it (WAIT, up to waitTimeout), so a failover cannot drop it. partitions: how many hash-tag
+   * partitions the keyspace is split into (fixed when it is made; see Keys).
    */
-  public record Redis(String url, String prefix, Embedded embedded, int maxPipelined, Duration timeout) {
+  public record Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
+                      Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas,
+                      Duration waitTimeout) {
+    /** The first endpoint: the server in standalone mode. */
+    public String url() {
+      return endpoints.get(0);
+    }
   }
 
   /** What this node serves: its group, its roles, and how many transactions it runs at once. */
@@ -67,9 +80,22 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   public record Pipelines(String dir) {
   }
 
+  /**
+   * Schedules: the directory of schedule files published at start, how often the scheduler leader looks for
+   * due fires, its lease and grace, how long a fire may stay in the purgatory before a leader drives it again,
+   * and how late a fire time may be before it counts as missed (its schedule's catchUp decides then).
+   */
+  public record Schedules(String dir, Duration interval, Duration lease, Duration grace, Duration redriveAfter,
+                          Duration missAfter) {
+  }
+
   /** Limits and periods of transactions; stepTimeout applies where a pipeline gives none. */
   public record Transactions(Duration externalIdPeriod, Duration stepTimeout, int maxMetadataBytes,
-                             int maxInputBytes) {
+                             int maxInputBytes, Duration priorityAging) {
+    /** The head start one priority level gives in a group's in-queue (ms): priorityAging / 9. */
+    public long priorityStepMillis() {
+      return priorityAging.toMillis() / 9;
+    }
   }
 
   /**

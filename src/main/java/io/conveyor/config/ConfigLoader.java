@@ -27,8 +27,36 @@ public final class ConfigLoader {
     if (file != null) {
       overlay(tree, readFile(file), "", file.toString());
     }
+    checkEnv(tree, env);
     applyEnv(tree, "", env);
     return ConfigReader.read(tree);
+  }
+
+  /**
+   * A CONVEYOR_ variable that names no setting is a typo, so it stops the node, naming the nearest setting's
+   * variable. CONVEYOR_TEST_ variables belong to the test suite and are left alone.
+   */
+  private static void checkEnv(JsonObject tree, Map<String, String> env) {
+    java.util.Set<String> known = new java.util.TreeSet<>();
+    envNames(tree, "", known);
+    for (String name : env.keySet()) {
+      if (name.startsWith("CONVEYOR_") && !name.startsWith("CONVEYOR_TEST_") && !known.contains(name)) {
+        throw new ConfigException("environment variable " + name + " names no setting"
+            + Names.suggestion(name, known) + "; each setting's variable is CONVEYOR_ and its "
+            + "key in upper snake case (the keys are in conf/config.json)");
+      }
+    }
+  }
+
+  private static void envNames(JsonObject tree, String prefix, java.util.Set<String> out) {
+    for (String key : tree.fieldNames()) {
+      Object value = tree.getValue(key);
+      if (value instanceof JsonObject section && !section.isEmpty()) {
+        envNames(section, prefix + key + ".", out);
+      } else {
+        out.add(envName(prefix + key));
+      }
+    }
   }
 
   /** The settings and their defaults, as shipped. */
@@ -86,7 +114,7 @@ public final class ConfigLoader {
     for (String key : tree.fieldNames()) {
       String path = prefix + key;
       Object value = tree.getValue(key);
-      if (value instanceof JsonObject section) {
+      if (value instanceof JsonObject section && !section.isEmpty()) {
         applyEnv(section, path + ".", env);
         continue;
       }
@@ -99,6 +127,23 @@ public final class ConfigLoader {
 
   /** Environment values are text; they take the JSON type of the default so the typed reader sees one form. */
   private static Object fromEnv(String text, Object model) {
+    if (model instanceof JsonObject) {
+      // a map of the user's own keys (e.g. http.ownerStartRates): key=value pairs, comma-separated
+      JsonObject map = new JsonObject();
+      for (String part : text.split(",")) {
+        if (part.isBlank()) {
+          continue;
+        }
+        int eq = part.indexOf('=');
+        if (eq <= 0) {
+          throw new ConfigException("environment variable value " + part.trim() + ": expected key=value pairs, "
+              + "comma-separated (e.g. acme=100,globex=50)");
+        }
+        String v = part.substring(eq + 1).trim();
+        map.put(part.substring(0, eq).trim(), v.matches("-?\\d{1,9}") ? (Object) Integer.parseInt(v) : v);
+      }
+      return map;
+    }
     if (model instanceof JsonArray) {
       JsonArray list = new JsonArray();
       for (String part : text.split(",")) {

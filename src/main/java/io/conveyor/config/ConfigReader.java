@@ -11,8 +11,13 @@ import java.util.Set;
 
 /** Turns the merged JSON tree into typed records, checking every value and naming the key at fault. */
 final class ConfigReader {
-  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper", "archive", "webhooks");
+  static final Set<String> ROLES = Set.of("dequeue", "api", "reaper", "archive", "webhooks", "scheduler");
   static final Set<String> KEY_ROLES = Set.of("client", "admin", "step");
+  /**
+   * redis.partitions 0 (auto) in cluster mode: one per master of the smallest Redis Cluster. Each partition
+   * costs its three leader roles a call a second even when idle, so more is a choice for bigger clusters.
+   */
+  static final int AUTO_CLUSTER_PARTITIONS = 3;
   private final JsonObject tree;
 
   private ConfigReader(JsonObject tree) {
@@ -22,9 +27,7 @@ final class ConfigReader {
   static Config read(JsonObject tree) {
     ConfigReader r = new ConfigReader(tree);
     return new Config(
-        new Config.Redis(r.redisUrl("redis.url"), r.prefix("redis.prefix"),
-            r.choice("redis.embedded", Config.Embedded.class), r.integer("redis.maxPipelined", 1, 10_000_000),
-            r.duration("redis.timeout", Duration.ofMillis(100))),
+        r.redis(),
         new Config.Node(r.name("node.group"), r.roles("node.roles"), r.integer("node.workers", 1, 100_000),
             r.duration("node.idleWait", Duration.ofMillis(10)), r.duration("node.drainTime", Duration.ZERO)),
         r.heartbeat(),
@@ -43,8 +46,78 @@ final class ConfigReader {
         new Config.Transactions(r.duration("transactions.externalIdPeriod", Duration.ofSeconds(1)),
             r.duration("transactions.stepTimeout", Duration.ofMillis(1)),
             r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
-            r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024)),
-        r.archive(), r.webhooks(), new Config.Metrics(r.bool("metrics.ownerLabels")), r.logging());
+            r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024),
+            r.duration("transactions.priorityAging", Duration.ofMillis(9))),
+        r.archive(), r.webhooks(),
+        new Config.Schedules(r.text("schedules.dir", true), r.duration("schedules.interval", Duration.ofMillis(10)),
+            r.lease("schedules.lease", "schedules.interval"), r.duration("schedules.grace", Duration.ZERO),
+            r.duration("schedules.redriveAfter", Duration.ofMillis(100)),
+            r.duration("schedules.missAfter", Duration.ofMillis(100))),
+        new Config.Metrics(r.bool("metrics.ownerLabels")), r.logging());
+  }
+
+  /**
+   * The redis section. redis.endpoints, when given, replaces redis.url (a url left at its default is
+   * ignored; one set to something else that endpoints lack is a conflict). Embedded Redis is for standalone
+   * mode only, and Sentinel needs the master's name.
+   */
+  Config.Redis redis() {
+    Config.RedisMode mode = choice("redis.mode", Config.RedisMode.class);
+    String url = redisUrl("redis.url");
+    Object list = raw("redis.endpoints");
+    if (!(list instanceof JsonArray given)) {
+      throw bad("redis.endpoints", "a list of URLs like redis://host:6379");
+    }
+    List<String> endpoints = new ArrayList<>();
+    for (int i = 0; i < given.size(); i++) {
+      endpoints.add(redisUrl("redis.endpoints[" + i + "]", given.getValue(i)));
+    }
+    String defaultUrl = ConfigLoader.defaults().getJsonObject("redis").getString("url");
+    if (endpoints.isEmpty()) {
+      endpoints.add(url);
+    } else if (!url.equals(defaultUrl) && !endpoints.contains(url)) {
+      throw new ConfigException("config keys redis.url and redis.endpoints disagree (" + url + " is not among "
+          + endpoints + "): set one of them");
+    }
+    if (mode == Config.RedisMode.STANDALONE && endpoints.size() > 1) {
+      throw bad("redis.endpoints", "one URL in standalone mode (set redis.mode to cluster or sentinel for more)");
+    }
+    String masterName = text("redis.masterName", true);
+    if (mode == Config.RedisMode.SENTINEL && masterName.isEmpty()) {
+      throw bad("redis.masterName", "the name Sentinel knows the master by (sentinel monitor NAME …) in sentinel mode");
+    }
+    if (mode != Config.RedisMode.SENTINEL && !masterName.isEmpty()) {
+      throw bad("redis.masterName", "empty unless redis.mode is sentinel");
+    }
+    Config.Embedded embedded = choice("redis.embedded", Config.Embedded.class);
+    if (mode != Config.RedisMode.STANDALONE) {
+      if (embedded == Config.Embedded.ALWAYS) {
+        throw bad("redis.embedded", "auto or never in " + mode.name().toLowerCase(Locale.ROOT)
+            + " mode (an embedded Redis is a single server)");
+      }
+      embedded = Config.Embedded.NEVER;
+    }
+    String prefix = prefix("redis.prefix");
+    boolean hashTag = prefix.matches("[^{]*\\{[^}]+}.*");
+    int partitions = integer("redis.partitions", 0, 1024);
+    if (partitions == 0) {
+      // auto: a Redis Cluster gets its load spread, unless the prefix puts every key in one slot
+      partitions = mode == Config.RedisMode.CLUSTER && !hashTag ? AUTO_CLUSTER_PARTITIONS : 1;
+    }
+    if (partitions > 1 && (prefix.contains("{") || prefix.contains("}"))) {
+      throw bad("redis.prefix", "no { or } with redis.partitions above 1 (each partition's keys carry a hash tag "
+          + "of their own), e.g. conveyor:");
+    }
+    if (prefix.matches(".*\\{p\\d+-\\d+}.*")) {
+      throw bad("redis.prefix", "no hash tag of the form {p<N>-<k>}: partitions' keys carry those");
+    }
+    if (partitions == 1 && mode == Config.RedisMode.CLUSTER && !hashTag) {
+      throw bad("redis.prefix", "a hash tag in cluster mode with one partition, e.g. {conveyor}: (every "
+          + "script's keys must share a slot), or redis.partitions above 1");
+    }
+    return new Config.Redis(mode, List.copyOf(endpoints), masterName, prefix, partitions, embedded,
+        integer("redis.maxPipelined", 1, 10_000_000), duration("redis.timeout", Duration.ofMillis(100)),
+        integer("redis.waitReplicas", 0, 100), duration("redis.waitTimeout", Duration.ofMillis(1)));
   }
 
   Config.Logging logging() {
@@ -158,8 +231,13 @@ final class ConfigReader {
   }
 
   private ConfigException bad(String path, String expected) {
-    return new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path) + "): expected "
-        + expected + ", got " + describe(raw(path)));
+    return bad(path, expected, raw(path));
+  }
+
+  /** path may name a list entry (redis.endpoints[1]); the environment variable is the list's. */
+  private static ConfigException bad(String path, String expected, Object got) {
+    return new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path.replaceAll("\\[\\d+]$", ""))
+        + "): expected " + expected + ", got " + describe(got));
   }
 
   private static String describe(Object v) {
@@ -191,7 +269,14 @@ final class ConfigReader {
   }
 
   String redisUrl(String path) {
-    String s = text(path, false);
+    return redisUrl(path, raw(path));
+  }
+
+  private String redisUrl(String path, Object value) {
+    if (!(value instanceof String given) || given.isBlank()) {
+      throw bad(path, "a URL like redis://host:6379 or redis://:password@host:6379/0", value);
+    }
+    String s = given.trim();
     try {
       URI uri = URI.create(s);
       if (("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme())) && uri.getHost() != null) {
@@ -200,7 +285,7 @@ final class ConfigReader {
     } catch (IllegalArgumentException e) {
       // reported below
     }
-    throw bad(path, "a URL like redis://host:6379 or redis://:password@host:6379/0");
+    throw bad(path, "a URL like redis://host:6379 or redis://:password@host:6379/0", value);
   }
 
   int integer(String path, int min, int max) {

@@ -28,6 +28,18 @@ public interface ArchiveStore {
   /** An owner's latest transaction with that externalId, or null. */
   Future<ArchivedTx> findByExternalId(String owner, String externalId);
 
+  /**
+   * The txIds of a pipeline's transactions that ended with this status, completed in [from, to) (ms), oldest
+   * first, at most limit of them.
+   */
+  Future<List<String>> ended(String type, String status, long from, long to, int limit);
+
+  /** A time in ms as a timestamp column holds it (clamped to the years 0–9999 SQL can hold). */
+  static java.time.OffsetDateTime timestamp(long ms) {
+    long clamped = Math.max(-62_167_219_200_000L, Math.min(ms, 253_402_300_799_999L));
+    return java.time.Instant.ofEpochMilli(clamped).atOffset(java.time.ZoneOffset.UTC);
+  }
+
   Future<Void> close();
 
   /** Where it is, for logs (never a password). */

@@ -14,6 +14,7 @@ import java.sql.Timestamp;
 import java.sql.Types;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.h2.api.ErrorCode;
 import org.h2.jdbcx.JdbcDataSource;
 
 /**
@@ -22,6 +23,14 @@ import org.h2.jdbcx.JdbcDataSource;
  * second node, the shell client) open the same file. The schema is migrated by Flyway (ArchiveSchema) at open.
  */
 final class H2ArchiveStore implements ArchiveStore {
+  static {
+    // AUTO_SERVER's TCP server is for nodes on this machine: it binds 127.0.0.1, not every interface (H2 reads
+    // the property once, when its first class loads; an operator's own -Dh2.bindAddress wins)
+    if (System.getProperty("h2.bindAddress") == null) {
+      System.setProperty("h2.bindAddress", "127.0.0.1");
+    }
+  }
+
   private final Vertx vertx;
   private final Path file;
   private final String table;
@@ -109,14 +118,41 @@ final class H2ArchiveStore implements ArchiveStore {
    */
   private void migrate() throws SQLException {
     try (Connection lock = DriverManager.getConnection(url(), "sa", ""); Statement s = lock.createStatement()) {
-      // table and row in one statement, which H2 runs under its schema lock: exactly one node creates them
-      s.execute("CREATE TABLE IF NOT EXISTS " + table + "_migration_lock (id INT PRIMARY KEY) AS SELECT 1");
+      s.execute("CREATE TABLE IF NOT EXISTS " + table + "_migration_lock (id INT PRIMARY KEY)");
       lock.setAutoCommit(false);
       // a node migrating a large file may take a while; the others wait for it, not H2's default second
       s.execute("SET LOCK_TIMEOUT " + java.util.concurrent.TimeUnit.MINUTES.toMillis(2));
-      s.executeQuery("SELECT id FROM " + table + "_migration_lock FOR UPDATE").close();
+      lockMigration(lock, s);
       ArchiveSchema.migrate(lock, source(), "h2", table);
       lock.commit();
+    }
+  }
+
+  /**
+   * Locks the lock table's one row, inserting it if it is not there yet. SELECT … FOR UPDATE skips a row that
+   * another node inserted and has not committed, so it returns at once, locking nothing. That happened when the
+   * row came with CREATE TABLE … AS SELECT 1: H2 shows the new table to others before it inserts the row, so a
+   * second node saw the table, locked no row and ran Flyway beside the first (two baselines at rank 1). An
+   * INSERT of the same key does wait for the other node: either our own uncommitted row is then the lock, or
+   * theirs has committed, the INSERT fails, and the row is there to lock.
+   */
+  private void lockMigration(Connection lock, Statement s) throws SQLException {
+    while (true) {
+      try (ResultSet row = s.executeQuery("SELECT id FROM " + table + "_migration_lock FOR UPDATE")) {
+        if (row.next()) {
+          return;
+        }
+      }
+      try {
+        s.executeUpdate("INSERT INTO " + table + "_migration_lock VALUES (1)");
+        return;
+      } catch (SQLException e) {
+        // another node's row committed (or is committing) while we waited for it: lock that row instead
+        if (e.getErrorCode() != ErrorCode.DUPLICATE_KEY_1 && e.getErrorCode() != ErrorCode.CONCURRENT_UPDATE_1) {
+          throw e;
+        }
+        lock.rollback();
+      }
     }
   }
 
@@ -233,6 +269,28 @@ final class H2ArchiveStore implements ArchiveStore {
   public Future<ArchivedTx> findByExternalId(String owner, String externalId) {
     return query("SELECT tx_id, state, webhook FROM " + table
         + " WHERE owner = ? AND external_id = ? ORDER BY created DESC LIMIT 1", owner, externalId);
+  }
+
+  @Override
+  public Future<java.util.List<String>> ended(String type, String status, long from, long to, int limit) {
+    return blocking(() -> {
+      try (PreparedStatement p = connection.prepareStatement("SELECT tx_id FROM " + table + " WHERE type = ? AND "
+          + "status = ? AND completed >= ? AND completed < ? ORDER BY completed LIMIT ?")) {
+        p.setString(1, type);
+        p.setString(2, status);
+        p.setObject(3, ArchiveStore.timestamp(from));
+        p.setObject(4, ArchiveStore.timestamp(to));
+        p.setInt(5, limit);
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        try (ResultSet rs = p.executeQuery()) {
+          while (rs.next()) {
+            ids.add(rs.getString(1));
+          }
+        }
+        connection.commit();
+        return ids;
+      }
+    });
   }
 
   private Future<ArchivedTx> query(String sql, String... params) {

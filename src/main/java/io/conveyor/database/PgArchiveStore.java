@@ -147,6 +147,17 @@ final class PgArchiveStore implements ArchiveStore {
         .execute(Tuple.of(owner, externalId)).map(PgArchiveStore::first);
   }
 
+  @Override
+  public Future<java.util.List<String>> ended(String type, String status, long from, long to, int limit) {
+    return pool.preparedQuery("SELECT tx_id FROM " + table + " WHERE type = $1 AND status = $2 AND completed >= $3"
+            + " AND completed < $4 ORDER BY completed LIMIT $5")
+        .execute(Tuple.of(type, status, ArchiveStore.timestamp(from), ArchiveStore.timestamp(to), limit)).map(rows -> {
+          java.util.List<String> ids = new java.util.ArrayList<>();
+          rows.forEach(r -> ids.add(r.getString(0)));
+          return ids;
+        });
+  }
+
   private static ArchivedTx first(RowSet<Row> rows) {
     if (rows.size() == 0) {
       return null;

@@ -78,7 +78,8 @@ public final class Transactions {
     this.settings = config.transactions();
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
-    this.starts = new Batcher<>(500, txs -> queue.start(txs, settings.externalIdPeriod()));
+    this.starts = new Batcher<>(500, txs -> queue.start(txs, settings.externalIdPeriod(),
+        settings.priorityStepMillis()));
   }
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */
@@ -89,7 +90,10 @@ public final class Transactions {
     } catch (TxException e) {
       return Future.failedFuture(e);
     }
-    String txId = Ids.txId();
+    if (req.startAt() != null && req.startAt().toEpochMilli() > redis.clock().millis() + 366L * 86_400_000) {
+      return Future.failedFuture(TxException.invalid("startAt", "at most 366 days ahead, got " + req.startAt()));
+    }
+    String txId = queue.newTxId(req.owner(), req.externalId());
     Future<Void> allowed = Future.succeededFuture();
     if (req.webhook() != null) {
       if (webhooks.secretFor(req.owner()).isEmpty()) {
@@ -100,7 +104,10 @@ public final class Transactions {
     }
     return allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
         .compose(group -> group == null ? Future.failedFuture(unknownType(req.type())) : start(txId, req, group, true))
-        .recover(e -> e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
+        .recover(e -> e instanceof RedisUnavailable.NotReplicated ? Future.failedFuture(new TxException(
+            Kind.UNAVAILABLE, e.getMessage() + "; " + txId + " is started but not known to survive: read it, or "
+            + "start again with the same externalId", null, txId))
+            : e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
   }
 
   /**
@@ -121,14 +128,22 @@ public final class Transactions {
         && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
         : java.time.Duration.ZERO;
     return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay)).compose(r -> switch (r.code()) {
-      case OK -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(),
-          TxStatus.RUNNING, "queued", 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null,
-          req.metadata(), null, null, null,
-          req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting")));
+      case OK -> {
+        // the same time start.lua was given, so the same decision: scheduled for later, or queued now
+        long startAt = req.startAtMillis(r.created());
+        yield started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
+            startAt == 0 ? "queued" : "scheduled", 0, Instant.ofEpochMilli(r.created()),
+            Instant.ofEpochMilli(r.created()), null, req.metadata(), null, null, null,
+            req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
+            null, null, null, null, startAt == 0 ? null : Instant.ofEpochMilli(startAt)));
+      }
       case GROUP_CHANGED -> mayRetry
           ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), false))
           : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
       case UNKNOWN_TYPE -> Future.failedFuture(unknownType(req.type()));
+      case DISABLED -> Future.failedFuture(new TxException(Kind.PIPELINE_DISABLED, "type: pipeline " + req.type()
+          + " is disabled: it takes no new starts (an admin enables it with POST /api/v1/pipelines/" + req.type()
+          + "/enable)", "type", null));
       case NOT_STARTABLE -> Future.failedFuture(new TxException(Kind.NOT_STARTABLE,
           "type: pipeline " + req.type() + " is not a transaction type (set transactionType: true to start it)",
           "type", null));
@@ -221,8 +236,42 @@ public final class Transactions {
       case NOT_FOUND -> notInRedis(txId, owner);
       case ALREADY_FINAL -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
           "transaction " + txId + " has ended already (" + r.detail() + ")", null, txId));
+      case CANCELLED -> {
+        // it waited and ended here and now; one that runs is counted by the node that ends it
+        metrics.completed(TxStatus.CANCELLED.wire(), owner);
+        yield status(txId, owner);
+      }
       default -> status(txId, owner);
     }).recover(Transactions::asRefusal);
+  }
+
+  /**
+   * Runs one of an owner's ended transactions again under its txId (failed, cancelled, timed out or ended
+   * internal-error): from the step that failed, with the input that step had, or from the first step. One that
+   * Redis no longer holds is brought back from the archive. Answers its summary (running again).
+   */
+  public Future<TxSummary> rerun(String txId, String owner, boolean fromStart) {
+    TxException bad = badReference(txId, owner);
+    if (bad != null) {
+      return Future.failedFuture(bad);
+    }
+    return control.rerun(txId, owner, fromStart, null)
+        .compose(r -> r.code() != Code.NOT_FOUND ? Future.succeededFuture(r) : archive
+            .compose(a -> a == null ? Future.succeededFuture(null) : a.find(txId))
+            .recover(e -> Future.failedFuture(archiveUnavailable(e)))
+            .compose(a -> a == null || !owner.equals(a.owner()) ? Future.succeededFuture(r)
+                : control.rerun(txId, owner, fromStart, a.state())))
+        .compose(r -> switch (r.code()) {
+          case OK -> status(txId, owner);
+          case NOT_RERUNNABLE -> Future.<TxSummary>failedFuture(new TxException(Kind.NOT_RERUNNABLE, "transaction "
+              + txId + (r.detail().equals("running") ? " is running" : " ended " + r.detail())
+              + "; only one that failed, was cancelled, timed out or ended internal-error runs again", null, txId));
+          case NO_STEP_INPUT -> Future.<TxSummary>failedFuture(new TxException(Kind.NOT_RERUNNABLE, "transaction "
+              + txId + " ended before the input of its failed step was kept; run it again from the start "
+              + "(from=start)", null, txId));
+          default -> Future.<TxSummary>failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null,
+              txId));
+        }).recover(Transactions::asRefusal);
   }
 
   /**
@@ -247,14 +296,34 @@ public final class Transactions {
 
   /**
    * A Transactions service with a link of its own, for a client outside any node (the shell client, tests).
-   * Like every Transactions, it is meant for one thread or Vert.x context at a time.
+   * Like every Transactions, it is meant for one thread or Vert.x context at a time. It checks the
+   * keyspace's layout first (a client with another number of partitions would read the wrong keys), so
+   * call it off the event loop; a mismatch throws ConfigException.
    */
+  /** The schedules, on this Transactions' Redis context. */
+  public io.conveyor.redis.ScheduleStore schedules() {
+    return new io.conveyor.redis.ScheduleStore(redis);
+  }
+
+  /** The clock the stores run on. */
+  public java.time.Clock clock() {
+    return redis.clock();
+  }
+
+  /** Pauses, drains or resumes a node group, or reads its state (action read); see group-state.lua. */
+  public Future<ControlStore.GroupState> group(String group, String action, String by) {
+    return control.groupState(group, action, by);
+  }
+
   public static Transactions client(Vertx vertx, Config config) {
-    RedisAccess redis = new RedisAccess(io.conveyor.redis.RedisLink.options(config.redis().url(),
-        config.redis().maxPipelined()), config.redis().timeout(), new io.conveyor.redis.Keys(config.redis().prefix()),
-        new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC(), io.conveyor.redis.ScriptMeter.NONE);
+    RedisAccess redis = new RedisAccess(io.conveyor.redis.RedisLink.options(config.redis()), config.redis().timeout(),
+        new io.conveyor.redis.Keys(config.redis().prefix(), config.redis().partitions()),
+        new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC(), io.conveyor.redis.ScriptMeter.NONE,
+        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()));
+    io.conveyor.redis.StoreContext context = redis.open(vertx);
+    new io.conveyor.redis.LayoutStore(context).check().await();
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
-    return new Transactions(redis.open(vertx), new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
+    return new Transactions(context, new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
         io.conveyor.pipeline.StepRegistry.withBuiltIns())), config, archive.open().map(v -> archive),
         new NodeMetrics(false));
   }

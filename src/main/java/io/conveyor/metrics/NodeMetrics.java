@@ -18,6 +18,15 @@ import java.util.function.Supplier;
  */
 public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  /**
+   * Histogram buckets, few on purpose: a percentile histogram is ~70 series per label set (an idle node had over a
+   * thousand); these keep one under 300 and still tell 1 ms from 10 ms from a second.
+   */
+  private static final Duration[] WAITS = {Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10),
+      Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+      Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)};
+  private static final Duration[] SCRIPTS = {Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(25),
+      Duration.ofMillis(100), Duration.ofSeconds(1)};
   private final boolean ownerLabels;
   private final ConcurrentHashMap<String, Timer> scripts = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Timer> steps = new ConcurrentHashMap<>();
@@ -29,11 +38,11 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   public NodeMetrics(boolean ownerLabels) {
     this.ownerLabels = ownerLabels;
     dequeueWait = Timer.builder("conveyor.dequeue.wait").description("time from a transaction's start to its "
-        + "first dequeue").publishPercentileHistogram().register(registry);
+        + "first dequeue").serviceLevelObjectives(WAITS).register(registry);
     archiveBatch = DistributionSummary.builder("conveyor.archive.batch.size").description("transactions per "
         + "archive write").register(registry);
     archiveWrite = Timer.builder("conveyor.archive.batch").description("archive write latency")
-        .publishPercentileHistogram().register(registry);
+        .serviceLevelObjectives(WAITS).register(registry);
   }
 
   public PrometheusMeterRegistry registry() {
@@ -75,7 +84,7 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
 
   public void step(String type, long nanos) {
     steps.computeIfAbsent(type, t -> Timer.builder("conveyor.step.duration").description("step run time")
-        .tag("type", t).publishPercentileHistogram().register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        .tag("type", t).serviceLevelObjectives(WAITS).register(registry)).record(nanos, TimeUnit.NANOSECONDS);
   }
 
   public void dequeueWait(Duration d) {
@@ -85,7 +94,7 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   @Override
   public void script(String name, long nanos) {
     scripts.computeIfAbsent(name, n -> Timer.builder("conveyor.lua.script").description("Lua script round trip")
-        .tag("script", n).publishPercentileHistogram().register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        .tag("script", n).serviceLevelObjectives(SCRIPTS).register(registry)).record(nanos, TimeUnit.NANOSECONDS);
   }
 
   public void webhook(String outcome) {
@@ -93,8 +102,37 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
         .description("webhook delivery attempts by outcome").tag("outcome", outcome).register(registry)).increment();
   }
 
+  /** A failed step will run again under its retry policy. */
+  public void retried(String stepType) {
+    counters.computeIfAbsent("retry|" + stepType, k -> Counter.builder("conveyor.step.retries")
+        .description("failed step attempts that will run again, by step type").tag("type", stepType)
+        .register(registry)).increment();
+  }
+
   public void archiveBatch(int size, long nanos) {
     archiveBatch.record(size);
     archiveWrite.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private Timer scheduleLag;
+
+  /**
+   * A schedule's fire started its transaction (outcome started), or was skipped (overlap), or missed (catch-up),
+   * counted in conveyor_schedule_fires_total{outcome}; a started one's lag (start − planned fire with its jitter)
+   * goes to conveyor_schedule_lag_seconds.
+   */
+  public void scheduleFire(String outcome, long count, long lagMs) {
+    counters.computeIfAbsent("schedule|" + outcome, k -> Counter.builder("conveyor.schedule.fires")
+        .description("schedule fires by outcome: started, skipped (overlap), missed (catch-up), queued")
+        .tag("outcome", outcome).register(registry)).increment(count);
+    if (lagMs >= 0) {
+      synchronized (this) {
+        if (scheduleLag == null) {
+          scheduleLag = Timer.builder("conveyor.schedule.lag").description("from a fire's planned time (with its "
+              + "jitter) to its transaction's start").serviceLevelObjectives(WAITS).register(registry);
+        }
+      }
+      scheduleLag.record(lagMs, TimeUnit.MILLISECONDS);
+    }
   }
 }

@@ -14,6 +14,11 @@ public final class Ids {
     return "tx-" + hex(16);
   }
 
+  /** tx- and 32 hex digits, the first four the partition (Keys.partitionOf reads it back). */
+  public static String txId(int partition) {
+    return "tx-" + String.format("%04x", partition) + hex(14);
+  }
+
   public static String nodeId() {
     return "node-" + hex(8);
   }

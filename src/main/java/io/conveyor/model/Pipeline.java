@@ -10,9 +10,13 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 
-/** A pipeline definition; its version is a hash of its canonical JSON, so equal definitions share it. */
+/**
+ * A pipeline definition; its version is a hash of its canonical JSON, so equal definitions share it. retry is
+ * the policy of steps without their own (null: none); onFailure (or null) the pipeline that compensates a
+ * transaction of this one that failed or was cancelled; priority (0-9) that of its starts that name none.
+ */
 public record Pipeline(String name, String nodeGroup, boolean transactionType, String description,
-                       Duration timeout, List<StepDef> steps) {
+                       Duration timeout, RetryPolicy retry, String onFailure, int priority, List<StepDef> steps) {
 
   /** The definition in a fixed field order: what is stored in Redis and hashed into the version. */
   public JsonObject toJson() {
@@ -21,6 +25,9 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
       JsonObject j = new JsonObject().put("type", d.type()).put("params", d.params());
       if (d.timeout() != null) {
         j.put("timeout", Durations.format(d.timeout()));
+      }
+      if (d.retry() != null) {
+        j.put("retry", d.retry().toJson());
       }
       s.add(j);
     }
@@ -32,6 +39,15 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
     if (timeout != null) {
       j.put("timeout", Durations.format(timeout));
     }
+    if (retry != null) {
+      j.put("retry", retry.toJson());
+    }
+    if (onFailure != null) {
+      j.put("onFailure", onFailure);
+    }
+    if (priority != 0) {
+      j.put("priority", priority);
+    }
     return j.put("steps", s);
   }
 
@@ -42,6 +58,48 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The pipelines this one names: its onFailure, util/child-pipeline steps' pipeline, map values and default, and
+   * flow/parallel steps' pipeline and branches.
+   */
+  public java.util.Set<String> references() {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    if (onFailure != null) {
+      out.add(onFailure);
+    }
+    for (StepDef d : steps) {
+      JsonObject p = d.params() == null ? new JsonObject() : d.params();
+      if (d.type().equals("util/child-pipeline") || d.type().equals("flow/parallel")) {
+        for (String field : java.util.List.of("pipeline", "default")) {
+          if (p.getValue(field) instanceof String name) {
+            out.add(name);
+          }
+        }
+        if (p.getValue("map") instanceof JsonObject map) {
+          map.forEach(e -> {
+            if (e.getValue() instanceof String name) {
+              out.add(name);
+            }
+          });
+        }
+        if (p.getValue("branches") instanceof JsonArray branches) {
+          branches.forEach(b -> {
+            if (b instanceof JsonObject o && o.getValue("pipeline") instanceof String name) {
+              out.add(name);
+            }
+          });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The retry policy of step i: its own, else the pipeline's, else none. */
+  public RetryPolicy retryPolicy(int i) {
+    RetryPolicy own = steps.get(i).retry();
+    return own != null ? own : retry != null ? retry : RetryPolicy.NONE;
   }
 
   /** The timeout of step i: its own, else the pipeline's, else the node's default. */

@@ -4,21 +4,38 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
-/** A validated request to start a transaction; metadata and input are kept as the JSON text Redis stores. */
+/**
+ * A validated request to start a transaction; metadata and input are kept as the JSON text Redis stores.
+ * startAt or delay (or neither) ask for a delayed start: the transaction is scheduled until then. priority (0-9,
+ * or null for the pipeline's) orders it in its group's in-queue.
+ */
 public record StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input,
-                           String metadataJson, String inputJson, String webhook) {
+                           String metadataJson, String inputJson, String webhook, java.time.Instant startAt,
+                           java.time.Duration delay, Integer priority) {
+  /** How far ahead a start may be scheduled. */
+  private static final java.time.Duration LONGEST_DELAY = java.time.Duration.ofDays(366);
+  /** What a start body may hold; anything else is refused (a misspelt field must not be dropped). */
+  public static final java.util.Set<String> FIELDS = java.util.Set.of("type", "owner", "externalId", "metadata", "input",
+      "webhook", "startAt", "delay", "priority");
   /** Pipeline names, as in pipeline files. */
   private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
   /** No ':' in an owner: it ends the owner in the key externalId:<owner>:<externalId>, so owners cannot collide. */
   private static final Pattern OWNER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}");
 
   public StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input) {
-    this(type, owner, externalId, metadata, input, metadata.encode(), input.encode(), null);
+    this(type, owner, externalId, metadata, input, metadata.encode(), input.encode(), null, null, null, null);
   }
 
   /** The same request with a webhook URL. */
   public StartRequest withWebhook(String url) {
-    return new StartRequest(type, owner, externalId, metadata, input, metadataJson, inputJson, url);
+    return new StartRequest(type, owner, externalId, metadata, input, metadataJson, inputJson, url, startAt, delay,
+        priority);
+  }
+
+  /** When it should start (ms), given now; 0 to start at once (no delay asked for, or a time already past). */
+  public long startAtMillis(long now) {
+    long at = startAt != null ? startAt.toEpochMilli() : delay != null ? now + delay.toMillis() : 0;
+    return at > now ? at : 0;
   }
 
   /** Reads a start request from JSON, refusing what cannot be started with the field at fault. */
@@ -26,6 +43,7 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (body == null) {
       throw TxException.invalid("body", "expected a JSON object");
     }
+    Strict.fields(body, FIELDS);
     String type = requiredName(body, "type", TYPE, "a pipeline name of letters, digits, '_', '.' or '-' (at most 64)");
     String owner = requiredName(body, "owner", OWNER, "a name of letters, digits, '_', '.', '@' or '-' (at most 128)");
     String externalId = optionalText(body, "externalId", 256);
@@ -35,8 +53,47 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (webhook != null) {
       WebhookUrl.check(webhook);
     }
+    java.time.Instant startAt = startAt(body);
+    java.time.Duration delay = delay(body);
+    if (startAt != null && delay != null) {
+      throw TxException.invalid("delay", "give startAt or delay, not both");
+    }
+    Object priority = body.getValue("priority");
+    if (priority != null && (!(priority instanceof Integer level) || level < 0 || level > 9)) {
+      throw TxException.invalid("priority", "expected a whole number from 0 (default) to 9 (first), got " + priority);
+    }
     return new StartRequest(type, owner, externalId, metadata, input, encode(metadata, "metadata",
-        limits.maxMetadataBytes()), encode(input, "input", limits.maxInputBytes()), webhook);
+        limits.maxMetadataBytes()), encode(input, "input", limits.maxInputBytes()), webhook, startAt, delay,
+        (Integer) priority);
+  }
+
+  private static java.time.Instant startAt(JsonObject body) {
+    Object v = body.getValue("startAt");
+    if (v == null) {
+      return null;
+    }
+    try {
+      return java.time.Instant.parse(v instanceof String s ? s : "");
+    } catch (java.time.format.DateTimeParseException e) {
+      throw TxException.invalid("startAt", "expected an ISO-8601 time such as 2026-11-24T07:00:00Z, got " + v);
+    }
+  }
+
+  private static java.time.Duration delay(JsonObject body) {
+    Object v = body.getValue("delay");
+    if (v == null) {
+      return null;
+    }
+    java.time.Duration d;
+    try {
+      d = io.conveyor.config.Durations.parse(v instanceof String s ? s : null);
+    } catch (IllegalArgumentException e) {
+      throw TxException.invalid("delay", e.getMessage());
+    }
+    if (d.compareTo(LONGEST_DELAY) > 0) {
+      throw TxException.invalid("delay", "at most 366d, got " + v);
+    }
+    return d;
   }
 
   /** Size limits of metadata and input, in bytes of their JSON text. */

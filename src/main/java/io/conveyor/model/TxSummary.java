@@ -1,13 +1,28 @@
 package io.conveyor.model;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 
-/** What a client learns of a transaction. Times are absent until they happen; output only once final. */
+/**
+ * What a client learns of a transaction. Times are absent until they happen; output only once final. retry
+ * (or null) is the step attempt a retry policy has scheduled or runs; errors (or null) the failed attempts;
+ * runs (or null) the earlier runs of a transaction run again (retry); compensation (or null) its onFailure
+ * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin.
+ */
 public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                         String processingState, long attempt, Instant created, Instant updated, Instant completed,
                         JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
-                        JsonObject webhook) {
+                        JsonObject webhook, JsonObject retry, JsonArray errors, JsonArray runs,
+                        JsonObject compensation, Instant startAt) {
+
+  public TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
+                   String processingState, long attempt, Instant created, Instant updated, Instant completed,
+                   JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
+                   JsonObject webhook) {
+    this(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed, metadata,
+        output, note, progressReport, webhook, null, null, null, null, null);
+  }
 
   public JsonObject toJson() {
     JsonObject j = new JsonObject()
@@ -26,6 +41,21 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     if (webhook != null) {
       j.put("webhook", webhook);
     }
+    if (retry != null && !status.isFinal()) {
+      j.put("retry", retryView(retry, "sleeping".equals(processingState)));
+    }
+    if (errors != null && !errors.isEmpty()) {
+      j.put("errors", errorsView(errors));
+    }
+    if (runs != null && !runs.isEmpty()) {
+      j.put("runs", runsView(runs));
+    }
+    if (compensation != null) {
+      j.put("compensation", compensation);
+    }
+    if (startAt != null) {
+      j.put("startAt", startAt.toString());
+    }
     if (status.isFinal()) {
       j.put("output", output);
       if (note != null) {
@@ -33,6 +63,50 @@ public record TxSummary(String txId, String owner, String externalId, String typ
       }
     }
     return j;
+  }
+
+  /**
+   * The stored retry view with its times as ISO-8601 text; nextAttemptAt only while the attempt waits (once
+   * it runs, the time has passed).
+   */
+  private static JsonObject retryView(JsonObject stored, boolean waiting) {
+    JsonObject v = stored.copy();
+    Object due = v.remove("nextAttemptAt");
+    if (waiting && due != null) {
+      v.put("nextAttemptAt", due instanceof Number n ? Instant.ofEpochMilli(n.longValue()).toString() : due);
+    }
+    if (v.getValue("lastError") instanceof JsonObject e) {
+      v.put("lastError", errorView(e));
+    }
+    return v;
+  }
+
+  /** Earlier runs ({status, note, step, completed in ms, webhook?}) with completed as ISO-8601 text. */
+  private static JsonArray runsView(JsonArray stored) {
+    JsonArray out = new JsonArray();
+    stored.forEach(r -> {
+      if (r instanceof JsonObject o && o.getValue("completed") instanceof Number n) {
+        out.add(o.copy().put("completed", Instant.ofEpochMilli(n.longValue()).toString()));
+      } else {
+        out.add(r);
+      }
+    });
+    return out;
+  }
+
+  private static JsonArray errorsView(JsonArray stored) {
+    JsonArray out = new JsonArray();
+    stored.forEach(e -> out.add(e instanceof JsonObject o ? errorView(o) : e));
+    return out;
+  }
+
+  /** A stored attempt error ({step, stepType, attempt, code, message, at in ms}) with at as ISO-8601 text. */
+  private static JsonObject errorView(JsonObject stored) {
+    JsonObject v = stored.copy();
+    if (v.getValue("at") instanceof Number n) {
+      v.put("at", Instant.ofEpochMilli(n.longValue()).toString());
+    }
+    return v;
   }
 
   private static String time(Instant t) {
@@ -45,7 +119,9 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         j.getString("type"), TxStatus.fromWire(j.getString("status")), j.getString("processingState"),
         j.getLong("attempt", 0L), instant(j.getString("created")), instant(j.getString("updated")),
         instant(j.getString("completed")), j.getJsonObject("metadata"), j.getJsonObject("output"),
-        j.getString("note"), j.getJsonObject("progressReport"), j.getJsonObject("webhook"));
+        j.getString("note"), j.getJsonObject("progressReport"), j.getJsonObject("webhook"), j.getJsonObject("retry"),
+        j.getJsonArray("errors"), j.getJsonArray("runs"), j.getJsonObject("compensation"),
+        instant(j.getString("startAt")));
   }
 
   /**
@@ -57,7 +133,9 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         TxStatus.fromWire(field.apply("status")), field.apply("processingState"),
         Long.parseLong(field.apply("attempt")), millis(field.apply("created")), millis(field.apply("updated")),
         millis(field.apply("completed")), object(field.apply("metadata")), object(field.apply("output")),
-        blankToNull(field.apply("note")), object(field.apply("progress")), webhook(field));
+        blankToNull(field.apply("note")), object(field.apply("progress")), webhook(field),
+        object(field.apply("retry")), array(field.apply("errors")), array(field.apply("runs")),
+        object(field.apply("compensation")), millis(field.apply("startAt")));
   }
 
   /**
@@ -87,7 +165,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
   /** The same summary with another webhook state. */
   public TxSummary withWebhook(JsonObject state) {
     return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
-        metadata, output, note, progressReport, state);
+        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt);
   }
 
   private static String blankToNull(String s) {
@@ -96,6 +174,10 @@ public record TxSummary(String txId, String owner, String externalId, String typ
 
   private static JsonObject object(String s) {
     return s == null || s.isEmpty() ? null : new JsonObject(s);
+  }
+
+  private static JsonArray array(String s) {
+    return s == null || s.isEmpty() ? null : new JsonArray(s);
   }
 
   private static Instant millis(String s) {

@@ -66,6 +66,14 @@ public final class HeartbeatVerticle extends VerticleBase {
     this.restore = restore;
   }
 
+  private io.conveyor.bus.Assignment assignment;
+
+  /** Each beat's view of the live nodes goes to the node's partition assignment. */
+  public HeartbeatVerticle sharing(io.conveyor.bus.Assignment assignment) {
+    this.assignment = assignment;
+    return this;
+  }
+
   @Override
   public Future<?> start() {
     redisContext = redis.open(vertx);
@@ -98,11 +106,14 @@ public final class HeartbeatVerticle extends VerticleBase {
         failedBeats = 0;
         restorePending = true;
       }
-      Code code = ar.result();
+      Code code = ar.result().code();
       if (code == Code.FENCED) {
         return fence();
       }
       registration.confirmed(sent);
+      if (assignment != null) {
+        assignment.view(ar.result().view());
+      }
       if (code == Code.LATE) {
         log.warn("this node's heartbeat had expired (silent past heartbeat.ttl: paused, or cut off from Redis);"
             + " nobody took the node over, so it carries on");

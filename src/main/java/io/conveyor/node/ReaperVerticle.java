@@ -57,9 +57,29 @@ public final class ReaperVerticle extends VerticleBase {
   }
 
   public ReaperVerticle(RedisAccess redis, Settings settings) {
+    this(redis, settings, 0, null);
+  }
+
+  /**
+   * The reaper of one partition: it wakes that partition's sleepers and samples its queues while it holds
+   * the partition's reaper lease, which the assignment says whether to ask for. The one of partition 0 also
+   * judges dead nodes for the whole cluster, on a lease of its own (with one partition, the same lease).
+   */
+  public ReaperVerticle(RedisAccess redis, Settings settings, int partition, io.conveyor.bus.Assignment assignment) {
     this.redis = redis;
     this.settings = settings;
+    this.partition = partition;
+    this.assignment = assignment;
   }
+
+  private final int partition;
+  private final io.conveyor.bus.Assignment assignment;
+  /** The stats1H slot length (lua/lib/stats.lua), and the slot last sampled. */
+  private static final long SAMPLE_SLOT_MS = 5_000;
+  private long sampledSlot = -1;
+  /** The lease of partition's own work when there are several (the judge's is leadership). */
+  private Leadership partitionLeadership;
+  private long rounds;
 
   @Override
   public Future<?> start() {
@@ -67,10 +87,20 @@ public final class ReaperVerticle extends VerticleBase {
     liveness = new LivenessStore(redisContext);
     control = new ControlStore(redisContext);
     stats = new StatsStore(redisContext);
-    leadership = new Leadership(vertx, LeaderRole.REAPER, "the reaper", settings.nodeId(), liveness,
-        redisContext.clock(), settings.lease());
+    boolean several = redis.keys().partitions() > 1;
+    if (!several || partition == 0) {
+      leadership = new Leadership(vertx, LeaderRole.REAPER, several ? -1 : 0, "the reaper", settings.nodeId(),
+          liveness, redisContext.clock(), settings.lease());
+    }
+    if (several) {
+      partitionLeadership = new Leadership(vertx, LeaderRole.REAPER, partition, "waking sleepers (partition "
+          + partition + ")", settings.nodeId(), liveness, redisContext.clock(), settings.lease());
+    }
     graceUntil = System.nanoTime();
     tick();
+    if (leadership == null) {
+      return Future.succeededFuture();
+    }
     return vertx.eventBus().localConsumer(Addresses.MEMBER_LEFT,
         m -> memberLeft(Messages.decode(m.body(), MemberLeft.class).clusterNodeId())).completion();
   }
@@ -84,24 +114,63 @@ public final class ReaperVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * With one partition: the reaper lease, then (leading) judging, waking and sampling. With several, the
+   * reaper of partition 0 judges on the cluster-wide lease, and each wakes and samples its partition on the
+   * partition's lease, asked for only where the assignment gives it to this node.
+   */
   private Future<Void> round() {
+    rounds++;
+    Future<Void> judged = leadership == null ? Future.succeededFuture() : judgeRound();
+    if (partitionLeadership == null) {
+      return judged;
+    }
+    return judged.transform(ar -> partitionRound());
+  }
+
+  private Future<Void> judgeRound() {
     long asked = Leadership.asking();
-    return liveness.lease(LeaderRole.REAPER, settings.nodeId(), settings.lease(), settings.grace())
+    boolean several = partitionLeadership != null;
+    return liveness.lease(LeaderRole.REAPER, several ? -1 : 0, settings.nodeId(), settings.lease(), settings.grace())
         .compose(leader -> {
           redisAnswered();
           leadership.update(leader, asked);
           boolean judge = System.nanoTime() - graceUntil >= 0;
-          return leader ? liveness.reap(judge, settings.heartbeatTtl())
-              .map(this::report).compose(v -> wakeSleepers())
-              : Future.<Void>succeededFuture();
-        })
-        .onFailure(e -> {
-          if (!redisFailed) {
-            redisFailed = true;
-            failingSince = System.nanoTime();
+          if (!leader) {
+            return Future.<Void>succeededFuture();
           }
-          log.warn("reaper round failed: {}", e.getMessage());
-        });
+          // with several partitions, one a round is looked through for work no live node owns
+          java.util.Collection<Integer> garbageIn = several
+              ? List.of((int) (rounds % redis.keys().partitions())) : List.of(0);
+          Future<Void> reaped = liveness.reap(judge, settings.heartbeatTtl(), garbageIn).map(this::report);
+          return several ? reaped : reaped.compose(v -> wakeSleepers(0));
+        })
+        .onFailure(this::roundFailed);
+  }
+
+  private Future<Void> partitionRound() {
+    boolean wanted = assignment == null || assignment.wants("reaper", partition);
+    if (!wanted && !partitionLeadership.leads()) {
+      return Future.succeededFuture(); // another node's partition
+    }
+    if (!wanted) {
+      return partitionLeadership.handOn(); // it went to another node: let it take it now
+    }
+    long asked = Leadership.asking();
+    return control.wakeLeading(partition, 1000, settings.nodeId(), settings.lease(), settings.grace())
+        .compose(woken -> {
+          partitionLeadership.update(woken >= 0, asked);
+          return woken >= 0 ? sample(partition, Future.succeededFuture(woken)) : Future.<Void>succeededFuture();
+        })
+        .onFailure(this::roundFailed);
+  }
+
+  private void roundFailed(Throwable e) {
+    if (!redisFailed) {
+      redisFailed = true;
+      failingSince = System.nanoTime();
+    }
+    log.warn("reaper round failed: {}", e.getMessage());
   }
 
   /**
@@ -127,14 +196,34 @@ public final class ReaperVerticle extends VerticleBase {
    * Sleepers whose time has come go back on their queues, up to 1000 a round (more wait a round); then the
    * queue lengths of every group a live node serves go into the stats.
    */
-  private Future<Void> wakeSleepers() {
-    return control.wake(1000).compose(n -> liveness.nodes())
-        .compose(nodes -> {
-          Set<String> groups = new TreeSet<>();
-          nodes.values().forEach(i -> groups.add(i.getString("group")));
-          groups.add(settings.group());
-          return stats.sampleQueues(groups);
-        }).mapEmpty();
+  private Future<Void> wakeSleepers(int p) {
+    return sample(p, control.wake(p, 1000));
+  }
+
+  /** After the wake: the queue lengths into the stats, once per stats slot. */
+  private Future<Void> sample(int p, Future<Integer> woken) {
+    // the last sample in a 5 s stats slot stands for it: one a slot is enough
+    long slot = redisContext.clock().millis() / SAMPLE_SLOT_MS;
+    if (slot == sampledSlot) {
+      return woken.mapEmpty();
+    }
+    return woken.compose(n -> served()).compose(some -> {
+      Set<String> groups = new TreeSet<>(some);
+      groups.add(settings.group());
+      return stats.sampleQueues(p, groups);
+    }).onSuccess(n -> sampledSlot = slot).mapEmpty();
+  }
+
+  /** The groups live nodes serve: the heartbeat's view (no read of its own), or read when there is none. */
+  private Future<Set<String>> served() {
+    if (assignment != null) {
+      return Future.succeededFuture(assignment.groups());
+    }
+    return liveness.nodes().map(nodes -> {
+      Set<String> groups = new TreeSet<>();
+      nodes.values().forEach(i -> groups.add(i.getString("group")));
+      return groups;
+    });
   }
 
   private Void report(LivenessStore.Reaped reaped) {
@@ -179,7 +268,8 @@ public final class ReaperVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     vertx.cancelTimer(timer);
-    return leadership.handOn()
+    return (leadership == null ? Future.<Void>succeededFuture() : leadership.handOn())
+        .compose(v -> partitionLeadership == null ? Future.<Void>succeededFuture() : partitionLeadership.handOn())
         .onFailure(e -> log.warn("could not hand the reaper lease on ({}); it runs out by itself", e.getMessage()))
         .transform(ar -> redisContext.close());
   }

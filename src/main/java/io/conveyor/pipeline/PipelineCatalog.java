@@ -23,14 +23,21 @@ public final class PipelineCatalog {
     return parser;
   }
 
-  /** Publishes a pipeline to Redis and remembers it. */
-  public Future<CompiledPipeline> publish(PipelineStore store, CompiledPipeline p) {
+  /**
+   * Publishes a pipeline to Redis, made at publishedAt (ms), and remembers it. A newer publication stays
+   * current (Published.kept names its version); the group is then read back from Redis.
+   */
+  public Future<PipelineStore.Published> publish(PipelineStore store, CompiledPipeline p, long publishedAt) {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
-        p.pipeline().transactionType(), definition).map(changed -> {
+        p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(), publishedAt)
+        .compose(published -> {
           remember(p);
+          if (published.kept() != null) {
+            return refreshGroup(store, p.pipeline().name()).map(published);
+          }
           groups.put(p.pipeline().name(), p.pipeline().nodeGroup());
-          return p;
+          return Future.succeededFuture(published);
         });
   }
 

@@ -2,6 +2,7 @@ package io.conveyor.pipeline;
 
 import io.conveyor.config.Durations;
 import io.conveyor.model.Pipeline;
+import io.conveyor.model.RetryPolicy;
 import io.conveyor.model.StepDef;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -18,8 +19,8 @@ import java.util.stream.Stream;
 /** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
-      "steps");
-  private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout");
+      "retry", "onFailure", "priority", "steps");
+  private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
 
@@ -45,7 +46,8 @@ public final class PipelineParser {
 
   public CompiledPipeline loadFile(Path file) {
     try {
-      return parse(new JsonObject(Files.readString(file)), file.toString());
+      return parse(new JsonObject(Files.readString(file)), file.toString())
+          .withModified(Files.getLastModifiedTime(file).toMillis());
     } catch (IOException e) {
       throw new PipelineException(file + ": cannot read it (" + e.getMessage() + ")");
     } catch (DecodeException | ClassCastException e) {
@@ -68,6 +70,15 @@ public final class PipelineParser {
       throw new PipelineException(source + ": description: expected a string");
     }
     Duration timeout = duration(json, source + ": timeout");
+    RetryPolicy retry = retry(json, source + ": retry");
+    String onFailure = json.containsKey("onFailure") ? text(json, "onFailure", NAME, source + ": onFailure") : null;
+    if (name.equals(onFailure)) {
+      throw new PipelineException(source + ": onFailure: a pipeline cannot compensate itself");
+    }
+    Object priority = json.getValue("priority", 0);
+    if (!(priority instanceof Integer level) || level < 0 || level > 9) {
+      throw new PipelineException(source + ": priority: expected a whole number from 0 to 9, got " + priority);
+    }
     Object rawSteps = json.getValue("steps");
     if (!(rawSteps instanceof JsonArray steps) || steps.isEmpty()) {
       throw new PipelineException(source + ": steps: expected a non-empty list of steps");
@@ -77,8 +88,9 @@ public final class PipelineParser {
     for (int i = 0; i < steps.size(); i++) {
       step(steps.getValue(i), i, source, defs, created);
     }
-    Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, List.copyOf(defs));
-    return new CompiledPipeline(p, p.version(), List.copyOf(created));
+    Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, retry,
+        onFailure, (Integer) priority, List.copyOf(defs));
+    return new CompiledPipeline(p, p.version(), List.copyOf(created), 0);
   }
 
   private void step(Object raw, int i, String source, List<StepDef> defs, List<Step> created) {
@@ -97,12 +109,27 @@ public final class PipelineParser {
       throw new PipelineException(where + ": params: expected a JSON object");
     }
     Duration timeout = duration(s, where + ": timeout");
+    RetryPolicy retry = retry(s, where + ": retry");
     try {
       created.add(registry.create(t, p));
     } catch (IllegalArgumentException e) {
       throw new PipelineException(where + ": " + e.getMessage());
     }
-    defs.add(new StepDef(t, p, timeout));
+    defs.add(new StepDef(t, p, timeout, retry));
+  }
+
+  private static RetryPolicy retry(JsonObject json, String where) {
+    Object v = json.getValue("retry");
+    if (v == null) {
+      return null;
+    }
+    try {
+      return RetryPolicy.parse(v);
+    } catch (IllegalArgumentException e) {
+      // "maxAttempts: ..." reads as retry.maxAttempts; "expected ..." and "unknown field ..." as retry: ...
+      String m = e.getMessage();
+      throw new PipelineException(where + (m.matches("^[a-zA-Z]+: .*") ? "." : ": ") + m);
+    }
   }
 
   private static void unknownFields(JsonObject json, Set<String> known, String where) {

@@ -3,6 +3,7 @@ package io.conveyor.pipeline;
 import io.conveyor.config.Durations;
 import io.conveyor.model.Dequeued;
 import io.conveyor.model.Ids;
+import io.conveyor.model.RetryPolicy;
 import io.conveyor.model.TxStatus;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.Batcher;
@@ -54,14 +55,46 @@ public final class PipelineRunner {
     this.completions = new Batcher<>(500, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
   }
 
+  /**
+   * Transactions running here, each with whether its owner has asked to cancel it (ctx.cancelled()). Read by
+   * steps on any thread, hence concurrent.
+   */
+  private final java.util.Map<String, Boolean> cancelAsked = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Its owner asked to cancel a transaction (a hint from notify): a step of it running here may stop early. */
+  public void cancelRequested(String txId) {
+    cancelAsked.computeIfPresent(txId, (id, asked) -> true);
+  }
+
   /** Succeeds when the transaction has left this node: completed, fenced off, or given up to recovery. */
   public Future<Void> run(Dequeued tx) {
+    cancelAsked.put(tx.txId(), false);
+    return runOnce(tx).eventually(() -> {
+      cancelAsked.remove(tx.txId());
+      return Future.succeededFuture();
+    });
+  }
+
+  private Future<Void> runOnce(Dequeued tx) {
     if (tx.unreadable() != null) {
       return finish(tx, TxStatus.INTERNAL_ERROR, null, "its state could not be read: " + tx.unreadable());
     }
     return catalog.version(pipelines, tx.type(), tx.version()).transform(ar -> {
       if (ar.failed()) {
         return finish(tx, TxStatus.INTERNAL_ERROR, null, "cannot load its pipeline: " + ar.cause().getMessage());
+      }
+      if (tx.child() != null && tx.child().status() == TxStatus.CANCELLED) {
+        // a cancelled child is not a failure to retry: the cancel reaches its parent
+        return finish(tx, TxStatus.CANCELLED, null, "its child pipeline was cancelled"
+            + (tx.child().note() == null ? "" : ": " + tx.child().note()));
+      }
+      if (tx.child() != null && tx.step() < ar.result().steps().size()
+          && "flow/parallel".equals(ar.result().pipeline().steps().get(tx.step()).type())) {
+        // back from the branches of a parallel step: their join is the step's result
+        Dequeued.ChildResult j = tx.child();
+        return next(ar.result(), tx, tx.step(), Future.succeededFuture(j.status() == TxStatus.SUCCESS
+            ? StepResult.success(j.output())
+            : new StepResult.Failed(j.note(), j.output(), "branch-failed", true, null)));
       }
       if (tx.child() != null) {
         // back from a child pipeline: its result is the result of the step that started it
@@ -76,7 +109,7 @@ public final class PipelineRunner {
     return switch (child.status()) {
       case SUCCESS -> StepResult.success(child.output());
       case ABORTED -> new StepResult.Aborted(note, child.output());
-      default -> new StepResult.Failed(note, child.output());
+      default -> new StepResult.Failed(note, child.output(), "child-" + child.status().wire(), true, null);
     };
   }
 
@@ -91,10 +124,12 @@ public final class PipelineRunner {
     String step = "step " + (i + 1) + " (" + p.pipeline().steps().get(i).type() + ")";
     if (ar.failed()) {
       if (ar.cause() instanceof StepTimeout) {
-        return finish(tx, TxStatus.TIMEOUT, null, step + " " + ar.cause().getMessage());
+        return failed(p, tx, i, new Failure(TxStatus.TIMEOUT, "timeout", step + " " + ar.cause().getMessage(),
+            null, true, null));
       }
       log.warn("{} {} of {} failed with an exception", tx.txId(), step, p.pipeline().name(), ar.cause());
-      return finish(tx, TxStatus.INTERNAL_ERROR, null, step + " threw " + ar.cause());
+      return failed(p, tx, i, new Failure(TxStatus.INTERNAL_ERROR, "internal-error", step + " threw " + ar.cause(),
+          null, true, null));
     }
     StepResult r = ar.result();
     if (r instanceof StepResult.Success s) {
@@ -109,7 +144,8 @@ public final class PipelineRunner {
       });
     }
     if (r instanceof StepResult.Failed f) {
-      return finish(tx, TxStatus.FAILED, f.output(), f.note());
+      return failed(p, tx, i, new Failure(TxStatus.FAILED, f.code() == null ? "failed" : f.code(), f.note(),
+          f.output(), f.retryable(), f.retryAfter()));
     }
     if (r instanceof StepResult.Aborted a) {
       return finish(tx, TxStatus.ABORTED, a.output(), a.note());
@@ -118,6 +154,10 @@ public final class PipelineRunner {
       stepTimes.remove(tx.txId()); // the step goes on in its child; its time is not this run's
       return hop(tx, i, c, true);
     }
+    if (r instanceof StepResult.Fork f) {
+      stepTimes.remove(tx.txId()); // the step goes on in its branches
+      return fork(tx, i, f, true);
+    }
     if (r instanceof StepResult.Sleep z) {
       stepTimes.remove(tx.txId()); // it runs again after sleeping; that run is timed
       return sleep(p, tx, z);
@@ -125,17 +165,58 @@ public final class PipelineRunner {
     return finish(tx, TxStatus.INTERNAL_ERROR, null, step + " answered no result");
   }
 
+  /** How an attempt of a step failed: the status it ends with if not retried, and what a policy reads. */
+  private record Failure(TxStatus status, String code, String note, JsonObject output, boolean retryable,
+                         Duration retryAfter) {
+  }
+
+  /** The attempt of step i under its retry policy: the stored one for the step it was dequeued at, else 1. */
+  private static int stepAttempt(Dequeued tx, int i) {
+    return i == tx.step() ? tx.stepAttempt() : 1;
+  }
+
+  /**
+   * A failed attempt: retried off the worker when its policy allows (retry.lua), else the end of the
+   * transaction. Either way the attempt's error is kept in the transaction's errors.
+   */
+  private Future<Void> failed(CompiledPipeline p, Dequeued tx, int i, Failure f) {
+    RetryPolicy policy = p.pipeline().retryPolicy(i);
+    int n = stepAttempt(tx, i);
+    long now = settings.clock().millis();
+    String message = f.note() == null ? f.code() : f.note().length() > 1000 ? f.note().substring(0, 1000) + "…"
+        : f.note();
+    JsonObject error = new JsonObject().put("step", i + 1).put("stepType", p.pipeline().steps().get(i).type())
+        .put("attempt", n).put("code", f.code()).put("message", message).put("at", now);
+    if (!f.retryable() || !policy.retries(f.code(), n)) {
+      String note = n > 1 ? message + " (attempt " + n + " of " + policy.maxAttempts() + ")" : f.note();
+      return finish(tx, f.status(), f.output(), note, error);
+    }
+    long wait = policy.delayAfter(n, java.util.concurrent.ThreadLocalRandom.current().nextDouble()).toMillis();
+    long due = now + (f.retryAfter() == null ? wait : Math.max(wait, f.retryAfter().toMillis()));
+    JsonObject view = new JsonObject().put("step", i + 1).put("attempt", n + 1).put("maxAttempts", policy.maxAttempts())
+        .put("nextAttemptAt", due).put("lastError", error);
+    String time = stepTimes.remove(tx.txId());
+    metrics.retried(p.pipeline().steps().get(i).type());
+    return write(tx, () -> store.retry(tx, settings.nodeId(), due, n + 1, view, error, time)).compose(c -> switch (c) {
+      case SLEEPING -> Future.<Void>succeededFuture();
+      case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner after step " + (i + 1)
+          + " failed", error);
+      default -> dropped(tx, "retry", c);
+    });
+  }
+
   /** Runs a step; its Future, an exception it throws, and its timeout all end up in one Future. */
   private Future<StepResult> invoke(CompiledPipeline p, Dequeued tx, int i, JsonObject input) {
     Duration timeout = p.pipeline().stepTimeout(i, settings.stepTimeout());
     String type = p.pipeline().steps().get(i).type();
     StepContext ctx = new StepContext(tx.txId(), tx.owner(), tx.externalId(), tx.attempt(), i, type, input,
-        tx.metadata(), settings.nodeId(), timeout, i == tx.step() ? tx.retry() : 0,
+        tx.metadata(), settings.nodeId(), timeout, i == tx.step() ? tx.retry() : 0, stepAttempt(tx, i),
         tx.switches() == null ? new JsonObject() : tx.switches(), vertx, StepLog.of(stepLog, tx.txId(), i,
             settings.nodeId()),
         report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code == Code.OK
             ? Future.<Void>succeededFuture()
-            : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))));
+            : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))),
+        () -> Boolean.TRUE.equals(cancelAsked.get(tx.txId())));
     Promise<StepResult> result = Promise.promise();
     long timer = vertx.setTimer(timeout.toMillis(),
         t -> result.tryFail(new StepTimeout("exceeded its timeout of " + Durations.format(timeout))));
@@ -194,12 +275,16 @@ public final class PipelineRunner {
   private Future<Void> sleep(CompiledPipeline p, Dequeued tx, StepResult.Sleep z) {
     long wakeAt = settings.clock().millis() + z.duration().toMillis();
     return write(tx, () -> store.sleep(tx, settings.nodeId(), p.pipeline().nodeGroup(), wakeAt, z.switchName()))
-        .compose(code -> code == Code.FENCED ? dropped(tx, "sleep", code) : Future.succeededFuture());
+        .compose(code -> switch (code) {
+          case FENCED -> dropped(tx, "sleep", code);
+          case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner before it slept");
+          default -> Future.<Void>succeededFuture();
+        });
   }
 
   /** Queues the child in its group; the parent leaves this node and waits (see hop.lua). */
   private Future<Void> hop(Dequeued tx, int i, StepResult.Child c, boolean mayRetry) {
-    String childTxId = Ids.txId();
+    String childTxId = store.childTxId(tx.txId());
     return catalog.groupOf(pipelines, c.pipeline()).compose(group -> group == null
         ? finish(tx, TxStatus.INTERNAL_ERROR, null, "step " + (i + 1) + ": no pipeline named " + c.pipeline())
         : write(tx, () -> store.hop(tx, settings.nodeId(), i, childTxId, c.pipeline(), c.input(), group))
@@ -210,8 +295,43 @@ public final class PipelineRunner {
                   : finish(tx, TxStatus.INTERNAL_ERROR, null, "pipeline " + c.pipeline() + " keeps changing group");
               case UNKNOWN_PIPELINE -> finish(tx, TxStatus.INTERNAL_ERROR, null,
                   "step " + (i + 1) + ": no pipeline named " + c.pipeline());
+              case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner before its child "
+                  + c.pipeline() + " started");
               default -> dropped(tx, "hop", h.code());
             }));
+  }
+
+  /** Starts the branches of a parallel step; the parent leaves this node and waits for their join (fork.lua). */
+  private Future<Void> fork(Dequeued tx, int i, StepResult.Fork f, boolean mayRetry) {
+    java.util.List<String> ids = new java.util.ArrayList<>(f.branches().size());
+    java.util.Map<String, Future<String>> groups = new java.util.LinkedHashMap<>();
+    for (StepResult.Fork.Branch b : f.branches()) {
+      ids.add(store.childTxId(tx.txId()));
+      groups.computeIfAbsent(b.pipeline(), name -> catalog.groupOf(pipelines, name));
+    }
+    return Future.all(new java.util.ArrayList<>(groups.values())).compose(all -> {
+      java.util.List<RunStore.Branch> branches = new java.util.ArrayList<>(ids.size());
+      for (int b = 0; b < ids.size(); b++) {
+        StepResult.Fork.Branch branch = f.branches().get(b);
+        String g = groups.get(branch.pipeline()).result();
+        if (g == null) {
+          return finish(tx, TxStatus.INTERNAL_ERROR, null, "step " + (i + 1) + ": no pipeline named "
+              + branch.pipeline());
+        }
+        branches.add(new RunStore.Branch(ids.get(b), branch.pipeline(), branch.input(), g));
+      }
+      RunStore.Join join = new RunStore.Join(f.need(), f.all(), f.continueOnFailure(), f.maxConcurrency());
+      return write(tx, () -> store.fork(tx, settings.nodeId(), i, join, branches)).compose(h -> switch (h.code()) {
+        case OK -> Future.<Void>succeededFuture();
+        case GROUP_CHANGED -> mayRetry
+            ? catalog.refreshGroup(pipelines, h.pipeline()).compose(g -> fork(tx, i, f, false))
+            : finish(tx, TxStatus.INTERNAL_ERROR, null, "pipeline " + h.pipeline() + " keeps changing group");
+        case UNKNOWN_PIPELINE -> finish(tx, TxStatus.INTERNAL_ERROR, null,
+            "step " + (i + 1) + ": no pipeline named " + h.pipeline());
+        case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner before its branches started");
+        default -> dropped(tx, "fork", h.code());
+      });
+    });
   }
 
   /**
@@ -221,14 +341,19 @@ public final class PipelineRunner {
   private final java.util.Map<String, String> stepTimes = new java.util.HashMap<>();
 
   private Future<Void> finish(Dequeued tx, TxStatus status, JsonObject output, String note) {
+    return finish(tx, status, output, note, null);
+  }
+
+  /** Completes the transaction; a cancel asked for meanwhile wins (complete.lua answers CANCELLED). */
+  private Future<Void> finish(Dequeued tx, TxStatus status, JsonObject output, String note, JsonObject error) {
     RunStore.Completion c = new RunStore.Completion(tx.txId(), tx.attempt(), status, output, note,
-        stepTimes.remove(tx.txId()));
+        stepTimes.remove(tx.txId()), error);
     return write(tx, () -> completions.add(c))
         .compose(o -> {
-          if (o != Code.OK) {
+          if (o != Code.OK && o != Code.CANCELLED) {
             return dropped(tx, "completion", o);
           }
-          metrics.completed(status.wire(), tx.owner());
+          metrics.completed(o == Code.CANCELLED ? TxStatus.CANCELLED.wire() : status.wire(), tx.owner());
           return Future.succeededFuture();
         });
   }

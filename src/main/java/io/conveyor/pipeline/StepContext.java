@@ -10,13 +10,24 @@ import org.slf4j.Logger;
  * idempotency key towards other systems; attempt rises each time the transaction is handed to a node, so
  * an attempt above 1 tells a step it may be running again after a recovery. timeout is this step's: the
  * runner ends the transaction timeout when it passes. retry counts this step's runs after sleeping (0 the
- * first time); switches holds the transaction's switch values as the step runs; reportProgress tells the
- * client how far it has got.
+ * first time); stepAttempt is this step's attempt under its retry policy (1 the first time; (txId, step,
+ * stepAttempt) names one try of the step); switches holds the transaction's switch values as the step runs;
+ * reportProgress tells the client how far it has got.
  */
 public record StepContext(String txId, String owner, String externalId, long attempt, int step, String stepType,
                           JsonObject input, JsonObject metadata, String nodeId, Duration timeout, int retry,
-                          JsonObject switches, Vertx vertx, Logger log,
-                          java.util.function.Function<JsonObject, io.vertx.core.Future<Void>> progressSink) {
+                          int stepAttempt, JsonObject switches, Vertx vertx, Logger log,
+                          java.util.function.Function<JsonObject, io.vertx.core.Future<Void>> progressSink,
+                          java.util.function.BooleanSupplier cancelSignal) {
+
+  /**
+   * Whether the transaction's owner has asked to cancel it while this step runs. A long step may check it
+   * and stop early; one that does not is cancelled anyway when it ends (its result is not used). It may
+   * miss a cancel asked for in the moment the step began; the end of the step never does.
+   */
+  public boolean cancelled() {
+    return cancelSignal.getAsBoolean();
+  }
 
   /**
    * Reports progress: the report becomes the transaction's progressReport, and a transaction with a webhook

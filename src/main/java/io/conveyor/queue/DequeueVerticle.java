@@ -63,6 +63,24 @@ public final class DequeueVerticle extends VerticleBase {
   private final Registration registration;
   /** A take waits for the heartbeat to confirm the node (see Registration): looked at again shortly. */
   private boolean awaitingBeat;
+  /** How many partitions there are; with more than one, rings come by subscription (see connectRing). */
+  private int parts;
+  /** Partitions where work is known to wait (a ring was heard, or a take left some), oldest first. */
+  private final java.util.LinkedHashSet<Integer> hot = new java.util.LinkedHashSet<>();
+  /**
+   * Rings heard per partition. A ring travels on the subscription, the dequeue's reply on another
+   * connection, so a ring for work queued after a dequeue ran there can arrive before that dequeue's reply;
+   * the reply then says "empty", but must not make the partition cold (see take).
+   */
+  private final Map<Integer, Long> rings = new HashMap<>();
+  /** Each partition's ring channel, to the partition. */
+  private final Map<String, Integer> ringChannels = new HashMap<>();
+  /** The next partition an idle node looks into when no ring came within idleWait. */
+  private int sweepNext;
+  /** With several partitions, an idle node looks into one every this many idle waits. */
+  private static final int SWEEP_WAITS = 5;
+  private boolean sweep;
+  private long idleTimer = -1;
 
   /**
    * This node's id and group, its worker slots, how long an idle wait lasts at most, how long a stop lets
@@ -88,6 +106,11 @@ public final class DequeueVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     redisContext = redis.open(vertx);
+    parts = redisContext.keys().partitions();
+    for (int p = 0; p < parts; p++) {
+      ringChannels.put(redisContext.keys().qRingL(p, group), p);
+    }
+    sweepNext = java.util.concurrent.ThreadLocalRandom.current().nextInt(parts);
     store = new QueueStore(redisContext);
     runner = new PipelineRunner(vertx, new RunStore(redisContext), new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
@@ -99,6 +122,7 @@ public final class DequeueVerticle extends VerticleBase {
         m.fail(500, ar.cause().getMessage());
       }
     }));
+    vertx.eventBus().<String>localConsumer(Addresses.TX_CANCEL_REQUESTED, m -> runner.cancelRequested(m.body()));
     vertx.eventBus().localConsumer(Addresses.NODE_REGISTERED, m -> {
       if (fenced) {
         fenced = false;
@@ -123,13 +147,58 @@ public final class DequeueVerticle extends VerticleBase {
         + "go on where they are still this node's and are refused where they were taken over", n, runs));
   }
 
-  /** The ring connection carries a name, so an operator (or a test) sees which node blocks on it. */
+  /**
+   * The ring connection carries a name, so an operator (or a test) sees which node blocks on it. With one
+   * partition the node blocks on its group's ring list there (BLPOP). With several, one connection cannot
+   * block on keys of many slots, so it subscribes to every partition's ring channel (a script publishes on
+   * it when it rings); work may have come while it was not subscribed, so every partition counts as hot.
+   */
   private Future<RedisConnection> connectRing() {
     return redisContext.link().dedicated().compose(c -> c.send(Request.cmd(Command.CLIENT).arg("SETNAME")
-        .arg("conveyor-ring:" + settings.nodeId())).map(ok -> {
+        .arg("conveyor-ring:" + settings.nodeId())).compose(ok -> {
+          if (parts == 1) {
+            return Future.succeededFuture(c);
+          }
+          c.handler(this::rang);
+          c.exceptionHandler(e -> ringBroke(c, e.getMessage()));
+          c.endHandler(v -> ringBroke(c, "closed"));
+          java.util.List<Future<io.vertx.redis.client.Response>> each = new java.util.ArrayList<>();
+          ringChannels.keySet().forEach(ch -> each.add(c.send(redisContext.keys().subscribe(ch))));
+          return Future.all(each).map(x -> {
+            for (int p = 0; p < parts; p++) {
+              hot.add(p);
+            }
+            return c;
+          });
+        }).map(ok -> {
           ring = c;
           return c;
         }).onFailure(e -> c.close()));
+  }
+
+  /** A ring published in a partition: work waits there. */
+  private void rang(io.vertx.redis.client.Response push) {
+    if (!io.conveyor.redis.Keys.isMessage(push)) {
+      return;
+    }
+    Integer p = ringChannels.get(push.get(1).toString());
+    if (p == null) {
+      return;
+    }
+    hot.add(p);
+    rings.merge(p, 1L, Long::sum);
+    if (waiting) {
+      waiting = false;
+      vertx.cancelTimer(idleTimer);
+    }
+    take();
+  }
+
+  private void ringBroke(RedisConnection c, String why) {
+    if (c == ring && !stopping && !ringLost) {
+      log.warn("the ring subscription was lost ({}); subscribing again", why);
+      reconnectRing();
+    }
   }
 
   /**
@@ -141,7 +210,13 @@ public final class DequeueVerticle extends VerticleBase {
       return;
     }
     ringLost = true;
-    ring.close(); // the broken connection goes back to its pool, which drops it
+    // the broken connection goes back to its pool, which drops it; once only: a second close (after a failed
+    // reconnect) would give a cluster connection's pooled connections back twice, and the pool throws
+    RedisConnection broken = ring;
+    ring = null;
+    if (broken != null) {
+      broken.close();
+    }
     vertx.setTimer(1000, t -> connectRing().onComplete(c -> {
       ringLost = false;
       if (c.failed() && !stopping) {
@@ -167,10 +242,26 @@ public final class DequeueVerticle extends VerticleBase {
       }
       return;
     }
+    int p;
+    if (parts == 1) {
+      p = 0;
+    } else if (!hot.isEmpty()) {
+      p = hot.iterator().next(); // the oldest hot partition, then to the back: each gets its turn
+      hot.remove(p);
+      hot.add(p);
+    } else if (sweep) {
+      sweep = false;
+      p = sweepNext;
+      sweepNext = (sweepNext + 1) % parts;
+    } else {
+      waitForWork();
+      return;
+    }
     taking = true;
     wakePending = false;
     int asked = workers - runs;
-    store.dequeue(group, settings.nodeId(), asked).onComplete(ar -> {
+    long ringsBefore = rings.getOrDefault(p, 0L);
+    store.dequeue(p, group, settings.nodeId(), asked).onComplete(ar -> {
       if (ar.failed()) {
         recoverLostTake(ar.cause());
         return;
@@ -187,8 +278,13 @@ public final class DequeueVerticle extends VerticleBase {
       }
       taking = false;
       run(ar.result());
-      // fewer than asked means the script found every queue empty; a start after it rings, so block
-      if (ar.result().size() < asked && !wakePending) {
+      if (parts > 1) {
+        if (ar.result().size() < asked && rings.getOrDefault(p, 0L) == ringsBefore) {
+          hot.remove(p); // its queues were empty, and no ring came since: a start there rings
+        }
+        take();
+      } else if (ar.result().size() < asked && !wakePending) {
+        // fewer than asked means the script found every queue empty; a start after it rings, so block
         waitForWork();
       } else {
         take();
@@ -243,14 +339,27 @@ public final class DequeueVerticle extends VerticleBase {
     checkDrained();
   }
 
-  /** Blocks on the ring; whatever ends the wait (a token, the timeout, an error) leads to another take. */
+  /**
+   * Blocks on the ring; whatever ends the wait (a token, the timeout, an error) leads to another take. With
+   * several partitions the subscription rings instead; with no ring for five idleWaits, the node looks into
+   * one partition (in turn), in case a ring was lost.
+   */
   private void waitForWork() {
     if (stopping || waiting || ringLost) {
       return;
     }
     waiting = true;
+    if (parts > 1) {
+      // a safety net only (rings come by subscription): five idle waits between looks keeps an idle node cheap
+      idleTimer = vertx.setTimer(settings.idleWait().toMillis() * SWEEP_WAITS, t -> {
+        waiting = false;
+        sweep = true;
+        take();
+      });
+      return;
+    }
     double seconds = settings.idleWait().toMillis() / 1000.0;
-    ring.send(Request.cmd(Command.BLPOP).arg(redisContext.keys().qRingL(group)).arg(seconds)).onComplete(ar -> {
+    ring.send(Request.cmd(Command.BLPOP).arg(redisContext.keys().qRingL(0, group)).arg(seconds)).onComplete(ar -> {
       waiting = false;
       if (ar.failed()) {
         if (!stopping) {
@@ -261,7 +370,7 @@ public final class DequeueVerticle extends VerticleBase {
       }
       if (ar.result() != null && runs >= workers) {
         // full since the wait began: hand the token on to a node that has room
-        store.ring(group);
+        store.ring(0, group);
       }
       wakePending = true;
       take();
@@ -277,6 +386,7 @@ public final class DequeueVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopping = true;
+    vertx.cancelTimer(idleTimer);
     checkDrained();
     long drainMs = Math.max(1, settings.drainTime().toMillis());
     long timer = vertx.setTimer(drainMs, t -> drained.tryComplete());

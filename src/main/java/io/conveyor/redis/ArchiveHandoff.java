@@ -33,25 +33,26 @@ public final class ArchiveHandoff {
    * Gives handed-out transactions back: they are due at once (ZADD XX, so one confirmed or gone meanwhile
    * stays gone), for the next leader instead of after their hold.
    */
-  public Future<Void> release(List<ToArchive> held) {
+  public Future<Void> release(int p, List<ToArchive> held) {
     if (held.isEmpty()) {
       return Future.succeededFuture();
     }
     io.vertx.redis.client.Request zadd = io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.ZADD)
-        .arg(keys.toArchiveZ()).arg("XX");
+        .arg(keys.toArchiveZ(p)).arg("XX");
     String now = r.now();
     held.forEach(t -> zadd.arg(now).arg(t.txId()));
     return r.send(zadd).mapEmpty();
   }
 
-  public Future<ArchiveBatch> archiveBatch(String nodeId, List<ToArchive> written, int max, Duration lease,
+  /** The same in partition p; every written transaction must be of it. */
+  public Future<ArchiveBatch> archiveBatch(int p, String nodeId, List<ToArchive> written, int max, Duration lease,
                                            Duration grace, Duration hold) {
     List<String> k = new ArrayList<>(4 + written.size());
-    k.addAll(List.of(keys.toArchiveZ(), keys.lock1(LeaderRole.ARCHIVE), keys.lock2(LeaderRole.ARCHIVE),
-        keys.exceptionZ()));
+    k.addAll(List.of(keys.toArchiveZ(p), keys.lock1(LeaderRole.ARCHIVE, p), keys.lock2(LeaderRole.ARCHIVE, p),
+        keys.exceptionZ(p)));
     List<String> args = new ArrayList<>(7 + 2 * written.size());
     args.addAll(List.of(nodeId, r.now(), Integer.toString(max), Long.toString(lease.toMillis()),
-        Long.toString(grace.toMillis()), keys.stateH(""), Long.toString(hold.toMillis())));
+        Long.toString(grace.toMillis()), keys.stateH(p, ""), Long.toString(hold.toMillis())));
     for (ToArchive t : written) {
       k.add(keys.stateH(t.txId()));
       args.add(t.txId());

@@ -44,7 +44,15 @@ public enum Code {
   /** No webhook delivery is waiting. */
   NOT_PENDING,
   /** A heartbeat came after the last one had expired; no node had taken this one over meanwhile. */
-  LATE;
+  LATE,
+  /** A rerun of a transaction that runs, or that ended success or aborted. */
+  NOT_RERUNNABLE,
+  /** A rerun from the failed step of a transaction whose failed step's input was not kept. */
+  NO_STEP_INPUT,
+  /** put-pipeline: a newer publication is current and stays so. */
+  KEPT,
+  /** start: the pipeline is disabled and takes no new starts. */
+  DISABLED;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

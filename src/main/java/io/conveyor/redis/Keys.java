@@ -1,84 +1,324 @@
 package io.conveyor.redis;
 
-/** Every Redis key name, built from the configured prefix. docs/redis-keys.md describes each. */
+import io.conveyor.model.Ids;
+import io.vertx.redis.client.impl.ZModem;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.IntStream;
+
+/**
+ * Every Redis key name, built from the configured prefix and the number of partitions (docs/redis-keys.md
+ * describes each). With one partition every key is the prefix and its name, as it always was. With more,
+ * a transaction's keys, and the queues and sets of its partition, carry the partition's hash tag
+ * ({@code <prefix>{p3-17}:stateH:tx-…}), so every script runs in one slot and a Redis Cluster spreads the
+ * partitions over its masters; the few cluster-wide keys (nodes, heartbeats, pipelines, rates) share the tag
+ * {g}. A txId names its partition in its first four hex digits.
+ */
 public final class Keys {
+  /** Redis Cluster's hash slots. */
+  private static final int SLOTS = 16384;
   private final String prefix;
+  private final int partitions;
+  /** Each partition's tag with its braces and a colon, e.g. "{p3-17}:" ("" with one partition). */
+  private final String[] tags;
+  private final String global;
 
   public Keys(String prefix) {
+    this(prefix, 1);
+  }
+
+  public Keys(String prefix, int partitions) {
+    if (partitions < 1 || partitions > 4096) {
+      throw new IllegalArgumentException("partitions must be 1 to 4096, got " + partitions);
+    }
     this.prefix = prefix;
+    this.partitions = partitions;
+    this.tags = new String[partitions];
+    for (int p = 0; p < partitions; p++) {
+      tags[p] = partitions == 1 ? "" : "{" + tagName(p, partitions) + "}:";
+    }
+    this.global = partitions == 1 ? "" : "{g}:";
+  }
+
+  /**
+   * p<N>-<k> with the smallest k whose slot falls in the N-th of P equal slot ranges: a cluster that splits
+   * its slots evenly over its masters (as redis-cli --cluster create does) then gets an even share of the
+   * partitions, which a plain p<N> would not promise. Computed the same way on every node.
+   */
+  static String tagName(int p, int partitions) {
+    int from = (int) ((long) p * SLOTS / partitions);
+    int to = (int) ((long) (p + 1) * SLOTS / partitions);
+    for (int k = 0; ; k++) {
+      String name = "p" + p + "-" + k;
+      int slot = ZModem.generate(name.getBytes(StandardCharsets.UTF_8));
+      if (slot >= from && slot < to) {
+        return name;
+      }
+    }
   }
 
   public String prefix() {
     return prefix;
   }
 
+  public int partitions() {
+    return partitions;
+  }
+
+  /** Every partition, 0 to P-1. */
+  public List<Integer> all() {
+    return IntStream.range(0, partitions).boxed().toList();
+  }
+
+  /**
+   * The partition of a transaction (or of an id that starts with its txId, as a progress webhook's does):
+   * its first four hex digits modulo P. An id of another form, which no start gave out, maps to partition 0
+   * and is simply not found there.
+   */
+  public int partitionOf(String txId) {
+    if (partitions == 1 || txId == null || txId.length() < 7 || !txId.startsWith("tx-")) {
+      return 0;
+    }
+    try {
+      return Integer.parseInt(txId, 3, 7, 16) % partitions;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The partition a new transaction goes to: with an externalId, fixed by owner and externalId, so the
+   * de-dup check of a second start with them runs in the same script; else any.
+   */
+  public int partitionFor(String owner, String externalId) {
+    if (partitions == 1) {
+      return 0;
+    }
+    if (externalId == null || externalId.isEmpty()) {
+      return ThreadLocalRandom.current().nextInt(partitions);
+    }
+    return ZModem.generate((owner + ":" + externalId).getBytes(StandardCharsets.UTF_8)) % partitions;
+  }
+
+  /** A fresh txId in a partition. */
+  public String newTxId(int partition) {
+    return partitions == 1 ? Ids.txId() : Ids.txId(partition);
+  }
+
+  private String in(int p, String name) {
+    return prefix + tags[p] + name;
+  }
+
+  private String global(String name) {
+    return prefix + global + name;
+  }
+
+  // ---- a transaction's own keys: in its partition
+
   public String stateH(String txId) {
-    return prefix + "stateH:" + txId;
+    return stateH(partitionOf(txId), txId);
   }
 
-  public String pipelineH(String pipeline) {
-    return prefix + "pipelineH:" + pipeline;
-  }
-
-  public String pipelinesS() {
-    return prefix + "pipelinesS";
-  }
-
-  public String pipelineVersionsH(String pipeline) {
-    return prefix + "pipelineVersionsH:" + pipeline;
-  }
-
-  public String qInL(String group) {
-    return prefix + "qInL:" + group;
-  }
-
-  public String qOutL(String group) {
-    return prefix + "qOutL:" + group;
-  }
-
-  public String qAdminL(String group) {
-    return prefix + "qAdminL:" + group;
-  }
-
-  public String qRingL(String group) {
-    return prefix + "qRingL:" + group;
-  }
-
-  public String processingZ() {
-    return prefix + "processingZ";
-  }
-
-  public String inflightZ(String nodeId) {
-    return prefix + "inflightZ:" + nodeId;
-  }
-
-  public String rateH(String owner) {
-    return prefix + "rateH:" + owner;
-  }
-
-  public String sleepingZ() {
-    return prefix + "sleepingZ";
+  /** stateH in partition p; with "" the prefix a script puts a txId after. */
+  public String stateH(int p, String txId) {
+    return in(p, "stateH:" + txId);
   }
 
   /** A webhook event and its delivery state; the completion event of a transaction has the txId as its id. */
   public String webhookH(String webhookId) {
-    return prefix + "webhookH:" + webhookId;
+    return webhookH(partitionOf(webhookId), webhookId);
   }
 
-  public String webhooksZ() {
-    return prefix + "webhooksZ";
-  }
-
-  public String toArchiveZ() {
-    return prefix + "toArchiveZ";
+  public String webhookH(int p, String webhookId) {
+    return in(p, "webhookH:" + webhookId);
   }
 
   public String externalId(String owner, String externalId) {
-    return prefix + "externalId:" + owner + ":" + externalId;
+    return in(partitionFor(owner, externalId), "externalId:" + owner + ":" + externalId);
   }
 
-  public String notifyChannel() {
-    return prefix + "notify";
+  // ---- a partition's queues and sets
+
+  // ---- schedules, each in the partition its id hashes to
+
+  /** The partition a schedule lives in. */
+  public int partitionOfSchedule(String id) {
+    return partitionFor("schedule", id);
+  }
+
+  /** A schedule: its definition, when it was published, and its runs (see schedule-*.lua). */
+  public String scheduleH(String id) {
+    return scheduleH(partitionOfSchedule(id), id);
+  }
+
+  /** The same in a given partition (with "" the prefix a script appends ids to). */
+  public String scheduleH(int p, String id) {
+    return in(p, "scheduleH:" + id);
+  }
+
+  /** The schedule ids of a partition. */
+  public String schedulesS(int p) {
+    return in(p, "schedulesS");
+  }
+
+  /** A partition's schedules that are not paused, scored by their next fire time (ms). */
+  public String schedulesZ(int p) {
+    return in(p, "schedulesZ");
+  }
+
+  /** A partition's fires in hand ("<id>@<fire ms>"), scored by when they were taken or last driven (ms). */
+  public String schedulePurgatoryZ(int p) {
+    return in(p, "schedulePurgatoryZ");
+  }
+
+  /** Where versions before qInZ kept a group's in-queue, as a list (queue-upgrade.lua empties it). */
+  public String legacyQInL(int p, String group) {
+    return in(p, "qInL:" + group);
+  }
+
+  /** A group's in-queue: a sorted set, lowest score first (lib/queue.lua: time queued less its head start). */
+  public String qInZ(int p, String group) {
+    return in(p, "qInZ:" + group);
+  }
+
+  public String qOutL(int p, String group) {
+    return in(p, "qOutL:" + group);
+  }
+
+  public String qAdminL(int p, String group) {
+    return in(p, "qAdminL:" + group);
+  }
+
+  /** A node group's state in a partition while an operator has it paused or draining (see group-state.lua). */
+  public String groupH(int p, String group) {
+    return in(p, "groupH:" + group);
+  }
+
+  /**
+   * A group's ring in a partition: a token while work may wait there (an idle node of the group blocks on
+   * it when there is one partition), and the channel a script publishes on when it rings (nodes subscribe
+   * to it when there are several).
+   */
+  public String qRingL(int p, String group) {
+    return in(p, "qRingL:" + group);
+  }
+
+  public String processingZ(int p) {
+    return in(p, "processingZ");
+  }
+
+  public String inflightZ(int p, String nodeId) {
+    return in(p, "inflightZ:" + nodeId);
+  }
+
+  public String sleepingZ(int p) {
+    return in(p, "sleepingZ");
+  }
+
+  public String webhooksZ(int p) {
+    return in(p, "webhooksZ");
+  }
+
+  public String toArchiveZ(int p) {
+    return in(p, "toArchiveZ");
+  }
+
+  public String exceptionZ(int p) {
+    return in(p, "exceptionZ");
+  }
+
+  public String eventsL(int p) {
+    return in(p, "eventsL");
+  }
+
+  /**
+   * Whether the partitions' channels (notify, rings) are shard channels: SPUBLISH in the scripts (lib/publish.lua
+   * tells them by the partition tag in their name), SSUBSCRIBE on each, routed to its slot's master.
+   */
+  public boolean shardChannels() {
+    return partitions > 1;
+  }
+
+  /** The command that subscribes to one of the partitions' channels (see shardChannels). */
+  public io.vertx.redis.client.Request subscribe(String channel) {
+    return io.vertx.redis.client.Request.cmd(shardChannels() ? io.vertx.redis.client.Command.SSUBSCRIBE
+        : io.vertx.redis.client.Command.SUBSCRIBE).arg(channel);
+  }
+
+  /** Whether a pushed reply is a message on a subscribed channel ("message", or "smessage" for a shard one). */
+  public static boolean isMessage(io.vertx.redis.client.Response push) {
+    if (push == null || push.size() < 3) {
+      return false;
+    }
+    String kind = String.valueOf(push.get(0));
+    return kind.equals("message") || kind.equals("smessage");
+  }
+
+  /** The notify channel of a partition: completions and due webhooks are published on it. */
+  public String notifyChannel(int p) {
+    return in(p, "notify");
+  }
+
+  public String webhookCounter(int p, String urlHash) {
+    return in(p, "webhookCounter:" + urlHash);
+  }
+
+  public String webhookPause(int p, String urlHash) {
+    return in(p, "webhookPause:" + urlHash);
+  }
+
+  /**
+   * What start and hop read of a pipeline (version, group, whether it is a transaction type), copied into
+   * each partition so that they read it in their own slot. With one partition it is pipelineH itself.
+   */
+  public String pipelineInPartitionH(int p, String pipeline) {
+    return partitions == 1 ? pipelineH(pipeline) : in(p, "pipelineH:" + pipeline);
+  }
+
+  /** The slot lengths of the three stats series, in ms (lua/lib/stats.lua has the same). */
+  private static final long[] STATS_SLOTS = {5_000, 60_000, 600_000};
+
+  /** A stats hash of partition p: series 1, 2 or 3 (5 s, 60 s, 600 s slots), for the slot starting at slotStart (ms). */
+  public String statsH(int p, int series, long slotStart) {
+    return in(p, "stats" + series + "H:" + slotStart);
+  }
+
+  /** The stats1H, stats2H and stats3H keys of partition p for the slots that hold the given time. */
+  public List<String> statsKeys(int p, long now) {
+    List<String> out = new ArrayList<>(3);
+    for (int i = 0; i < STATS_SLOTS.length; i++) {
+      out.add(statsH(p, i + 1, now - Math.floorMod(now, STATS_SLOTS[i])));
+    }
+    return out;
+  }
+
+  /** The two lease keys of a leader-only role in a partition: reaperLock1, toArchiveLock1, webhookLock1 (and …Lock2). */
+  public String lock1(LeaderRole role, int p) {
+    return in(p, role.keyName + "Lock1");
+  }
+
+  public String lock2(LeaderRole role, int p) {
+    return in(p, role.keyName + "Lock2");
+  }
+
+  // ---- cluster-wide keys: one slot
+
+  public String pipelineH(String pipeline) {
+    return global("pipelineH:" + pipeline);
+  }
+
+  public String pipelinesS() {
+    return global("pipelinesS");
+  }
+
+  public String pipelineVersionsH(String pipeline) {
+    return global("pipelineVersionsH:" + pipeline);
+  }
+
+  public String rateH(String owner) {
+    return global("rateH:" + owner);
   }
 
   public String heartbeat(String nodeId) {
@@ -87,55 +327,32 @@ public final class Keys {
 
   /** What comes before the nodeId in a heartbeat key (reap.lua builds the keys of the nodes it finds). */
   public String heartbeatPrefix() {
-    return prefix + "node:";
+    return global("node:");
   }
 
   /** What comes after the nodeId in a heartbeat key. */
   public static final String HEARTBEAT_SUFFIX = ":heartbeat";
 
-  public String webhookCounter(String urlHash) {
-    return prefix + "webhookCounter:" + urlHash;
-  }
-
-  public String webhookPause(String urlHash) {
-    return prefix + "webhookPause:" + urlHash;
-  }
-
-  /** The slot lengths of the three stats series, in ms (lua/lib/stats.lua has the same). */
-  private static final long[] STATS_SLOTS = {5_000, 60_000, 600_000};
-
-  /** A stats hash: series 1, 2 or 3 (5 s, 60 s, 600 s slots), for the slot starting at slotStart (ms). */
-  public String statsH(int series, long slotStart) {
-    return prefix + "stats" + series + "H:" + slotStart;
-  }
-
-  /** The stats1H, stats2H and stats3H keys of the slots that hold the given time. */
-  public java.util.List<String> statsKeys(long now) {
-    java.util.List<String> out = new java.util.ArrayList<>(3);
-    for (int i = 0; i < STATS_SLOTS.length; i++) {
-      out.add(statsH(i + 1, now - Math.floorMod(now, STATS_SLOTS[i])));
-    }
-    return out;
-  }
-
   public String nodesZ() {
-    return prefix + "nodesZ";
+    return global("nodesZ");
   }
 
-  public String exceptionZ() {
-    return prefix + "exceptionZ";
+  /** Nodes judged dead whose work reap.lua has not yet taken over in every partition. */
+  public String deadZ() {
+    return global("deadZ");
   }
 
-  public String eventsL() {
-    return prefix + "eventsL";
+  /** The layout this keyspace was made with: {partitions}. A node with another layout refuses to start. */
+  public String layoutH() {
+    return global("layoutH");
   }
 
-  /** The two lease keys of a leader-only role: reaperLock1, toArchiveLock1, webhookLock1 (and …Lock2). */
+  /** The global lease of the liveness judge (the reaper that finds dead nodes). */
   public String lock1(LeaderRole role) {
-    return prefix + role.keyName + "Lock1";
+    return global(role.keyName + "Lock1");
   }
 
   public String lock2(LeaderRole role) {
-    return prefix + role.keyName + "Lock2";
+    return global(role.keyName + "Lock2");
   }
 }

@@ -4,7 +4,8 @@ package io.conveyor.redis;
 public enum LeaderRole {
   REAPER("reaper"),
   ARCHIVE("toArchive"),
-  WEBHOOKS("webhook");
+  WEBHOOKS("webhook"),
+  SCHEDULER("schedule");
 
   /** The start of the lease keys' names, as DESIGN.md names them. */
   public final String keyName;

@@ -4,7 +4,9 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,15 +29,33 @@ public final class LivenessStore {
 
   /**
    * Writes the heartbeat of a node that believes it is registered: OK, LATE (it had expired, but nobody took
-   * the node over) or FENCED (the node was taken over; nothing written). See heartbeat.lua.
+   * the node over) or FENCED (the node was taken over; nothing written), with the live nodes' info when not
+   * FENCED. See heartbeat.lua.
    */
-  public Future<Code> heartbeat(String nodeId, JsonObject info, Duration ttl) {
+  public Future<Beat> heartbeat(String nodeId, JsonObject info, Duration ttl) {
     return beat(nodeId, info, ttl, "beat");
   }
 
-  private Future<Code> beat(String nodeId, JsonObject info, Duration ttl, String mode) {
+  /** What a heartbeat answered, and the live nodes (nodeId → heartbeat info) it saw. */
+  public record Beat(Code code, Map<String, JsonObject> view) {
+  }
+
+  private Future<Beat> beat(String nodeId, JsonObject info, Duration ttl, String mode) {
     return r.run(r.scripts().heartbeat, List.of(keys.heartbeat(nodeId), keys.nodesZ()),
-        List.of(nodeId, info.encode(), Long.toString(ttl.toMillis()), r.now(), mode)).map(Code::of);
+        List.of(nodeId, info.encode(), Long.toString(ttl.toMillis()), r.now(), mode, keys.heartbeatPrefix(),
+            Keys.HEARTBEAT_SUFFIX)).map(reply -> {
+              Map<String, JsonObject> view = new LinkedHashMap<>();
+              if (reply.type() == io.vertx.redis.client.ResponseType.MULTI) {
+                for (int i = 1; i + 1 < reply.size(); i += 2) {
+                  try {
+                    view.put(reply.get(i).toString(), new JsonObject(reply.get(i + 1).toString()));
+                  } catch (RuntimeException unreadable) {
+                    // another version's or a hand-written heartbeat: left out of the view
+                  }
+                }
+              }
+              return new Beat(Code.of(reply), view);
+            });
   }
 
   /** How long a node's heartbeat key lives on (by Redis's clock), or null when it is gone. */
@@ -56,26 +76,57 @@ public final class LivenessStore {
 
   /**
    * Takes over the nodes whose heartbeat expired (unless judge is false: a grace period after a Redis
-   * outage) and clears processingZ entries older than staleAfter that have no live owner (see reap.lua).
+   * outage) and clears processingZ entries older than staleAfter that have no live owner: judge.lua finds
+   * the dead, reap.lua takes their work over in each partition (garbage is looked for in the partitions
+   * given, every one when a node died), and only then do they leave deadZ.
    */
-  public Future<Reaped> reap(boolean judge, Duration staleAfter) {
-    List<String> args = List.of(r.now(), Long.toString(staleAfter.toMillis()), keys.stateH(""),
-        keys.inflightZ(""), keys.heartbeatPrefix(), Keys.HEARTBEAT_SUFFIX, keys.qInL(""), keys.qRingL(""),
-        judge ? "1" : "0");
-    return r.run(r.scripts().reap, List.of(keys.nodesZ(), keys.processingZ(), keys.eventsL(), keys.exceptionZ()),
-        args).map(reply -> {
-          Map<String, Integer> nodes = new LinkedHashMap<>();
-          int garbage = 0;
-          for (int i = 0; i + 1 < reply.size(); i += 2) {
-            String name = reply.get(i).toString();
-            if (name.equals("garbage")) {
-              garbage = reply.get(i + 1).toInteger();
-            } else {
-              nodes.put(name, reply.get(i + 1).toInteger());
-            }
+  public Future<Reaped> reap(boolean judge, Duration staleAfter, Collection<Integer> garbageIn) {
+    return r.run(r.scripts().judge, List.of(keys.nodesZ(), keys.deadZ()),
+        List.of(r.now(), keys.heartbeatPrefix(), Keys.HEARTBEAT_SUFFIX, judge ? "1" : "0")).compose(verdict -> {
+          List<String> dead = new ArrayList<>();
+          verdict.get(0).forEach(n -> dead.add(n.toString()));
+          List<String> live = new ArrayList<>();
+          verdict.get(1).forEach(n -> live.add(n.toString()));
+          Collection<Integer> partitions = dead.isEmpty() ? garbageIn : keys.all();
+          List<Future<Response>> each = new ArrayList<>();
+          for (int p : partitions) {
+            List<String> args = new ArrayList<>(List.of(r.now(), Long.toString(staleAfter.toMillis()),
+                keys.stateH(p, ""), keys.inflightZ(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), p == 0 ? "1" : "0",
+                Integer.toString(dead.size())));
+            args.addAll(dead);
+            args.addAll(live);
+            each.add(r.run(r.scripts().reap, List.of(keys.processingZ(p), keys.eventsL(p), keys.exceptionZ(p)),
+                args));
           }
-          return new Reaped(nodes, garbage);
+          return Future.all(each).compose(all -> {
+            Map<String, Integer> nodes = new LinkedHashMap<>();
+            dead.forEach(n -> nodes.put(n, 0));
+            int garbage = 0;
+            for (int i = 0; i < all.size(); i++) {
+              Response reply = all.resultAt(i);
+              for (int j = 0; j + 1 < reply.size(); j += 2) {
+                String name = reply.get(j).toString();
+                if (name.equals("garbage")) {
+                  garbage += reply.get(j + 1).toInteger();
+                } else {
+                  nodes.merge(name, reply.get(j + 1).toInteger(), Integer::sum);
+                }
+              }
+            }
+            Reaped reaped = new Reaped(nodes, garbage);
+            if (dead.isEmpty()) {
+              return Future.succeededFuture(reaped);
+            }
+            Request zrem = Request.cmd(Command.ZREM).arg(keys.deadZ());
+            dead.forEach(zrem::arg);
+            return r.send(zrem).map(x -> reaped);
+          });
         });
+  }
+
+  /** The same, looking for garbage in every partition. */
+  public Future<Reaped> reap(boolean judge, Duration staleAfter) {
+    return reap(judge, staleAfter, keys.all());
   }
 
   /** The heartbeat info of every registered node whose heartbeat is still there. */
@@ -98,21 +149,29 @@ public final class LivenessStore {
     });
   }
 
-  /** True when the caller leads the role (it took or renewed the lease); see lease.lua. */
-  public Future<Boolean> lease(LeaderRole role, String nodeId, Duration lease, Duration grace) {
-    return r.run(r.scripts().lease, List.of(keys.lock1(role), keys.lock2(role)),
+  /**
+   * True when the caller leads the role (it took or renewed the lease); see lease.lua. partition is -1 for
+   * the cluster-wide lease (the reaper's judging), else the role in that partition.
+   */
+  public Future<Boolean> lease(LeaderRole role, int partition, String nodeId, Duration lease, Duration grace) {
+    return r.run(r.scripts().lease, lockKeys(role, partition),
         List.of(nodeId, Long.toString(lease.toMillis()), Long.toString(grace.toMillis())))
         .map(reply -> reply.toInteger() == 1);
   }
 
   /** Frees a role's lease if one of the given (departed or stopping) nodes holds it; true when it did. */
-  public Future<Boolean> breakLease(LeaderRole role, Collection<String> gone) {
-    return r.run(r.scripts().leaseBreak, List.of(keys.lock1(role), keys.lock2(role)), List.copyOf(gone))
+  public Future<Boolean> breakLease(LeaderRole role, int partition, Collection<String> gone) {
+    return r.run(r.scripts().leaseBreak, lockKeys(role, partition), List.copyOf(gone))
         .map(reply -> reply.toInteger() == 1);
   }
 
-  /** The nodeId holding a role's lease, or null. */
-  public Future<String> leader(LeaderRole role) {
-    return r.send(Request.cmd(Command.GET).arg(keys.lock1(role))).map(Replies::str);
+  /** The nodeId holding a role's lease (-1: the cluster-wide one), or null. */
+  public Future<String> leader(LeaderRole role, int partition) {
+    return r.send(Request.cmd(Command.GET).arg(lockKeys(role, partition).get(0))).map(Replies::str);
+  }
+
+  private List<String> lockKeys(LeaderRole role, int partition) {
+    return partition < 0 ? List.of(keys.lock1(role), keys.lock2(role))
+        : List.of(keys.lock1(role, partition), keys.lock2(role, partition));
   }
 }

@@ -21,12 +21,82 @@ public final class PipelineStore {
     this.keys = r.keys();
   }
 
-  /** Publishes a pipeline version; true when it became the current one. */
-  public Future<Boolean> putPipeline(String name, String version, String group, boolean transactionType,
-                                     String definition) {
+  /** How a publication went: the current version changed, was this one already, or a newer one was kept. */
+  public record Published(boolean changed, String kept) {
+  }
+
+  /**
+   * Publishes a version made at publishedAt (ms): it becomes current unless a newer publication is (see
+   * put-pipeline.lua); its definition is stored either way. With several partitions, the current version is
+   * then copied into each (see copy).
+   */
+  public Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
+                                       String definition, String onFailure, int priority, long publishedAt) {
     return r.run(r.scripts().putPipeline, List.of(keys.pipelineH(name), keys.pipelineVersionsH(name),
-            keys.pipelinesS()), List.of(version, group, transactionType ? "1" : "0", definition, r.now(), name))
-        .map(reply -> reply.get(1).toInteger() == 1);
+            keys.pipelinesS()), List.of(version, group, transactionType ? "1" : "0", definition, r.now(), name,
+            onFailure == null ? "" : onFailure, Long.toString(publishedAt), Integer.toString(priority)))
+        .map(reply -> Code.of(reply) == Code.KEPT ? new Published(false, reply.get(1).toString())
+            : new Published(reply.get(1).toInteger() == 1, null))
+        .compose(p -> copy(name).map(p));
+  }
+
+  /**
+   * Copies a pipeline's current version (as the cluster-wide pipelineH holds it) into every partition, where
+   * start and hop read it; nothing to do with one partition. Copies are idempotent and never go back in time,
+   * so a node may copy again whenever it doubts them (after Redis failed over or came back).
+   */
+  public Future<Void> copy(String name) {
+    if (keys.partitions() == 1) {
+      return Future.succeededFuture();
+    }
+    return r.send(Request.cmd(Command.HMGET).arg(keys.pipelineH(name)).arg("version").arg("nodeGroup")
+        .arg("isTransactionType").arg("updated").arg("onFailure").arg("disabled").arg("priority")).compose(p -> {
+          if (p.get(0) == null) {
+            return Future.succeededFuture();
+          }
+          List<String> args = List.of(str(p.get(0)), str(p.get(1)), str(p.get(2)),
+              p.get(3) == null ? "0" : str(p.get(3)), p.get(4) == null ? "" : str(p.get(4)),
+              "1".equals(str(p.get(5))) ? "1" : "0", p.get(6) == null ? "0" : str(p.get(6)));
+          List<Future<Response>> copies = new ArrayList<>();
+          for (int part : keys.all()) {
+            copies.add(r.run(r.scripts().pipelineCopy, List.of(keys.pipelineInPartitionH(part, name)), args));
+          }
+          return Future.all(copies).mapEmpty();
+        });
+  }
+
+  /** Disables a pipeline (new starts refused) or enables it again; false when there is no such pipeline. */
+  public Future<Boolean> setDisabled(String name, boolean disabled) {
+    return r.run(r.scripts().pipelineState, List.of(keys.pipelineH(name)), List.of(disabled ? "1" : "0", r.now()))
+        .compose(reply -> reply.toInteger() == 1 ? copy(name).map(true) : Future.succeededFuture(false));
+  }
+
+  /**
+   * Deletes a pipeline: its current version, its partition copies and its name. Its versions stay readable,
+   * for transactions that still run on them and for the archive.
+   */
+  public Future<Void> delete(String name) {
+    List<Future<Response>> dels = new ArrayList<>();
+    dels.add(r.send(Request.cmd(Command.DEL).arg(keys.pipelineH(name))));
+    if (keys.partitions() > 1) {
+      for (int part : keys.all()) {
+        dels.add(r.send(Request.cmd(Command.DEL).arg(keys.pipelineInPartitionH(part, name))));
+      }
+    }
+    return Future.all(dels).compose(v -> r.send(Request.cmd(Command.SREM).arg(keys.pipelinesS()).arg(name)))
+        .mapEmpty();
+  }
+
+  /** Copies every published pipeline into every partition (see copy). */
+  public Future<Void> copyAll() {
+    if (keys.partitions() == 1) {
+      return Future.succeededFuture();
+    }
+    return r.send(Request.cmd(Command.SMEMBERS).arg(keys.pipelinesS())).compose(names -> {
+      List<Future<Void>> each = new ArrayList<>();
+      names.forEach(n -> each.add(copy(n.toString())));
+      return Future.all(each).mapEmpty();
+    });
   }
 
   /** The definition JSON of one version of a pipeline, or null. */
@@ -48,7 +118,7 @@ public final class PipelineStore {
       List<Future<Response>> reads = new ArrayList<>();
       for (String n : sorted) {
         reads.add(r.send(Request.cmd(Command.HMGET).arg(keys.pipelineH(n)).arg("version").arg("nodeGroup")
-            .arg("isTransactionType").arg("definition")));
+            .arg("isTransactionType").arg("definition").arg("disabled")));
       }
       return Future.all(reads).map(all -> {
         JsonObject out = new JsonObject();
@@ -56,7 +126,8 @@ public final class PipelineStore {
           Response p = all.resultAt(i);
           if (p.get(0) != null) {
             out.put(sorted.get(i), new JsonObject().put("version", str(p.get(0))).put("nodeGroup", str(p.get(1)))
-                .put("transactionType", "1".equals(str(p.get(2)))).put("definition", new JsonObject(str(p.get(3)))));
+                .put("transactionType", "1".equals(str(p.get(2)))).put("definition", new JsonObject(str(p.get(3))))
+                .put("disabled", "1".equals(str(p.get(4)))));
           }
         }
         return out;

@@ -39,31 +39,56 @@ public final class QueueStore {
   public record StartReply(Code code, String detail, long created) {
   }
 
-  /** Starts one transaction. */
-  public Future<StartReply> start(NewTx tx, Duration externalIdPeriod) {
-    return start(List.of(tx), externalIdPeriod).map(replies -> replies.get(0));
+  /**
+   * A fresh txId for a start: in the partition of its owner and externalId when it has one (so the de-dup
+   * check runs in the start's own script), else in any.
+   */
+  public String newTxId(String owner, String externalId) {
+    return keys.newTxId(keys.partitionFor(owner, externalId));
   }
 
-  /** Starts a batch of transactions in one script call; each answer stands on its own. */
-  public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod) {
+  /** Starts one transaction (priority levels give no head start: see lib/queue.lua). */
+  public Future<StartReply> start(NewTx tx, Duration externalIdPeriod) {
+    return start(List.of(tx), externalIdPeriod, 0).map(replies -> replies.get(0));
+  }
+
+  /**
+   * Starts a batch of transactions, one script call per partition they are in (a txId names its partition:
+   * Keys.newTxId); each answer stands on its own, in the order given.
+   */
+  public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis) {
+    return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
+        priorityStepMillis));
+  }
+
+  private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
+                                           long priorityStepMillis) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(3 + 5 * txs.size());
-    k.addAll(keys.statsKeys(now));
-    List<String> args = new ArrayList<>(2 + 11 * txs.size());
+    List<String> k = new ArrayList<>(4 + 5 * txs.size());
+    k.addAll(keys.statsKeys(p, now));
+    k.add(keys.sleepingZ(p));
+    List<String> args = new ArrayList<>(3 + 13 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
+    args.add(Long.toString(priorityStepMillis));
     for (NewTx tx : txs) {
       StartRequest req = tx.req();
       String state = keys.stateH(tx.txId());
       boolean webhook = req.webhook() != null;
-      k.addAll(List.of(state, keys.pipelineH(req.type()), keys.qInL(tx.group()), keys.qRingL(tx.group()),
-          req.externalId() == null ? state : keys.externalId(req.owner(), req.externalId())));
+      if (req.externalId() != null && keys.partitionFor(req.owner(), req.externalId()) != p) {
+        throw new IllegalArgumentException(tx.txId() + " is not in the partition of its externalId");
+      }
+      k.addAll(List.of(state, keys.pipelineInPartitionH(p, req.type()), keys.qInZ(p, tx.group()),
+          keys.qRingL(p, tx.group()), req.externalId() == null ? state : keys.externalId(req.owner(),
+          req.externalId())));
       args.addAll(List.of(tx.txId(), req.owner(), req.type(), req.externalId() == null ? "" : req.externalId(),
           req.metadataJson(), req.inputJson(), tx.group(), webhook ? req.webhook() : "",
           webhook ? WebhookUrl.hash(req.webhook()) : "", webhook ? Long.toString(tx.webhookDelay().toMillis()) : "",
-          webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : ""));
+          webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : "",
+          req.startAtMillis(now) == 0 ? "" : Long.toString(req.startAtMillis(now)),
+          req.priority() == null ? "" : Integer.toString(req.priority())));
     }
-    return r.run(r.scripts().start, k, args).map(reply -> {
+    return r.runReplicated(r.scripts().start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
       for (Response one : reply) {
         out.add(new StartReply(Code.of(one), one.get(1).toString(), now));
@@ -72,14 +97,15 @@ public final class QueueStore {
     });
   }
 
-  /** Takes up to max transactions of a group for this node, admin first, then out, then in. */
-  public Future<List<Dequeued>> dequeue(String group, String nodeId, int max) {
+  /** Takes up to max transactions of a group in a partition for this node, admin first, then out, then in. */
+  public Future<List<Dequeued>> dequeue(int p, String group, String nodeId, int max) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(List.of(keys.qAdminL(group), keys.qOutL(group), keys.qInL(group),
-        keys.processingZ(), keys.inflightZ(nodeId), keys.qRingL(group)));
-    k.addAll(keys.statsKeys(now));
-    return r.run(r.scripts().dequeue, k, List.of(Integer.toString(max), nodeId, Long.toString(now), keys.stateH(""),
-        group)).map(QueueStore::dequeued);
+    List<String> k = new ArrayList<>(List.of(keys.qAdminL(p, group), keys.qOutL(p, group), keys.qInZ(p, group),
+        keys.processingZ(p), keys.inflightZ(p, nodeId), keys.qRingL(p, group)));
+    k.addAll(keys.statsKeys(p, now));
+    k.add(keys.groupH(p, group));
+    return r.run(r.scripts().dequeue, k, List.of(Integer.toString(max), nodeId, Long.toString(now),
+        keys.stateH(p, ""), group)).map(QueueStore::dequeued);
   }
 
   /** Each entry on its own: the script has taken them all, so one bad state must not hide the others. */
@@ -95,7 +121,7 @@ public final class QueueStore {
         out.add(new Dequeued(txId, attempt, str(e.get(2)), str(e.get(3)), Integer.parseInt(str(e.get(4))),
             json(e.get(5)), str(e.get(6)), emptyToNull(str(e.get(7))), json(e.get(8)),
             Long.parseLong(str(e.get(9))), str(e.get(10)), child, Integer.parseInt(str(e.get(14))),
-            switchValues(json(e.get(15))), null));
+            switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), null));
       } catch (RuntimeException bad) {
         out.add(Dequeued.unreadable(txId, attempt, bad.toString()));
       }
@@ -112,18 +138,50 @@ public final class QueueStore {
     return values;
   }
 
-  /** Puts back what this node holds in inflightZ but is not running; answers how many went back. */
+  /**
+   * Puts back what this node holds in inflightZ (of every partition) but is not running; answers how many
+   * went back.
+   */
   public Future<Integer> requeueLost(String nodeId, Collection<String> running) {
-    List<String> args = new ArrayList<>(5 + running.size());
-    args.addAll(List.of(r.now(), keys.stateH(""), keys.qInL(""), keys.qRingL(""), nodeId));
-    args.addAll(running);
-    return r.run(r.scripts().requeue, List.of(keys.inflightZ(nodeId), keys.processingZ()), args)
-        .map(Response::toInteger);
+    List<Future<Integer>> each = new ArrayList<>();
+    for (int p : keys.all()) {
+      List<String> args = new ArrayList<>(5 + running.size());
+      args.addAll(List.of(r.now(), keys.stateH(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), nodeId));
+      running.stream().filter(id -> keys.partitionOf(id) == p).forEach(args::add);
+      each.add(r.run(r.scripts().requeue, List.of(keys.inflightZ(p, nodeId), keys.processingZ(p)), args)
+          .map(Response::toInteger));
+    }
+    return Future.all(each).map(all -> {
+      int n = 0;
+      for (int i = 0; i < all.size(); i++) {
+        n += all.<Integer>resultAt(i);
+      }
+      return n;
+    });
+  }
+
+  /**
+   * Moves what an older version left on the group's in-queue list onto its sorted set, in every partition
+   * (queue-upgrade.lua); answers how many transactions moved.
+   */
+  public Future<Integer> upgradeQueues(String group) {
+    List<Future<Response>> each = new ArrayList<>();
+    for (int p : keys.all()) {
+      each.add(r.run(r.scripts().queueUpgrade, List.of(keys.legacyQInL(p, group), keys.qInZ(p, group),
+          keys.qRingL(p, group)), List.of()));
+    }
+    return Future.all(each).map(all -> {
+      int n = 0;
+      for (Future<Response> f : each) {
+        n += f.result().toInteger();
+      }
+      return n;
+    });
   }
 
   /** Puts a wake-up token on a group's ring (a node that took one but cannot use it hands it on). */
-  public Future<Void> ring(String group) {
-    return r.send(Request.cmd(Command.RPUSH).arg(keys.qRingL(group)).arg("1")).mapEmpty();
+  public Future<Void> ring(int p, String group) {
+    return r.send(Request.cmd(Command.RPUSH).arg(keys.qRingL(p, group)).arg("1")).mapEmpty();
   }
 
   /** Takes a start token from an owner's bucket: 0 when taken, else the milliseconds until one is there. */

@@ -10,7 +10,9 @@ import io.vertx.redis.client.Response;
 import io.vertx.redis.client.ResponseType;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /** Reads of transactions for clients and operators, and the health reads behind readiness. */
 public final class ReadStore {
@@ -20,6 +22,62 @@ public final class ReadStore {
   public ReadStore(StoreContext r) {
     this.r = r;
     this.keys = r.keys();
+  }
+
+  /**
+   * The txIds of a pipeline's transactions Redis still holds that ended with this status, completed in [from,
+   * to) (ms): those waiting in toArchiveZ (scored completion + archiveDelay), at most limit from each partition.
+   * One being archived right now, or waiting for its compensation, is not among them.
+   */
+  public Future<List<String>> ended(String type, String status, long from, long to, long archiveDelay, int limit) {
+    List<Future<List<String>>> each = new ArrayList<>();
+    for (int p : keys.all()) {
+      each.add(r.send(Request.cmd(Command.ZRANGEBYSCORE).arg(keys.toArchiveZ(p)).arg(from + archiveDelay)
+              .arg("(" + (to + archiveDelay)).arg("LIMIT").arg(0).arg(limit))
+          .compose(ids -> {
+            List<Future<String>> checked = new ArrayList<>();
+            ids.forEach(id -> checked.add(r.send(Request.cmd(Command.HMGET).arg(keys.stateH(id.toString()))
+                    .arg("type").arg("status").arg("processingState"))
+                .map(f -> type.equals(Replies.str(f.get(0))) && status.equals(Replies.str(f.get(1)))
+                    && "complete".equals(Replies.str(f.get(2))) ? id.toString() : null)));
+            return Future.all(checked).map(all -> all.<String>list().stream().filter(java.util.Objects::nonNull)
+                .toList());
+          }));
+    }
+    return Future.all(each).map(all -> all.<List<String>>list().stream().flatMap(List::stream).toList());
+  }
+
+  /**
+   * How many transactions of a pipeline (of a group) Redis holds that have not ended: among each partition's
+   * processing, sleeping and queued ones of the group, up to limit of each; -1 when a set held more than
+   * that, so the count is not known.
+   */
+  public Future<Integer> liveOf(String type, String group, int limit) {
+    List<Future<Response>> sets = new ArrayList<>();
+    for (int p : keys.all()) {
+      sets.add(r.send(Request.cmd(Command.ZRANGE).arg(keys.processingZ(p)).arg(0).arg(limit)));
+      sets.add(r.send(Request.cmd(Command.ZRANGE).arg(keys.sleepingZ(p)).arg(0).arg(limit)));
+      for (String q : List.of(keys.qAdminL(p, group), keys.qOutL(p, group))) {
+        sets.add(r.send(Request.cmd(Command.LRANGE).arg(q).arg(0).arg(limit)));
+      }
+      sets.add(r.send(Request.cmd(Command.ZRANGE).arg(keys.qInZ(p, group)).arg(0).arg(limit)));
+    }
+    return Future.all(sets).compose(all -> {
+      java.util.Set<String> ids = new java.util.HashSet<>();
+      for (int i = 0; i < sets.size(); i++) {
+        Response members = all.resultAt(i);
+        if (members.size() > limit) {
+          return Future.succeededFuture(-1);
+        }
+        members.forEach(m -> ids.add(m.toString()));
+      }
+      List<Future<Boolean>> ofType = new ArrayList<>();
+      for (String id : ids) {
+        ofType.add(r.send(Request.cmd(Command.HMGET).arg(keys.stateH(id)).arg("type").arg("processingState"))
+            .map(f -> type.equals(Replies.str(f.get(0))) && !"complete".equals(Replies.str(f.get(1)))));
+      }
+      return Future.all(ofType).map(checked -> (int) checked.<Boolean>list().stream().filter(b -> b).count());
+    });
   }
 
   /** The summary of a transaction, or null when Redis has none. */
@@ -50,9 +108,12 @@ public final class ReadStore {
     });
   }
 
-  /** Operational events (eventsL) that name this transaction, newest first, up to 50 looked at 1000. */
+  /**
+   * Operational events (eventsL of the transaction's partition) that name this transaction, newest first, up
+   * to 50 looked at 1000.
+   */
   public Future<JsonArray> eventsAbout(String txId) {
-    return r.send(Request.cmd(Command.LRANGE).arg(keys.eventsL()).arg(0).arg(999)).map(reply -> {
+    return r.send(Request.cmd(Command.LRANGE).arg(keys.eventsL(keys.partitionOf(txId))).arg(0).arg(999)).map(reply -> {
       JsonArray out = new JsonArray();
       for (Response e : reply) {
         String text = e.toString();
@@ -71,23 +132,44 @@ public final class ReadStore {
   /** Lists an operator can look at: which sorted set holds them, newest first or oldest first. */
   public enum AdminList { INPLAY, SLEEPING, EXCEPTIONS, RECENT }
 
-  /** Up to limit transactions of a list: {txId, at (the set's score), owner, type, status, processingState}. */
+  /**
+   * Up to limit transactions of a list over every partition: {txId, at (the set's score), owner, type,
+   * status, processingState}, newest first for exceptions and recent ones, else oldest first.
+   */
   public Future<JsonArray> adminList(AdminList list, int limit) {
-    String key = switch (list) {
-      case INPLAY -> keys.processingZ();
-      case SLEEPING -> keys.sleepingZ();
-      case EXCEPTIONS -> keys.exceptionZ();
-      case RECENT -> keys.toArchiveZ();
-    };
-    Request range = Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(limit - 1);
-    if (list == AdminList.EXCEPTIONS || list == AdminList.RECENT) {
-      range.arg("REV");
+    boolean newestFirst = list == AdminList.EXCEPTIONS || list == AdminList.RECENT;
+    List<Future<Response>> ranges = new ArrayList<>();
+    for (int p : keys.all()) {
+      String key = switch (list) {
+        case INPLAY -> keys.processingZ(p);
+        case SLEEPING -> keys.sleepingZ(p);
+        case EXCEPTIONS -> keys.exceptionZ(p);
+        case RECENT -> keys.toArchiveZ(p);
+      };
+      Request range = Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(limit - 1);
+      if (newestFirst) {
+        range.arg("REV");
+      }
+      ranges.add(r.send(range.arg("WITHSCORES")));
     }
-    range.arg("WITHSCORES");
-    return r.send(range).compose(reply -> {
+    return Future.all(ranges).compose(replies -> {
+      List<Map.Entry<String, Long>> merged = new ArrayList<>();
+      for (int i = 0; i < replies.size(); i++) {
+        List<String> someIds = new ArrayList<>();
+        List<Long> someScores = new ArrayList<>();
+        scored(replies.resultAt(i), someIds, someScores);
+        for (int j = 0; j < someIds.size(); j++) {
+          merged.add(Map.entry(someIds.get(j), someScores.get(j)));
+        }
+      }
+      Comparator<Map.Entry<String, Long>> byScore = Map.Entry.comparingByValue();
+      merged.sort(newestFirst ? byScore.reversed() : byScore);
       List<String> ids = new ArrayList<>();
       List<Long> scores = new ArrayList<>();
-      scored(reply, ids, scores);
+      merged.stream().limit(limit).forEach(e -> {
+        ids.add(e.getKey());
+        scores.add(e.getValue());
+      });
       List<Future<Response>> reads = new ArrayList<>();
       for (String id : ids) {
         reads.add(r.send(Request.cmd(Command.HMGET).arg(keys.stateH(id)).arg("owner").arg("type").arg("status")

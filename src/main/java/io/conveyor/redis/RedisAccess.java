@@ -7,14 +7,19 @@ import java.time.Duration;
 
 /**
  * One per node: where Redis is (options, and the timeout after which a command counts as unanswered), the
- * key names, the scripts, the clock and the meter. Each verticle opens a StoreContext of its own (a link
- * bound to its context) and builds on it the stores it uses.
+ * key names, the scripts, the clock, the meter, and the replicas a start or completion waits for. Each
+ * verticle opens a StoreContext of its own (a link bound to its context) and builds on it the stores it uses.
  */
 public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
-                          ScriptMeter meter) {
+                          ScriptMeter meter, Replicas replicas) {
+
+  public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
+                     ScriptMeter meter) {
+    this(options, timeout, keys, scripts, clock, meter, Replicas.NONE);
+  }
 
   /** A context for one verticle (or one client thread): a link of its own. */
   public StoreContext open(Vertx vertx) {
-    return new StoreContext(new RedisLink(vertx, options, timeout).meter(meter), keys, scripts, clock);
+    return new StoreContext(new RedisLink(vertx, options, timeout).meter(meter), keys, scripts, clock, replicas);
   }
 }

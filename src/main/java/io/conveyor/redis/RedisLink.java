@@ -3,11 +3,15 @@ package io.conveyor.redis;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisReplicas;
+import io.vertx.redis.client.RedisRole;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -18,6 +22,8 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisLink {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+  /** How long a cluster client keeps its slot map before it reads it again (see options). */
+  static final long SLOT_CACHE_MS = 5_000;
   private final Vertx vertx;
   private final RedisOptions options;
   private final long timeoutMs;
@@ -47,10 +53,31 @@ public final class RedisLink {
     this.timeoutMs = timeout.toMillis();
   }
 
-  /** Options for a node's links, from the redis section of config. */
+  /** Options for a standalone Redis at url. */
   public static RedisOptions options(String url, int maxPipelined) {
     return new RedisOptions().setConnectionString(url).setMaxWaitingHandlers(maxPipelined)
         .setMaxPoolSize(4).setMaxPoolWaiting(maxPipelined);
+  }
+
+  /**
+   * Options for a node's links, from the redis section of config. A Redis Cluster client routes each
+   * command by its keys' slot, follows MOVED and ASK, and refreshes its slot map; a Sentinel client asks
+   * the sentinels where the master is each time it connects, so a link that reconnects after a failover
+   * finds the new master. Replicas are never read: every read must see the latest write.
+   */
+  public static RedisOptions options(io.conveyor.config.Config.Redis redis) {
+    RedisOptions o = options(redis.url(), redis.maxPipelined());
+    switch (redis.mode()) {
+      // every link has a client of its own, and each client reads the slot map again once its copy is older
+      // than the cache TTL: 1 s (the default) cost an idle node 6 CLUSTER SLOTS a second. A MOVED reply
+      // refreshes it at once; only a master that died without one is tried for up to 5 s longer
+      case CLUSTER -> o.setType(RedisClientType.CLUSTER).setEndpoints(redis.endpoints())
+          .setUseReplicas(RedisReplicas.NEVER).setHashSlotCacheTTL(SLOT_CACHE_MS).setTopologyCacheTTL(SLOT_CACHE_MS);
+      case SENTINEL -> o.setType(RedisClientType.SENTINEL).setEndpoints(redis.endpoints())
+          .setMasterName(redis.masterName()).setRole(RedisRole.MASTER);
+      default -> o.setType(RedisClientType.STANDALONE);
+    }
+    return o;
   }
 
   /** Fails with RedisUnavailable when Redis did not answer, or with Redis's own error when it refused. */
@@ -58,11 +85,36 @@ public final class RedisLink {
     Future<RedisConnection> used = connection();
     return used.compose(c -> c.send(request)).timeout(timeoutMs, TimeUnit.MILLISECONDS)
         .recover(e -> {
-          if (e instanceof TimeoutException && connection == used) {
-            replaceClient();
-          }
+          dropIfBroken(used, e);
           return Future.failedFuture(RedisUnavailable.classify(e));
         });
+  }
+
+  /**
+   * Sends the requests together on one connection (in a Redis Cluster: to the master of their keys' slot,
+   * so a keyless command such as WAIT goes where the script before it ran); fails as send does.
+   */
+  public Future<List<Response>> batch(List<Request> requests) {
+    Future<RedisConnection> used = connection();
+    return used.compose(c -> c.batch(requests)).timeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .recover(e -> {
+          dropIfBroken(used, e);
+          return Future.failedFuture(RedisUnavailable.classifyBatch(e));
+        });
+  }
+
+  /**
+   * A timeout replaces the client (the connection may hang). A server that turned read-only was a master
+   * and is one no more (a failover): the connection is dropped, so the next one goes to the new master.
+   */
+  private void dropIfBroken(Future<RedisConnection> used, Throwable e) {
+    if (connection == used) {
+      if (e instanceof TimeoutException) {
+        replaceClient();
+      } else if (String.valueOf(e.getMessage()).matches("(?s)(ERR \\[\\d+] )?READONLY.*") && used.succeeded()) {
+        forget(used, used.result());
+      }
+    }
   }
 
   /**
@@ -78,28 +130,62 @@ public final class RedisLink {
 
   /** A connection of its own, for a blocking command or a subscription. */
   public Future<RedisConnection> dedicated() {
-    return client.connect();
+    return client.connect().onFailure(e -> connectFailed());
   }
 
+  /**
+   * The shared connection, or a new attempt. The attempt is returned, not the field: a connect that fails at
+   * once runs connectFailed before this returns, and that may replace the client and clear the field.
+   */
   private Future<RedisConnection> connection() {
-    if (connection == null || connection.failed()) {
-      Future<RedisConnection> attempt = client.connect();
-      connection = attempt;
-      attempt.onSuccess(c -> {
-        c.exceptionHandler(e -> forget(attempt, c));
-        c.endHandler(v -> forget(attempt, c));
-      });
+    Future<RedisConnection> current = connection;
+    if (current != null && !current.failed()) {
+      return current;
     }
-    return connection;
+    Future<RedisConnection> attempt = client.connect();
+    connection = attempt;
+    attempt.onSuccess(c -> {
+      c.exceptionHandler(e -> forget(attempt, c));
+      c.endHandler(v -> forget(attempt, c));
+    }).onFailure(e -> connectFailed());
+    return attempt;
   }
 
-  /** A broken connection is closed, not only dropped: the pool would otherwise count it as lent forever. */
+  /**
+   * A cluster client connects to every master of its slot map, and keeps that map for its cache TTL: after a
+   * master died, every connect fails until the map is read again. A client that could not connect is
+   * replaced (at most twice a second), so the next connect reads the map now and finds the new master.
+   */
+  private void connectFailed() {
+    if (options.getType() != RedisClientType.CLUSTER) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - lastReplaced >= 500_000_000L) {
+      lastReplaced = now;
+      replaceClient();
+    }
+  }
+
+  private long lastReplaced = System.nanoTime() - 1_000_000_000L;
+
+  /**
+   * A broken connection is closed, not only dropped: the pool would otherwise count it as lent forever. It
+   * is closed once: its end and exception handlers may both fire, and a cluster connection's fire once for
+   * each server it holds; a second close would give the same pooled connections back twice.
+   */
   private void forget(Future<RedisConnection> broken, RedisConnection c) {
     if (connection == broken) {
       connection = null;
     }
-    c.close();
+    if (closed.add(c)) {
+      c.close();
+    }
   }
+
+  /** Connections forget has closed (weakly held: a closed connection is soon garbage). */
+  private final java.util.Set<RedisConnection> closed =
+      java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
 
   public Future<Void> close() {
     connection = null;

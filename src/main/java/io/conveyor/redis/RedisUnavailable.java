@@ -9,13 +9,50 @@ import java.util.Set;
  * busy, read-only, out of memory, no master). Worth a retry later; anything else Redis refuses (a script
  * error, a wrong type) is a bug, not an outage, and passes through unchanged.
  */
-public final class RedisUnavailable extends RuntimeException {
+public class RedisUnavailable extends RuntimeException {
   /** Error replies that say "not now", not "never". */
   private static final Set<String> TRANSIENT = Set.of("LOADING", "BUSY", "MASTERDOWN", "READONLY", "OOM",
-      "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MISCONF");
+      "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MISCONF",
+      // not a server's: the client's own answer to commands that were waiting when their connection closed
+      "CONNECTION_CLOSED");
 
   public RedisUnavailable(Throwable cause) {
     super("Redis did not answer: " + cause.getMessage(), cause);
+  }
+
+  private RedisUnavailable(String message) {
+    super(message);
+  }
+
+  /**
+   * The master ran the script, but fewer replicas than redis.waitReplicas had its writes in time: the
+   * writes stand (and are read back), yet a failover now could drop them, so the caller is not told "done".
+   */
+  public static final class NotReplicated extends RedisUnavailable {
+    NotReplicated(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The failure of a batch: the client joins the error replies as "ERR [index] reply" lines; the first
+   * tells whether it is an outage. The batch itself is answered the same way as one command.
+   */
+  static Throwable classifyBatch(Throwable e) {
+    String m = String.valueOf(e.getMessage());
+    java.util.regex.Matcher first = java.util.regex.Pattern.compile("^ERR \\[\\d+] ([^\\r\\n]*)").matcher(m);
+    if (!(e instanceof Response) || !first.find()) {
+      return classify(e);
+    }
+    String reply = first.group(1);
+    int space = reply.indexOf(' ');
+    String code = space < 0 ? reply : reply.substring(0, space);
+    // a server's error reply starts with its code in capitals; anything else is the client's own failure (a
+    // closed connection: "io.netty.channel.StacklessClosedChannelException"), an outage too
+    if (!code.matches("[A-Z]+") || TRANSIENT.contains(code)) {
+      return new RedisUnavailable(e);
+    }
+    return new IllegalStateException(reply, e);
   }
 
   /** The failure of a command as callers should see it. */

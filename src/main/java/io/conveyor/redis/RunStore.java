@@ -29,67 +29,148 @@ public final class RunStore {
         .map(Code::of);
   }
 
-  /** One transaction to complete, fenced by the attempt this node was given. */
+  /**
+   * One transaction to complete, fenced by the attempt this node was given; error (or null) is the failed
+   * last attempt's, kept in the transaction's errors.
+   */
   public record Completion(String txId, long attempt, TxStatus status, JsonObject output, String note,
-                           String stepTime) {
+                           String stepTime, JsonObject error) {
     public Completion(String txId, long attempt, TxStatus status, JsonObject output, String note) {
-      this(txId, attempt, status, output, note, null);
+      this(txId, attempt, status, output, note, null, null);
     }
   }
 
-  /** Completes a batch of transactions this node runs, in one script call; each answer stands on its own. */
+  /**
+   * Completes a batch of transactions this node runs, one script call per partition they are in; each
+   * answer stands on its own, in the order given.
+   */
   public Future<List<Code>> complete(String nodeId, Duration archiveDelay, List<Completion> txs) {
+    return Partitioned.each(keys, txs, Completion::txId, (p, some) -> completeIn(p, nodeId, archiveDelay, some));
+  }
+
+  private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(8 + 2 * txs.size());
-    k.addAll(List.of(keys.processingZ(), keys.inflightZ(nodeId), keys.toArchiveZ(), keys.notifyChannel(),
-        keys.webhooksZ()));
-    k.addAll(keys.statsKeys(now));
-    List<String> args = new ArrayList<>(5 + 6 * txs.size());
-    args.addAll(List.of(Long.toString(now), Long.toString(archiveDelay.toMillis()), keys.stateH(""), keys.qOutL(""),
-        keys.qRingL("")));
+    List<String> k = new ArrayList<>(9 + 2 * txs.size());
+    k.addAll(List.of(keys.processingZ(p), keys.inflightZ(p, nodeId), keys.toArchiveZ(p), keys.notifyChannel(p),
+        keys.webhooksZ(p)));
+    k.addAll(keys.statsKeys(p, now));
+    k.add(keys.sleepingZ(p));
+    List<String> args = new ArrayList<>(8 + 7 * txs.size());
+    args.addAll(List.of(Long.toString(now), Long.toString(archiveDelay.toMillis()), keys.stateH(p, ""),
+        keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""),
+        keys.webhookH(p, "")));
     for (Completion c : txs) {
       k.add(keys.stateH(c.txId()));
       k.add(keys.webhookH(c.txId()));
       args.addAll(List.of(c.txId(), Long.toString(c.attempt()), c.status().wire(),
           c.output() == null ? "" : c.output().encode(), c.note() == null ? "" : c.note(),
-          c.stepTime() == null ? "" : c.stepTime()));
+          c.stepTime() == null ? "" : c.stepTime(), c.error() == null ? "" : c.error().encode()));
     }
-    return r.run(r.scripts().complete, k, args).map(reply -> {
+    return r.runReplicated(r.scripts().complete, k, args).map(reply -> {
       List<Code> out = new ArrayList<>(reply.size());
       reply.forEach(one -> out.add(Code.of(one)));
       return out;
     });
   }
 
+  /** A fresh txId for a child of this parent: in the parent's partition (see hop). */
+  public String childTxId(String parentTxId) {
+    return keys.newTxId(keys.partitionOf(parentTxId));
+  }
+
   /** Reply of hop.lua: code plus a detail (the child's version, or the group it really belongs to). */
   public record HopReply(Code code, String detail) {
   }
 
-  /** Queues a child pipeline in its group and lets the parent (run by this node) wait for it. */
+  /**
+   * Queues a child pipeline in its group and lets the parent (run by this node) wait for it. The child
+   * lives in its parent's partition (childTxId must be one of it: Keys.newTxId), so handing its result back
+   * stays in one slot.
+   */
   public Future<HopReply> hop(Dequeued parent, String nodeId, int step, String childTxId, String childType,
                               JsonObject input, String childGroup) {
     long now = r.clock().millis();
+    int p = keys.partitionOf(parent.txId());
+    if (keys.partitionOf(childTxId) != p) {
+      throw new IllegalArgumentException("child " + childTxId + " is not in its parent's partition " + p);
+    }
     List<String> k = new ArrayList<>(List.of(keys.stateH(parent.txId()), keys.stateH(childTxId),
-        keys.pipelineH(childType), keys.qInL(childGroup), keys.qRingL(childGroup), keys.processingZ(),
-        keys.inflightZ(nodeId)));
-    k.addAll(keys.statsKeys(now));
+        keys.pipelineInPartitionH(p, childType), keys.qInZ(p, childGroup), keys.qRingL(p, childGroup),
+        keys.processingZ(p), keys.inflightZ(p, nodeId)));
+    k.addAll(keys.statsKeys(p, now));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
         childType, input.encode(), Long.toString(now), childGroup);
     return r.run(r.scripts().hop, k, args)
         .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
   }
 
+  /** A parallel step's join: how many branches must succeed, whether all must, on failure go on, at most at once. */
+  public record Join(int need, boolean all, boolean continueOnFailure, int maxConcurrency) {
+  }
+
+  /** One branch: its txId (of the parent's partition), pipeline, input, and the group the caller believes it in. */
+  public record Branch(String txId, String pipeline, JsonObject input, String group) {
+  }
+
+  /** Reply of fork.lua: code plus the pipeline it concerns and, for GROUP_CHANGED, its real group. */
+  public record ForkReply(Code code, String pipeline, String group) {
+  }
+
+  /**
+   * Starts the branches of a parallel step as children of the parent (run by this node), which then waits for
+   * their join (see fork.lua). branchTxIds must be of the parent's partition (childTxId); groups[i] is the
+   * group the caller believes branch i's pipeline belongs to.
+   */
+  public Future<ForkReply> fork(Dequeued parent, String nodeId, int step, Join join, List<Branch> branches) {
+    long now = r.clock().millis();
+    int p = keys.partitionOf(parent.txId());
+    List<String> k = new ArrayList<>(6 + 4 * branches.size());
+    k.addAll(List.of(keys.stateH(parent.txId()), keys.processingZ(p), keys.inflightZ(p, nodeId)));
+    k.addAll(keys.statsKeys(p, now));
+    List<String> args = new ArrayList<>(8 + 4 * branches.size());
+    args.addAll(List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), Long.toString(now),
+        Integer.toString(join.need()), join.all() ? "1" : "0", join.continueOnFailure() ? "1" : "0",
+        Integer.toString(join.maxConcurrency())));
+    for (Branch b : branches) {
+      if (keys.partitionOf(b.txId()) != p) {
+        throw new IllegalArgumentException("branch " + b.txId() + " is not in its parent's partition " + p);
+      }
+      k.addAll(List.of(keys.stateH(b.txId()), keys.pipelineInPartitionH(p, b.pipeline()), keys.qInZ(p, b.group()),
+          keys.qRingL(p, b.group())));
+      args.addAll(List.of(b.txId(), b.pipeline(), b.input().encode(), b.group()));
+    }
+    return r.run(r.scripts().fork, k, args).map(reply -> new ForkReply(Code.of(reply),
+        reply.size() > 1 ? reply.get(1).toString() : null, reply.size() > 2 ? reply.get(2).toString() : null));
+  }
+
   /** Lets a running transaction sleep until wakeAt or its switch changes: SLEEPING, REQUEUED or FENCED. */
   public Future<Code> sleep(Dequeued tx, String nodeId, String group, long wakeAt, String switchName) {
-    List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(), keys.processingZ(), keys.inflightZ(nodeId),
-        keys.qInL(group), keys.qRingL(group));
+    int p = keys.partitionOf(tx.txId());
+    List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
+        keys.inflightZ(p, nodeId), keys.qInZ(p, group), keys.qRingL(p, group));
     return r.run(r.scripts().sleep, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(wakeAt),
         switchName == null ? "" : switchName, r.now())).map(Code::of);
   }
 
+  /**
+   * A failed step waits off the worker for its next attempt, due at dueAt (see retry.lua): SLEEPING, CANCELLED
+   * (its owner asked to cancel it; nothing written) or FENCED. view is what status shows meanwhile; error is
+   * the failed attempt's, kept in the transaction's errors.
+   */
+  public Future<Code> retry(Dequeued tx, String nodeId, long dueAt, int nextAttempt, JsonObject view,
+                            JsonObject error, String stepTime) {
+    int p = keys.partitionOf(tx.txId());
+    List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
+        keys.inflightZ(p, nodeId));
+    return r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(dueAt),
+        Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime))
+        .map(Code::of);
+  }
+
   /** Records a running step's progress report (fenced by attempt): OK, NOT_FOUND or FENCED. */
   public Future<Code> progress(String txId, long attempt, JsonObject report) {
-    return r.run(r.scripts().progress, List.of(keys.stateH(txId), keys.webhooksZ(), keys.notifyChannel()),
-        List.of(txId, Long.toString(attempt), report.encode(), r.now(), keys.webhookH(""))).map(Code::of);
+    int p = keys.partitionOf(txId);
+    return r.run(r.scripts().progress, List.of(keys.stateH(txId), keys.webhooksZ(p), keys.notifyChannel(p)),
+        List.of(txId, Long.toString(attempt), report.encode(), r.now(), keys.webhookH(p, ""))).map(Code::of);
   }
 }

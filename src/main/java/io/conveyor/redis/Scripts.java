@@ -15,14 +15,26 @@ public final class Scripts {
   public final LuaScript complete = LuaScript.load("complete");
   public final LuaScript getState = LuaScript.load("get-state");
   public final LuaScript putPipeline = LuaScript.load("put-pipeline");
+  public final LuaScript pipelineCopy = LuaScript.load("pipeline-copy");
+  public final LuaScript pipelineState = LuaScript.load("pipeline-state");
   public final LuaScript requeue = LuaScript.load("requeue");
   public final LuaScript hop = LuaScript.load("hop");
+  public final LuaScript fork = LuaScript.load("fork");
+  public final LuaScript groupState = LuaScript.load("group-state");
+  public final LuaScript queueUpgrade = LuaScript.load("queue-upgrade");
+  public final LuaScript schedulePut = LuaScript.load("schedule-put");
+  public final LuaScript scheduleDue = LuaScript.load("schedule-due");
+  public final LuaScript scheduleFire = LuaScript.load("schedule-fire");
+  public final LuaScript scheduleDone = LuaScript.load("schedule-done");
   public final LuaScript cancel = LuaScript.load("cancel");
   public final LuaScript lease = LuaScript.load("lease");
   public final LuaScript heartbeat = LuaScript.load("heartbeat");
   public final LuaScript reap = LuaScript.load("reap");
+  public final LuaScript judge = LuaScript.load("judge");
   public final LuaScript leaseBreak = LuaScript.load("lease-break");
   public final LuaScript sleep = LuaScript.load("sleep");
+  public final LuaScript retry = LuaScript.load("retry");
+  public final LuaScript rerun = LuaScript.load("rerun");
   public final LuaScript setSwitch = LuaScript.load("set-switch");
   public final LuaScript wake = LuaScript.load("wake");
   public final LuaScript rate = LuaScript.load("rate");
@@ -33,7 +45,7 @@ public final class Scripts {
   public final LuaScript sample = LuaScript.load("sample");
 
   public List<LuaScript> all() {
-    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, requeue, hop, cancel, lease, heartbeat, reap, leaseBreak, sleep, setSwitch,
+    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample);
   }
 
@@ -57,6 +69,30 @@ public final class Scripts {
         .onSuccess(r -> link.meter().script(script.name(), System.nanoTime() - began));
   }
 
+  /**
+   * Runs a script and then WAIT on the same connection (in a Redis Cluster, on the master of the script's
+   * slot); fails with RedisUnavailable when fewer replicas than asked have its writes in time.
+   */
+  static Future<Response> run(RedisLink link, LuaScript script, List<String> keys, List<String> args,
+                              Replicas replicas) {
+    long began = System.nanoTime();
+    Request wait = Request.cmd(Command.WAIT).arg(replicas.count()).arg(replicas.timeout().toMillis());
+    return link.batch(List.of(request(Command.EVALSHA, script.sha(), keys, args), wait))
+        .recover(e -> isNoScript(e)
+            ? link.batch(List.of(request(Command.EVAL, script.source(), keys, args), wait))
+            : Future.failedFuture(e))
+        .compose(replies -> {
+          int acked = replies.get(1).toInteger();
+          if (acked < replicas.count()) {
+            return Future.failedFuture(new RedisUnavailable.NotReplicated("written on the Redis master, but " + acked + " of "
+                + replicas.count() + " replicas had it within " + replicas.timeout().toMillis()
+                + " ms (redis.waitReplicas); a failover now could drop it"));
+          }
+          link.meter().script(script.name(), System.nanoTime() - began);
+          return Future.succeededFuture(replies.get(0));
+        });
+  }
+
   private static Request request(Command cmd, String script, List<String> keys, List<String> args) {
     Request r = Request.cmd(cmd).arg(script).arg(keys.size());
     keys.forEach(r::arg);
@@ -66,6 +102,6 @@ public final class Scripts {
 
   private static boolean isNoScript(Throwable e) {
     String m = e.getMessage();
-    return m != null && m.startsWith("NOSCRIPT");
+    return m != null && (m.startsWith("NOSCRIPT") || m.contains("] NOSCRIPT")); // a batch's: "ERR [0] NOSCRIPT …"
   }
 }

@@ -19,32 +19,39 @@ public final class StatsStore {
     this.keys = r.keys();
   }
 
-  /** Samples queue lengths of these groups into the stats (see sample.lua). */
-  public Future<Integer> sampleQueues(Collection<String> groups) {
+  /** Samples the queue lengths of these groups in a partition into its stats (see sample.lua). */
+  public Future<Integer> sampleQueues(int p, Collection<String> groups) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(List.of(keys.processingZ(), keys.sleepingZ()));
-    k.addAll(keys.statsKeys(now));
+    List<String> k = new ArrayList<>(List.of(keys.processingZ(p), keys.sleepingZ(p)));
+    k.addAll(keys.statsKeys(p, now));
     List<String> args = new ArrayList<>(List.of(Long.toString(now)));
     for (String g : groups) {
-      k.addAll(List.of(keys.qInL(g), keys.qOutL(g), keys.qAdminL(g)));
+      k.addAll(List.of(keys.qInZ(p, g), keys.qOutL(p, g), keys.qAdminL(p, g)));
       args.add(g);
     }
     return r.run(r.scripts().sample, k, args).map(Response::toInteger);
   }
 
-  /** The stats hashes of a series (1, 2 or 3) for these slot starts, in order; an empty object for none. */
+  /**
+   * The stats hashes of a series (1, 2 or 3) for these slot starts, in order, summed over the partitions
+   * (counts add up, and so do the queue lengths each partition samples); an empty object for none.
+   */
   public Future<List<JsonObject>> stats(int series, List<Long> slots) {
-    List<Future<Response>> reads = new ArrayList<>(slots.size());
+    List<Future<Response>> reads = new ArrayList<>(slots.size() * keys.partitions());
     for (long slot : slots) {
-      reads.add(r.send(Request.cmd(Command.HGETALL).arg(keys.statsH(series, slot))));
+      for (int p : keys.all()) {
+        reads.add(r.send(Request.cmd(Command.HGETALL).arg(keys.statsH(p, series, slot))));
+      }
     }
     return Future.all(reads).map(all -> {
       List<JsonObject> out = new ArrayList<>(slots.size());
       for (int i = 0; i < slots.size(); i++) {
-        Response reply = all.resultAt(i);
         JsonObject h = new JsonObject();
-        if (reply != null && reply.size() > 0) {
-          Replies.hash(reply, (k, v) -> h.put(k, v.toLong()));
+        for (int p = 0; p < keys.partitions(); p++) {
+          Response reply = all.resultAt(i * keys.partitions() + p);
+          if (reply != null && reply.size() > 0) {
+            Replies.hash(reply, (k, v) -> h.put(k, h.getLong(k, 0L) + v.toLong()));
+          }
         }
         out.add(h);
       }
@@ -52,12 +59,20 @@ public final class StatsStore {
     });
   }
 
-  /** Queue lengths of a group: {in, out, admin}. */
+  /** Queue lengths of a group over every partition: {in, out, admin}. */
   public Future<JsonObject> queueLengths(String group) {
-    return Future.all(r.send(Request.cmd(Command.LLEN).arg(keys.qInL(group))),
-            r.send(Request.cmd(Command.LLEN).arg(keys.qOutL(group))),
-            r.send(Request.cmd(Command.LLEN).arg(keys.qAdminL(group))))
-        .map(f -> new JsonObject().put("in", f.<Response>resultAt(0).toLong())
-            .put("out", f.<Response>resultAt(1).toLong()).put("admin", f.<Response>resultAt(2).toLong()));
+    List<Future<Response>> reads = new ArrayList<>();
+    for (int p : keys.all()) {
+      reads.add(r.send(Request.cmd(Command.ZCARD).arg(keys.qInZ(p, group))));
+      reads.add(r.send(Request.cmd(Command.LLEN).arg(keys.qOutL(p, group))));
+      reads.add(r.send(Request.cmd(Command.LLEN).arg(keys.qAdminL(p, group))));
+    }
+    return Future.all(reads).map(f -> {
+      long[] sums = new long[3];
+      for (int i = 0; i < f.size(); i++) {
+        sums[i % 3] += f.<Response>resultAt(i).toLong();
+      }
+      return new JsonObject().put("in", sums[0]).put("out", sums[1]).put("admin", sums[2]);
+    });
   }
 }

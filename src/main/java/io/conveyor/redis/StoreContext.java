@@ -7,10 +7,15 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * What the stores of one verticle share: its pipelined link, the key names, the scripts and the clock.
- * Use it from that verticle's context only (see RedisLink).
+ * What the stores of one verticle share: its pipelined link, the key names, the scripts, the clock, and
+ * how many replicas must hold a start or completion before it is answered. Use it from that verticle's
+ * context only (see RedisLink).
  */
-public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock) {
+public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas) {
+
+  public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock) {
+    this(link, keys, scripts, clock, Replicas.NONE);
+  }
 
   /** "now" for a script, from the injected clock. */
   String now() {
@@ -19,6 +24,11 @@ public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clo
 
   Future<Response> run(LuaScript script, List<String> keys, List<String> args) {
     return Scripts.run(link, script, keys, args);
+  }
+
+  /** A script whose writes a failover must not drop: answered once the replicas have them (see Replicas). */
+  Future<Response> runReplicated(LuaScript script, List<String> keys, List<String> args) {
+    return replicas.count() == 0 ? run(script, keys, args) : Scripts.run(link, script, keys, args, replicas);
   }
 
   Future<Response> send(Request request) {

@@ -12,7 +12,7 @@ final class Summaries {
   /** The fields, in the order get-state.lua and webhook.lua read them. */
   static final List<String> STATE_FIELDS = List.of("owner", "externalId", "type", "version", "status",
       "processingState", "attempt", "created", "updated", "completed", "output", "note", "progress", "metadata",
-      "step", "webhookUrl", "webhook");
+      "step", "webhookUrl", "webhook", "retry", "errors", "runs", "compensation", "startAt");
 
   private Summaries() {
   }

@@ -39,16 +39,21 @@ public final class WebhookStore {
                               Duration failureWindow, Duration pause) {
   }
 
-  /** Records results and, if the caller leads the webhook role, hands out up to max due deliveries. */
-  public Future<WebhookBatch> webhookBatch(String nodeId, List<WebhookResult> results, int max, WebhookLimits l) {
+  /**
+   * Records results and, if the caller leads the webhook role of partition p, hands out up to max due
+   * deliveries of it. Every result must be of that partition.
+   */
+  public Future<WebhookBatch> webhookBatch(int p, String nodeId, List<WebhookResult> results, int max,
+                                           WebhookLimits l) {
     List<String> k = new ArrayList<>(4 + results.size());
-    k.addAll(List.of(keys.webhooksZ(), keys.lock1(LeaderRole.WEBHOOKS), keys.lock2(LeaderRole.WEBHOOKS),
-        keys.eventsL()));
+    k.addAll(List.of(keys.webhooksZ(p), keys.lock1(LeaderRole.WEBHOOKS, p), keys.lock2(LeaderRole.WEBHOOKS, p),
+        keys.eventsL(p)));
     List<String> args = new ArrayList<>(13 + 6 * results.size());
     args.addAll(List.of(nodeId, r.now(), Integer.toString(max), Long.toString(l.lease().toMillis()),
-        Long.toString(l.grace().toMillis()), keys.webhookH(""), Long.toString(l.lostAfter().toMillis()),
+        Long.toString(l.grace().toMillis()), keys.webhookH(p, ""), Long.toString(l.lostAfter().toMillis()),
         Integer.toString(l.failureLimit()), Long.toString(l.failureWindow().toMillis()),
-        Long.toString(l.pause().toMillis()), keys.stateH(""), keys.webhookCounter(""), keys.webhookPause("")));
+        Long.toString(l.pause().toMillis()), keys.stateH(p, ""), keys.webhookCounter(p, ""),
+        keys.webhookPause(p, "")));
     for (WebhookResult res : results) {
       k.add(keys.webhookH(res.webhookId()));
       args.addAll(List.of(res.webhookId(), res.outcome(), Integer.toString(res.attempt()),
@@ -69,7 +74,8 @@ public final class WebhookStore {
 
   /** Cancels a transaction's completion webhook after a long-poll reply: CANCELLED, TOO_LATE or NOT_PENDING. */
   public Future<Code> cancelWebhook(String txId) {
-    return r.run(r.scripts().webhookCancel, List.of(keys.webhookH(txId), keys.webhooksZ(), keys.stateH(txId)),
+    return r.run(r.scripts().webhookCancel, List.of(keys.webhookH(txId), keys.webhooksZ(keys.partitionOf(txId)),
+            keys.stateH(txId)),
         List.of(txId, r.now())).map(Code::of);
   }
 

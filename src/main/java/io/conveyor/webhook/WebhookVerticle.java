@@ -58,6 +58,8 @@ public final class WebhookVerticle extends VerticleBase {
   private final Map<String, Signer> signers = new HashMap<>();
   private StoreContext redisContext;
   private WebhookStore store;
+  private final int partition;
+  private final io.conveyor.bus.Assignment assignment;
   private Leadership leadership;
   private HttpClient http;
   private List<WebhookResult> results = new ArrayList<>();
@@ -74,6 +76,17 @@ public final class WebhookVerticle extends VerticleBase {
   /** archive: where a delivery of an archived transaction reads its summary and records its outcome. */
   public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
                          NodeMetrics metrics) {
+    this(redis, archive, settings, nodeId, metrics, 0, null);
+  }
+
+  /**
+   * The webhook role of one partition. With several, each node runs one of these per partition, and only
+   * those the assignment gives it ask for their lease; the others send nothing.
+   */
+  public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
+                         NodeMetrics metrics, int partition, io.conveyor.bus.Assignment assignment) {
+    this.partition = partition;
+    this.assignment = assignment;
     this.redis = redis;
     this.archive = archive;
     this.settings = settings;
@@ -88,11 +101,16 @@ public final class WebhookVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new WebhookStore(redisContext);
-    leadership = new Leadership(vertx, LeaderRole.WEBHOOKS, "webhook delivery", nodeId,
+    leadership = new Leadership(vertx, LeaderRole.WEBHOOKS, partition, "webhook delivery"
+        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), nodeId,
         new LivenessStore(redisContext), redisContext.clock(), settings.lease());
     http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
         .setKeepAlive(true).setIdleTimeout(60), new PoolOptions().setHttp1MaxSize(Math.min(settings.concurrency(), 50)));
-    return Future.all(vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> tick()).completion(),
+    return Future.all(vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> {
+      if (redis.keys().partitionOf(m.body()) == partition) {
+        tick();
+      }
+    }).completion(),
         vertx.eventBus().consumer(Addresses.NODE_DIED, m -> tick()).completion()).onSuccess(v -> tick());
   }
 
@@ -102,12 +120,18 @@ public final class WebhookVerticle extends VerticleBase {
       return;
     }
     vertx.cancelTimer(timer);
+    boolean wanted = assignment == null || assignment.wants("webhooks", partition);
+    if (!wanted && results.isEmpty() && inFlight == 0 && !leadership.leads()) {
+      // another node's partition, and nothing of it here: nothing to ask Redis
+      next(settings.interval().toMillis());
+      return;
+    }
     ticking = true;
     List<WebhookResult> reporting = results;
     results = new ArrayList<>();
-    int max = stopping ? 0 : Math.max(0, settings.concurrency() - inFlight);
+    int max = stopping || !wanted ? 0 : Math.max(0, settings.concurrency() - inFlight);
     long asked = Leadership.asking();
-    store.webhookBatch(nodeId, reporting, max, limits).onComplete(ar -> {
+    store.webhookBatch(partition, nodeId, reporting, max, limits).onComplete(ar -> {
       ticking = false;
       if (ar.failed()) {
         reporting.addAll(results);
@@ -120,6 +144,10 @@ public final class WebhookVerticle extends VerticleBase {
       }
       redisFailures = 0;
       leadership.update(ar.result().leader(), asked);
+      if (!wanted && leadership.leads() && inFlight == 0 && results.isEmpty()) {
+        // the partition went to another node and nothing of it is under way here: hand it on now
+        leadership.handOn().onFailure(e -> log.debug("handing the webhook lease on: {}", e.getMessage()));
+      }
       // jobs answered after the lease that handed them out ran out (by this node's clock) are left alone:
       // another node may lead by now, and each job was rescheduled before it was handed out
       for (WebhookJob job : leadership.leads() ? ar.result().jobs() : List.<WebhookJob>of()) {
@@ -325,7 +353,7 @@ public final class WebhookVerticle extends VerticleBase {
     checkIdle();
     return idle.future()
         .timeout(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS)
-        .compose(v -> store.webhookBatch(nodeId, results, 0, limits))
+        .compose(v -> store.webhookBatch(partition, nodeId, results, 0, limits))
         .compose(v -> leadership.handOn())
         .onFailure(e -> log.warn("webhook delivery stopped uncleanly (the next leader retries): {}", e.getMessage()))
         .transform(ar -> http.close().transform(x -> redisContext.close()));

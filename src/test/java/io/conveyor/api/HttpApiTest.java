@@ -43,6 +43,8 @@ class HttpApiTest {
             + "{'type':'test/hold'},{'type':'test/record'}]}")
         .pipeline("approval", "{'name':'approval','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/wait','params':{'switch':'approve'}}]}")
+        .pipeline("fragile", "{'name':'fragile','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/record'},{'type':'test/broken'}]}")
         .start(steps.registry());
   }
 
@@ -195,6 +197,80 @@ class HttpApiTest {
     Reply cancelled = call("POST", "/api/v1/transactions/" + other + "/cancel", "k-acme", null);
     assertEquals(200, cancelled.status());
     assertEquals("cancelled", cancelled.body().getString("status"));
+
+    // a cancelled one runs again; a succeeded one does not; from must be failed or start
+    assertEquals(400, call("POST", "/api/v1/transactions/" + other + "/retry?from=middle", "k-acme", null).status());
+    assertEquals(404, call("POST", "/api/v1/transactions/" + other + "/retry", "k-globex", null).status());
+    Reply again = call("POST", "/api/v1/transactions/" + other + "/retry", "k-acme", null);
+    assertEquals(200, again.status());
+    assertEquals("running", again.body().getString("status"));
+    assertEquals("cancelled", again.body().getJsonArray("runs").getJsonObject(0).getString("status"));
+    Reply notAgain = call("POST", "/api/v1/transactions/" + waiting + "/retry", "k-acme", null);
+    assertEquals(409, notAgain.status());
+    assertEquals("not-rerunnable", notAgain.body().getString("type"));
+  }
+
+  @Test
+  void an_operator_runs_every_failed_transaction_of_a_pipeline_in_a_time_range_again() {
+    String since = java.time.Instant.now().minusSeconds(60).toString();
+    List<String> failed = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      String id = call("POST", "/api/v1/transactions", i == 2 ? "k-globex" : "k-acme",
+          new JsonObject().put("type", "fragile")).body().getString("txId");
+      failed.add(id);
+      assertEquals("failed", node.awaitFinal(id).status().wire());
+    }
+    String fine = call("POST", "/api/v1/transactions?wait=10", "k-acme", new JsonObject().put("type", "order"))
+        .body().getString("txId");
+
+    assertEquals(403, call("POST", "/api/v1/admin/pipelines/fragile/retry?since=" + since, "k-acme", null).status());
+    Reply noSince = call("POST", "/api/v1/admin/pipelines/fragile/retry", "k-ops", null);
+    assertEquals(400, noSince.status());
+    assertEquals("since", noSince.body().getString("field"));
+    steps.broken.set(false);
+    Reply bulk = call("POST", "/api/v1/admin/pipelines/fragile/retry?since=" + since, "k-ops", null);
+    assertEquals(200, bulk.status(), bulk.body().encode());
+    assertEquals(3, bulk.body().getInteger("matched"));
+    assertEquals(3, bulk.body().getInteger("retried"));
+    for (String id : failed) {
+      assertEquals("success", node.awaitFinal(id).status().wire(), id);
+    }
+    assertEquals("success", node.awaitFinal(fine).status().wire());
+    assertEquals(3, steps.recorded.size(), "the step before the broken one did not run again");
+    Reply none = call("POST", "/api/v1/admin/pipelines/fragile/retry?since=" + since, "k-ops", null);
+    assertEquals(0, none.body().getInteger("matched"), "nothing failed is left");
+  }
+
+  @Test
+  void a_disabled_pipeline_refuses_starts_and_one_with_live_transactions_is_deleted_only_once_they_end()
+      throws Exception {
+    assertEquals(404, call("POST", "/api/v1/pipelines/nope/disable", "k-ops", null).status());
+    assertEquals(403, call("POST", "/api/v1/pipelines/order/disable", "k-acme", null).status());
+    assertEquals(true, call("POST", "/api/v1/pipelines/order/disable", "k-ops", null).body().getBoolean("disabled"));
+    Reply refused = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "order"));
+    assertEquals(409, refused.status());
+    assertEquals("pipeline-disabled", refused.body().getString("type"));
+    assertTrue(refused.body().getString("detail").contains("pipeline order is disabled"), refused.body().encode());
+    assertEquals(true, call("GET", "/api/v1/pipelines/order", "k-ops", null).body().getBoolean("disabled"));
+    call("POST", "/api/v1/pipelines/order/enable", "k-ops", null);
+    assertEquals(200, call("POST", "/api/v1/transactions?wait=10", "k-acme", new JsonObject().put("type", "order"))
+        .status());
+
+    String live = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "held")).body()
+        .getString("txId");
+    var step = steps.held.poll(10, TimeUnit.SECONDS);
+    Reply inUse = call("DELETE", "/api/v1/pipelines/held", "k-ops", null);
+    assertEquals(409, inUse.status());
+    assertEquals("pipeline-in-use", inUse.body().getString("type"));
+    assertTrue(inUse.body().getString("detail").contains("has 1 live transactions"), inUse.body().encode());
+    assertEquals(409, call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "held")).status(),
+        "disabled by the delete that was refused");
+    step.complete(io.conveyor.pipeline.StepResult.success(new JsonObject()));
+    assertEquals("success", node.awaitFinal(live).status().wire(), "what ran finishes");
+    assertEquals(200, call("DELETE", "/api/v1/pipelines/held", "k-ops", null).status());
+    assertEquals(404, call("GET", "/api/v1/pipelines/held", "k-ops", null).status());
+    assertEquals("unknown-type", call("POST", "/api/v1/transactions", "k-acme",
+        new JsonObject().put("type", "held")).body().getString("type"));
   }
 
   @Test
@@ -204,6 +280,14 @@ class HttpApiTest {
     assertEquals(200, ready.status());
     assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("scripts", "ok").put("cluster", "ok")
         .put("archive", "ok").put("pipelines", "ok"), ready.body());
+    if (!TestRedis.clusterMode()) {
+      // a Redis that lost its scripts (a restart): the check loads them and the node stays ready (it answered
+      // 503 "ok (27 loaded again)" on that probe before; a cluster's keyless SCRIPT reaches any one server)
+      TestRedis.cmd("SCRIPT", "FLUSH");
+      Reply reloaded = call("GET", "/health/ready", null, null);
+      assertEquals(200, reloaded.status(), reloaded.body().encode());
+      assertEquals(1, TestRedis.cmd("SCRIPT", "EXISTS", node.node().redis().scripts().rerun.sha()).get(0).toInteger());
+    }
     TestRedis.cmd("SREM", node.keys.pipelinesS(), "order");
     Reply notReady = call("GET", "/health/ready", null, null);
     assertEquals(503, notReady.status());
@@ -234,6 +318,34 @@ class HttpApiTest {
     JsonObject cluster = call("GET", "/api/v1/cluster", "k-ops", null).body();
     assertTrue(cluster.getJsonObject("nodes").containsKey(node.node().nodeId()), cluster.encode());
     assertEquals(0L, cluster.getJsonObject("queues").getJsonObject("master").getLong("in"));
+    assertEquals("running", cluster.getJsonObject("queues").getJsonObject("master").getString("state"));
+    assertEquals(1L, cluster.getJsonObject("queues").getJsonObject("master").getLong("nodes"));
+
+    // a pipeline for a group no live node serves: accepted, with a warning; the cluster view shows the group
+    Reply elsewhere = call("PUT", "/api/v1/pipelines/far", "k-ops", pipeline.copy().put("name", "far")
+        .put("nodeGroup", "nobody"));
+    assertEquals(200, elsewhere.status());
+    assertTrue(elsewhere.body().getString("warning").contains("no live node serves group nobody"),
+        elsewhere.body().encode());
+    assertEquals(null, uploaded.body().getString("warning"));
+    Reply orphan = call("PUT", "/api/v1/pipelines/caller", "k-ops", pipeline.copy().put("name", "caller")
+        .put("steps", new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "util/child-pipeline")
+            .put("params", new JsonObject().put("pipeline", "ghost")))));
+    assertEquals(200, orphan.status());
+    assertTrue(orphan.body().getString("warning").contains("names pipelines not published yet: ghost"),
+        orphan.body().encode());
+    assertEquals(0L, call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("queues")
+        .getJsonObject("nobody").getLong("nodes"));
+
+    // pause, drain and resume a group through the API
+    assertEquals("paused", call("POST", "/api/v1/admin/groups/master/pause", "k-ops", null).body().getString("state"));
+    JsonObject drain = call("POST", "/api/v1/admin/groups/master/drain?wait=5", "k-ops", null).body();
+    assertEquals("draining", drain.getString("state"));
+    assertEquals(true, drain.getBoolean("drained"));
+    assertEquals(400, call("POST", "/api/v1/admin/groups/master/drain?wait=soon", "k-ops", null).status());
+    assertEquals(403, call("POST", "/api/v1/admin/groups/master/resume", "k-acme", null).status());
+    assertEquals("running", call("POST", "/api/v1/admin/groups/master/resume", "k-ops", null).body()
+        .getString("state"));
     assertEquals(node.node().nodeId(), cluster.getJsonObject("leaders").getString("reaper"));
     io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the archive and webhook leases",
         () -> call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("leaders"),
@@ -330,5 +442,64 @@ class HttpApiTest {
     } finally {
       problems.detachAppender(logged);
     }
+  }
+
+  @Test
+  void an_admin_creates_reads_pauses_resumes_triggers_and_deletes_a_schedule() {
+    JsonObject schedule = new JsonObject("{\"pipeline\":\"order\",\"owner\":\"acme\",\"cron\":\"0 7 * * MON-FRI\","
+        + "\"timeZone\":\"Europe/Paris\",\"input\":{\"n\":1}}");
+    assertEquals(403, call("PUT", "/api/v1/admin/schedules/daily", "k-acme", schedule).status());
+    Reply put = call("PUT", "/api/v1/admin/schedules/daily", "k-ops", schedule);
+    assertEquals(200, put.status(), put.body().encode());
+    assertEquals(5, put.body().getJsonArray("nextFires").size());
+    assertEquals("skip", put.body().getJsonObject("definition").getString("overlap"), "the default overlap");
+    Reply bad = call("PUT", "/api/v1/admin/schedules/daily", "k-ops", schedule.copy().put("cron", "every day"));
+    assertEquals(400, bad.status());
+    assertTrue(bad.body().getString("detail").contains("cron: every day is not a cron expression"),
+        bad.body().encode());
+    Reply unknown = call("PUT", "/api/v1/admin/schedules/daily", "k-ops", schedule.copy().put("overlpa", "skip"));
+    assertEquals(400, unknown.status());
+    assertTrue(unknown.body().getString("detail").contains("unknown field 'overlpa'"), unknown.body().encode());
+    assertEquals(1, call("GET", "/api/v1/admin/schedules", "k-ops", null).body().getJsonArray("schedules").size());
+
+    JsonObject paused = call("POST", "/api/v1/admin/schedules/daily/pause", "k-ops", null).body();
+    assertEquals(true, paused.getBoolean("paused"));
+    assertEquals("ops", paused.getString("pausedBy"));
+    assertEquals(0, paused.getJsonArray("nextFires").size());
+    assertEquals(false, call("POST", "/api/v1/admin/schedules/daily/resume", "k-ops", null).body()
+        .getBoolean("paused"));
+
+    JsonObject triggered = call("POST", "/api/v1/admin/schedules/daily/trigger", "k-ops", null).body();
+    String txId = triggered.getString("triggered");
+    assertEquals("success", node.awaitFinal(txId).status().wire());
+    JsonObject read = call("GET", "/api/v1/admin/schedules/daily", "k-ops", null).body();
+    assertEquals(txId, read.getJsonObject("lastRun").getString("txId"));
+    assertEquals("success", read.getJsonObject("lastRun").getString("status"));
+    assertEquals(1L, read.getLong("fires"));
+
+    assertEquals(true, call("DELETE", "/api/v1/admin/schedules/daily", "k-ops", null).body().getBoolean("deleted"));
+    assertEquals(404, call("GET", "/api/v1/admin/schedules/daily", "k-ops", null).status());
+    assertEquals(404, call("POST", "/api/v1/admin/schedules/daily/pause", "k-ops", null).status());
+    assertEquals(400, call("GET", "/api/v1/admin/schedules/bad%20id", "k-ops", null).status());
+  }
+
+  @Test
+  void a_misspelt_field_or_query_parameter_is_refused_naming_it_and_nothing_starts() {
+    long before = TestRedis.keys(node.prefix + "stateH:").size();
+    Reply typo = call("POST", "/api/v1/transactions", "k-acme", order().put("inxut", new JsonObject()));
+    assertEquals(400, typo.status());
+    assertEquals("inxut", typo.body().getString("field"));
+    assertTrue(typo.body().getString("detail").contains("unknown field (did you mean input?); accepted: delay, "
+        + "externalId, input, metadata"), typo.body().getString("detail"));
+    assertEquals(400, call("POST", "/api/v1/transactions", "k-acme", order().put("__proto__", 1)).status());
+    Reply wait = call("POST", "/api/v1/transactions?wait=abc", "k-acme", order());
+    assertEquals(400, wait.status());
+    assertEquals("wait", wait.body().getString("field"));
+    assertEquals(before, TestRedis.keys(node.prefix + "stateH:").size(), "nothing started");
+    String txId = call("POST", "/api/v1/transactions", "k-acme", order()).body().getString("txId");
+    assertEquals(400, call("GET", "/api/v1/transactions/" + txId + "?wait=-1", "k-acme", null).status());
+    Reply sw = call("PUT", "/api/v1/transactions/" + txId + "/switches/go", "k-acme", new JsonObject().put("valeu", 1));
+    assertEquals(400, sw.status());
+    assertTrue(sw.body().getString("detail").contains("did you mean value?"), sw.body().encode());
   }
 }

@@ -82,6 +82,11 @@ class MetricsTest {
           new ConveyorClient(node.node().vertx()).start(new JsonObject().put("type", "order").put("owner", "acme")
               .put("input", new JsonObject()).put("webhook", receiver.url("/m"))).await();
         }
+        // a cancel through the API of a transaction that waits (a delayed start) is counted where it ends
+        ConveyorClient api = new ConveyorClient(node.node().vertx());
+        String later = api.start(new JsonObject().put("type", "order").put("owner", "acme").put("delay", "1h"))
+            .await().txId();
+        api.cancel(later, "acme").await();
         Eventually.until(Duration.ofSeconds(10), "the webhooks", () -> receiver.deliveries().size(), n -> n >= 5);
         var http = client.createHttpClient();
         List<Sample> samples = Eventually.until(Duration.ofSeconds(10), "archive and webhook meters", () -> parse(
@@ -89,7 +94,10 @@ class MetricsTest {
                 .compose(resp -> resp.body())).await().toString()),
             all -> value(all, "conveyor_archive_batch_size_sum", Map.of()) >= 5
                 && value(all, "conveyor_webhook_deliveries_total", Map.of("outcome", "delivered")) >= 5);
-        assertEquals(5.0, value(samples, "conveyor_transactions_started_total", Map.of()));
+        assertEquals(6.0, value(samples, "conveyor_transactions_started_total", Map.of()));
+        assertEquals(1.0, value(samples, "conveyor_transactions_completed_total", Map.of("status", "cancelled")));
+        long series = samples.stream().filter(x -> x.name().startsWith("conveyor_")).count();
+        assertTrue(series < 300, series + " conveyor_ series");
         assertEquals(5.0, value(samples, "conveyor_transactions_completed_total", Map.of("status", "success")));
         assertEquals(5.0, value(samples, "conveyor_step_duration_seconds_count", Map.of("type", "util/fixed-reply")));
         assertTrue(value(samples, "conveyor_step_duration_seconds_bucket", Map.of("type", "util/fixed-reply")) > 0);

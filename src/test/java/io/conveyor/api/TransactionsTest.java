@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.model.TxStatus;
@@ -71,6 +72,27 @@ class TransactionsTest {
   }
 
   @Test
+  void with_wait_replicas_a_start_is_answered_only_once_a_replica_has_it() {
+    try (TestNode waiting = new TestNode().set("REDIS_WAIT_REPLICAS", "1").set("REDIS_WAIT_TIMEOUT", "100ms")
+        .set("NODE_ROLES", "api").pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,"
+            + "'steps':[{'type':'util/fixed-reply','params':{'reply':{}}}]}").start(new TestSteps().registry())) {
+      Transactions t = waiting.nodeTransactions();
+      if (TestRedis.clusterMode()) {
+        // every master of the test cluster has a replica: WAIT 1 is met
+        assertEquals(TxStatus.RUNNING, t.start(body("order")).await().status());
+        return;
+      }
+      // the standalone test Redis has no replica: the start is written, but not confirmed
+      TxException e = assertThrows(TxException.class, () -> t.start(body("order")).await());
+      assertEquals(Kind.UNAVAILABLE, e.kind());
+      assertTrue(e.getMessage().contains("0 of 1 replicas") && e.getMessage().contains("redis.waitReplicas"),
+          e.getMessage());
+      assertEquals("queued", waiting.store.reads.getState(e.txId()).await().processingState(),
+          "the write stands on the master");
+    }
+  }
+
+  @Test
   void a_start_answers_a_running_summary_with_a_new_txId() {
     TxSummary s = node.transactions.start(body("order").put("externalId", "e-1")).await();
     assertTrue(s.txId().matches("tx-[0-9a-f]{32}"), s.txId());
@@ -96,7 +118,7 @@ class TransactionsTest {
         () -> node.transactions.start(body("order").put("externalId", "e-1")).await());
     assertEquals(Kind.DUPLICATE_EXTERNAL_ID, dup.kind());
     assertEquals(first.txId(), dup.txId());
-    assertEquals(1, TestRedis.cmd("LLEN", node.keys.qInL("master")).toInteger());
+    assertEquals(1, node.total("ZCARD", p -> node.keys.qInZ(p, "master")));
     node.transactions.start(body("order").put("externalId", "e-1").put("owner", "globex")).await();
     // the period is 1s here; wait (bounded) for Redis to expire the reservation
     TxSummary again = Eventually.until(Duration.ofSeconds(10), "the externalId period to pass", () -> {

@@ -54,15 +54,15 @@ class MessagesTest {
       heard.add(Messages.decode(m.body(), LeaseChanged.class));
       two.flag();
     }).completion().onComplete(test.succeeding(v -> {
-      Leadership archive = new Leadership(vertx, io.conveyor.redis.LeaderRole.ARCHIVE, "archiving", "node-a", null,
-          clock, java.time.Duration.ofSeconds(10));
+      Leadership archive = new Leadership(vertx, io.conveyor.redis.LeaderRole.ARCHIVE, 3, "archiving", "node-a",
+          null, clock, java.time.Duration.ofSeconds(10));
       archive.update(true, Leadership.asking());
       archive.update(true, Leadership.asking());
       archive.update(false, Leadership.asking());
       archive.update(false, Leadership.asking());
     }));
     test.awaitCompletion(5, TimeUnit.SECONDS);
-    assertEquals(List.of(new LeaseChanged("archive", "node-a", true, 42), new LeaseChanged("archive", "node-a",
-        false, 42)), heard);
+    assertEquals(List.of(new LeaseChanged("archive", 3, "node-a", true, 42), new LeaseChanged("archive", 3,
+        "node-a", false, 42)), heard);
   }
 }

@@ -29,6 +29,58 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void redis_modes_take_their_endpoints_from_a_comma_list_and_refuse_what_cannot_work() {
+    Config.Redis standalone = ConfigLoader.load(null, Map.of()).redis();
+    assertEquals(Config.RedisMode.STANDALONE, standalone.mode());
+    assertEquals(List.of("redis://127.0.0.1:6379"), standalone.endpoints());
+    assertEquals(0, standalone.waitReplicas());
+
+    Config.Redis cluster = ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE", "cluster",
+        "CONVEYOR_REDIS_ENDPOINTS", "redis://10.0.0.1:7000, redis://10.0.0.2:7000", "CONVEYOR_REDIS_PREFIX", "{cv}:",
+        "CONVEYOR_REDIS_WAIT_REPLICAS", "1")).redis();
+    assertEquals(List.of("redis://10.0.0.1:7000", "redis://10.0.0.2:7000"), cluster.endpoints());
+    assertEquals("redis://10.0.0.1:7000", cluster.url());
+    assertEquals(Config.Embedded.NEVER, cluster.embedded(), "auto means never: an embedded Redis is one server");
+    assertEquals(1, cluster.waitReplicas());
+
+    Config.Redis sentinel = ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE", "sentinel",
+        "CONVEYOR_REDIS_ENDPOINTS", "redis://s1:26379,redis://s2:26379", "CONVEYOR_REDIS_MASTER_NAME", "main")).redis();
+    assertEquals("main", sentinel.masterName());
+
+    Map<String, String> refused = Map.of(
+        "CONVEYOR_REDIS_MODE", "clustered",
+        "CONVEYOR_REDIS_ENDPOINTS", "redis://a:1,redis://b:2", // two servers in standalone mode
+        "CONVEYOR_REDIS_MASTER_NAME", "main"); // a master name outside sentinel mode
+    for (Map.Entry<String, String> e : refused.entrySet()) {
+      ConfigException bad = assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of(e.getKey(),
+          e.getValue())), e.getKey());
+      assertTrue(bad.getMessage().contains("(env " + e.getKey() + ")"), bad.getMessage());
+    }
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE",
+        "sentinel", "CONVEYOR_REDIS_ENDPOINTS", "redis://s1:26379"))).getMessage().contains("redis.masterName"));
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE",
+        "cluster", "CONVEYOR_REDIS_ENDPOINTS", "redis://a:7000", "CONVEYOR_REDIS_PARTITIONS", "1"))).getMessage()
+        .contains("hash tag"));
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_PARTITIONS",
+        "4", "CONVEYOR_REDIS_PREFIX", "{cv}:"))).getMessage().contains("no { or }"));
+    // auto: a cluster's keyspace is split unless its prefix is one hash tag; one server's is not
+    assertEquals(3, ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE", "cluster")).redis().partitions());
+    assertEquals(1, cluster.partitions());
+    assertEquals(1, standalone.partitions());
+    assertEquals(4, ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_PARTITIONS", "4")).redis().partitions());
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE",
+        "cluster", "CONVEYOR_REDIS_PREFIX", "{cv}:", "CONVEYOR_REDIS_EMBEDDED", "always"))).getMessage()
+        .contains("redis.embedded"));
+    ConfigException endpoint = assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of(
+        "CONVEYOR_REDIS_MODE", "cluster", "CONVEYOR_REDIS_PREFIX", "{cv}:", "CONVEYOR_REDIS_ENDPOINTS",
+        "redis://a:7000,a:7001")));
+    assertTrue(endpoint.getMessage().startsWith("config key redis.endpoints[1] (env CONVEYOR_REDIS_ENDPOINTS)"),
+        endpoint.getMessage());
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_URL",
+        "redis://x:1", "CONVEYOR_REDIS_ENDPOINTS", "redis://y:1"))).getMessage().contains("disagree"));
+  }
+
+  @Test
   void env_names_are_the_path_in_upper_snake_case_with_camel_case_words_split() {
     assertEquals("CONVEYOR_REDIS_URL", ConfigLoader.envName("redis.url"));
     assertEquals("CONVEYOR_NODE_GROUP", ConfigLoader.envName("node.group"));
@@ -58,6 +110,13 @@ class ConfigLoaderTest {
     assertTrue(e.getMessage().endsWith("got 'soon'"), e.getMessage());
     assertEquals(1, e.getMessage().lines().count());
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_WORKERS", "0")));
+    ConfigException typo = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_URLL", "redis://127.0.0.1:6379")));
+    assertTrue(typo.getMessage().startsWith("environment variable CONVEYOR_REDIS_URLL names no setting (did you mean "
+        + "CONVEYOR_REDIS_URL?)"), typo.getMessage());
+    assertEquals(Map.of("acme", 100, "globex", 50), ConfigLoader.load(null,
+        Map.of("CONVEYOR_HTTP_OWNER_START_RATES", "acme=100, globex=50", "CONVEYOR_TEST_ANYTHING", "x")).http()
+        .ownerStartRates());
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_ROLES", "dequeue,x")));
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_URL", "localhost")));
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_EMBEDDED", "maybe")));

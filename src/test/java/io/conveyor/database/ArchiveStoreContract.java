@@ -96,6 +96,20 @@ abstract class ArchiveStoreContract {
   }
 
   @Test
+  void a_pipelines_ended_transactions_are_listed_by_status_and_completion_time_oldest_first() {
+    ArchivedTx a = tx("acme", null, 1_800_000_000_000L, "failed", new JsonObject());
+    ArchivedTx b = tx("globex", null, 1_800_000_001_000L, "failed", new JsonObject());
+    ArchivedTx ok = tx("acme", null, 1_800_000_001_500L, "success", new JsonObject());
+    ArchivedTx late = tx("acme", null, 1_800_000_009_000L, "failed", new JsonObject());
+    store.write(List.of(late, ok, b, a)).await();
+    // completed is created + 5 ms
+    assertEquals(List.of(a.txId(), b.txId()), store.ended("order", "failed", 1_800_000_000_000L, 1_800_000_002_000L,
+        10).await());
+    assertEquals(List.of(a.txId()), store.ended("order", "failed", 0, Long.MAX_VALUE, 1).await());
+    assertEquals(List.of(), store.ended("other", "failed", 0, Long.MAX_VALUE, 10).await());
+  }
+
+  @Test
   void an_unknown_transaction_or_external_id_is_null() {
     assertNull(store.find(Ids.txId()).await());
     assertNull(store.findByExternalId("acme", "nothing").await());

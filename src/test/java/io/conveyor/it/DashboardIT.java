@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class DashboardIT {
   @Test
-  void the_dashboard_shows_the_cluster_and_cancels_a_sleeping_transaction() throws Exception {
+  void the_dashboard_shows_the_cluster_cancels_a_sleeping_transaction_and_runs_it_again() throws Exception {
     Path browser = Path.of("src/test/browser");
     assertTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
         "playwright-core is missing: run npm install --prefix src/test/browser (as .ci/run does)");
@@ -35,6 +35,7 @@ class DashboardIT {
             + "{'type':'util/fixed-reply','params':{'reply':{'ok':true}}}]}")
         .pipeline("later", "{'name':'later','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/delay','params':{'duration':'2h'}},{'type':'util/fixed-reply','params':{'reply':{}}}]}")
+        .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
         .start(new TestSteps().registry())) {
       for (int i = 0; i < 200; i++) {
         node.start("order", new JsonObject().put("i", i));
@@ -52,7 +53,15 @@ class DashboardIT {
       assertTrue(ended, "the browser test did not end in 120 s: " + output);
       assertEquals(0, p.exitValue(), output);
       assertTrue(output.contains("dashboard: all checks passed"), output);
-      assertEquals("cancelled", node.transactions.status(sleeping, "acme").await().status().wire());
+      assertTrue(output.contains("group paused and resumed, pipeline disabled and enabled"), output);
+      assertTrue(output.contains("schedule paused and triggered from the page"), output);
+      assertEquals("1", TestRedis.cmd("HGET", node.keys.scheduleH("nightly"), "paused").toString());
+      assertEquals("running", node.transactions.group("master", "read", "test").await().state());
+      // cancelled from the page, then run again from its start (Retry from start): it sleeps again, and its
+      // cancelled run is kept
+      io.conveyor.model.TxSummary after = node.transactions.status(sleeping, "acme").await();
+      assertEquals("running", after.status().wire());
+      assertEquals("cancelled", after.toJson().getJsonArray("runs").getJsonObject(0).getString("status"));
       for (String shot : List.of("dashboard.png", "detail.png", "cancelled.png")) {
         assertTrue(Files.size(shots.resolve(shot)) > 1000, shot);
       }

@@ -31,13 +31,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three node processes run 2,000 five-step transactions while one of them is disrupted: killed, paused,
+ * Three node processes run 1,000 five-step transactions while one of them is disrupted: killed, paused,
  * or stopped. All five steps are eventbus steps served here, which is how the test sees each execution.
  * The test's clustered Vert.x and a TCP-bridge client (an operator's key, on node 0) listen to
  * conveyor.node.died. The nodes archive to a PostgreSQL table of the test's own.
  */
 class NodeFailureIT {
-  private static final int TRANSACTIONS = 2000;
+  private static final int TRANSACTIONS = 1000;
   private static final int WORKERS = 50;
   private final String prefix = TestRedis.newPrefix();
   private final String cluster = TestCluster.newName();

@@ -44,6 +44,81 @@ class PipelineParserTest {
   }
 
   @Test
+  void a_step_takes_its_own_retry_policy_else_the_pipelines_with_defaults_filled_in() {
+    CompiledPipeline p = parser.parse(json("{'name':'p','nodeGroup':'g','retry':{'maxAttempts':4},'steps':["
+        + "{'type':'util/fail'},{'type':'util/fail','retry':{'initialInterval':'200ms','backoffCoefficient':1.5,"
+        + "'jitter':false,'nonRetryable':['bad-input']}}]}"), "f.json");
+    io.conveyor.model.RetryPolicy first = p.pipeline().retryPolicy(0);
+    assertEquals(4, first.maxAttempts());
+    assertEquals(Duration.ofSeconds(1), first.initialInterval());
+    assertEquals(Duration.ofSeconds(100), first.maxInterval(), "100 × the initial interval");
+    io.conveyor.model.RetryPolicy second = p.pipeline().retryPolicy(1);
+    assertEquals(3, second.maxAttempts());
+    assertEquals(Duration.ofMillis(300), second.delayAfter(2, 0.99), "200ms × 1.5, no jitter");
+    assertTrue(second.retries("failed", 2));
+    assertTrue(!second.retries("bad-input", 1) && !second.retries("failed", 3));
+    assertEquals(p.version(), parser.parse(p.pipeline().toJson(), "stored").version());
+    assertEquals(io.conveyor.model.RetryPolicy.NONE, parser.parse(json("{'name':'p','nodeGroup':'g','steps':["
+        + "{'type':'util/fail'}]}"), "f.json").pipeline().retryPolicy(0));
+  }
+
+  @Test
+  void jitter_only_ever_adds_to_the_interval_and_the_longest_interval_caps_it() {
+    io.conveyor.model.RetryPolicy r = io.conveyor.model.RetryPolicy.parse(json("{'initialInterval':'100ms',"
+        + "'maxInterval':'1s'}"));
+    assertEquals(Duration.ofMillis(100), r.delayAfter(1, 0));
+    assertEquals(Duration.ofMillis(119), r.delayAfter(1, 0.999));
+    assertEquals(Duration.ofMillis(1000), r.delayAfter(10, 0));
+  }
+
+  @Test
+  void on_failure_names_another_pipeline_and_is_part_of_the_version() {
+    String base = "{'name':'p','nodeGroup':'g','steps':[{'type':'util/fail'}]}";
+    CompiledPipeline with = parser.parse(json(base.replace("'steps'", "'onFailure':'undo-p','steps'")), "f.json");
+    assertEquals("undo-p", with.pipeline().onFailure());
+    assertNotEquals(parser.parse(json(base), "f.json").version(), with.version());
+    assertEquals(with.version(), parser.parse(with.pipeline().toJson(), "stored").version());
+    assertTrue(refusal(base.replace("'steps'", "'onFailure':'p','steps'"))
+        .contains("onFailure: a pipeline cannot compensate itself"));
+    assertTrue(refusal(base.replace("'steps'", "'onFailure':'no good','steps'")).contains("f.json: onFailure:"));
+  }
+
+  @Test
+  void an_http_request_step_is_checked_at_load() {
+    String step = "{'name':'p','nodeGroup':'g','steps':[{'type':'http/request','params':%s}]}";
+    assertTrue(refusal(step.formatted("{}")).contains("step 1 (http/request): params.url: expected a string"));
+    assertTrue(refusal(step.formatted("{'url':'http://x/${inptu.id}'}"))
+        .contains("params.url: unknown placeholder ${inptu.id}"));
+    assertTrue(refusal(step.formatted("{'url':'http://x/','method':'FETCH'}")).contains("params.method: expected GET"));
+    assertTrue(refusal(step.formatted("{'url':'http://x/','body':{'a':['${nope}']}}"))
+        .contains("params.body.a[0]: unknown placeholder ${nope}"));
+    assertTrue(refusal(step.formatted("{'url':'http://x/','successStatus':['2xx',700]}"))
+        .contains("params.successStatus: expected status codes from 100 to 599"));
+    assertTrue(refusal(step.formatted("{'url':'http://x/','header':{}}"))
+        .contains("unknown param 'header' (did you mean headers?) (expected body, headers, method, retryableStatus, "
+            + "successStatus, url)"));
+    String delay = "{'name':'d','nodeGroup':'g','steps':[{'type':'util/delay','params':%s}]}";
+    assertTrue(refusal(delay.formatted("{'duraton':'1s'}")).contains("unknown param 'duraton' (did you mean duration?)"),
+        refusal(delay.formatted("{'duraton':'1s'}")));
+  }
+
+  @Test
+  void a_bad_retry_policy_is_refused_naming_the_field() {
+    String step = "{'name':'p','nodeGroup':'g','steps':[{'type':'util/fail','retry':%s}]}";
+    assertEquals("f.json: step 1 (util/fail): retry.maxAttempts: expected a whole number from 1 to 1000, got 0",
+        refusal(step.formatted("{'maxAttempts':0}")));
+    assertTrue(refusal(step.formatted("{'maxAttempts':3,'backof':2}"))
+        .contains("step 1 (util/fail): retry: unknown field 'backof'"));
+    assertTrue(refusal(step.formatted("{'initialInterval':'soon'}")).contains("retry.initialInterval:"));
+    assertTrue(refusal(step.formatted("{'initialInterval':'2s','maxInterval':'1s'}"))
+        .contains("retry.maxInterval: must not be shorter than initialInterval (2s)"));
+    assertTrue(refusal(step.formatted("{'nonRetryable':'timeout'}")).contains("retry.nonRetryable:"));
+    assertTrue(refusal(step.formatted("5")).contains("step 1 (util/fail): retry: expected an object"));
+    assertTrue(refusal("{'name':'p','nodeGroup':'g','retry':{'jitter':'yes'},'steps':[{'type':'util/fail'}]}")
+        .startsWith("f.json: retry.jitter: expected true or false"));
+  }
+
+  @Test
   void an_invalid_definition_is_refused_naming_the_source_the_step_and_the_problem() {
     assertEquals("f.json: step 2 (util/delay): params.duration: expected a whole number with a unit: ms, s, m, h or "
             + "d (e.g. 500ms, 60s, 6h), got 'later'",

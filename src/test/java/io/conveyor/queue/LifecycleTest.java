@@ -1,5 +1,6 @@
 package io.conveyor.queue;
 
+import io.conveyor.testing.TestRedis;
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -63,9 +64,10 @@ class LifecycleTest {
     // step 2 saw step 1's output as its input
     assertEquals(new JsonObject().put("first", 1), steps.recorded.get(0).getJsonObject("input"));
     assertEquals("complete", cmd("HGET", node.keys.stateH(txId), "processingState").toString());
-    assertNull(cmd("ZSCORE", node.keys.processingZ(), txId));
-    assertNull(cmd("ZSCORE", node.keys.inflightZ(node.node().nodeId()), txId));
-    assertNotNull(cmd("ZSCORE", node.keys.toArchiveZ(), txId));
+    int p = node.keys.partitionOf(txId);
+    assertNull(cmd("ZSCORE", node.keys.processingZ(p), txId));
+    assertNull(cmd("ZSCORE", node.keys.inflightZ(p, node.node().nodeId()), txId));
+    assertNotNull(cmd("ZSCORE", node.keys.toArchiveZ(p), txId));
   }
 
   @Test
@@ -116,8 +118,12 @@ class LifecycleTest {
     cmd("HSET", node.keys.stateH(txId), "owner", "acme", "externalId", "", "type", "three", "version", version,
         "group", "master", "status", "running", "processingState", "queued", "attempt", 1, "step", 1,
         "data", "{\"resumed\":true}", "created", 1, "updated", 1, "metadata", "{}", "input", "{}");
-    cmd("RPUSH", node.keys.qInL("master"), txId);
-    cmd("RPUSH", node.keys.qRingL("master"), "1");
+    int p = node.keys.partitionOf(txId);
+    TestRedis.queueIn(node.keys.qInZ(p, "master"), txId);
+    // rung as lib/queue.lua rings: a token (a node blocks on it with one partition) and a message on the ring's
+    // channel (nodes subscribe to it with several)
+    cmd("RPUSH", node.keys.qRingL(p, "master"), "1");
+    cmd(node.keys.shardChannels() ? "SPUBLISH" : "PUBLISH", node.keys.qRingL(p, "master"), "1");
     TxSummary s = node.awaitFinal(txId);
     assertEquals(TxStatus.SUCCESS, s.status());
     assertEquals(2, s.attempt());

@@ -33,12 +33,28 @@ class PipelineVersionTest {
     var promise = steps.held.poll(5, TimeUnit.SECONDS);
     CompiledPipeline v2 = node.node().catalog().parser()
         .parse(new JsonObject(definition(2).replace('\'', '"')), "upload");
-    node.node().catalog().publish(node.store.pipelines, v2).await();
+    node.node().catalog().publish(node.store.pipelines, v2, System.currentTimeMillis()).await();
     promise.complete(StepResult.success(new JsonObject()));
 
     assertEquals(1, node.awaitFinal(held).output().getInteger("version"));
     String later = node.start("evolving", new JsonObject());
     steps.held.poll(5, TimeUnit.SECONDS).complete(StepResult.success(new JsonObject()));
     assertEquals(2, node.awaitFinal(later).output().getInteger("version"));
+  }
+
+  @Test
+  void a_version_uploaded_after_the_file_was_written_stays_current_when_the_node_restarts() throws Exception {
+    TestNode first = new TestNode().pipeline("evolving", definition(1)).start(steps.registry());
+    CompiledPipeline v2 = first.node().catalog().parser()
+        .parse(new JsonObject(definition(2).replace('\'', '"')), "upload");
+    first.node().catalog().publish(first.store.pipelines, v2, System.currentTimeMillis() + 1).await();
+    first.stopKeepingData();
+    // the same pipeline file (version 1, written before the upload) is published again at start
+    node = first.sibling().start(steps.registry());
+    assertEquals(v2.version(), io.conveyor.testing.TestRedis.cmd("HGET", node.keys.pipelineH("evolving"), "version")
+        .toString());
+    String txId = node.start("evolving", new JsonObject());
+    steps.held.poll(5, TimeUnit.SECONDS).complete(StepResult.success(new JsonObject()));
+    assertEquals(2, node.awaitFinal(txId).output().getInteger("version"));
   }
 }

@@ -45,7 +45,7 @@ class SleepTest {
   void a_long_delay_sleeps_off_the_worker_and_the_reaper_wakes_it_once_its_time_has_come() {
     String txId = node.start("later", new JsonObject().put("n", 1));
     Eventually.until(Duration.ofSeconds(10), "the delay to sleep", () -> processingState(txId), "sleeping"::equals);
-    assertEquals(0, cmd("ZCARD", node.keys.processingZ()).toInteger());
+    assertEquals(0, node.total("ZCARD", node.keys::processingZ));
     clock.advance(Duration.ofHours(2));
     TxSummary done = node.awaitFinal(txId);
     assertEquals(TxStatus.SUCCESS, done.status());

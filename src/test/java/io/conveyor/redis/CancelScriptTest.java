@@ -25,7 +25,7 @@ class CancelScriptTest extends ScriptTest {
     }
     assertEquals("complete", cmd("HGET", h.keys.stateH("tx-q"), "processingState").toString());
     assertEquals("cancelled", cmd("HGET", h.keys.stateH("tx-q"), "status").toString());
-    assertEquals(h.clock.millis() + DELAY.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(), "tx-q").toLong());
+    assertEquals(h.clock.millis() + DELAY.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(0), "tx-q").toLong());
   }
 
   @Test
@@ -41,12 +41,12 @@ class CancelScriptTest extends ScriptTest {
   void an_ended_transaction_or_another_owners_is_refused_and_nothing_changes() {
     tx("tx-e", "complete");
     cmd("HSET", h.keys.stateH("tx-e"), "status", "success");
-    ControlStore.CancelReply ended = h.store.control.cancel("tx-e", "acme", DELAY).await();
+    ControlStore.Reply ended = h.store.control.cancel("tx-e", "acme", DELAY).await();
     assertEquals(List.of(Code.ALREADY_FINAL, "success"), List.of(ended.code(), ended.detail()));
     tx("tx-o", "queued");
     assertEquals(Code.NOT_FOUND, h.store.control.cancel("tx-o", "globex", DELAY).await().code());
     assertEquals(Code.NOT_FOUND, h.store.control.cancel("tx-none", "acme", DELAY).await().code());
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-o"), "processingState").toString());
-    assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ()).toInteger());
+    assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ(0)).toInteger());
   }
 }

@@ -1,5 +1,6 @@
 package io.conveyor.redis;
 
+import io.conveyor.testing.TestRedis;
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -14,7 +15,11 @@ class DequeueScriptTest extends ScriptTest {
     cmd("HSET", h.keys.stateH(txId), "processingState", "queued", "attempt", 3, "type", "order", "version", "v1",
         "step", 0, "input", "{\"id\":\"" + txId + "\"}", "owner", "acme", "externalId", "", "metadata", "{}",
         "created", 5, "status", "running");
-    cmd("RPUSH", queue, txId);
+    if (queue.contains("qInZ")) {
+      TestRedis.queueIn(queue, txId);
+    } else {
+      cmd("RPUSH", queue, txId);
+    }
   }
 
   private List<String> ids(List<Dequeued> txs) {
@@ -23,10 +28,10 @@ class DequeueScriptTest extends ScriptTest {
 
   @Test
   void dequeue_takes_admin_before_out_before_in() {
-    queued("tx-in", h.keys.qInL("g"));
-    queued("tx-out", h.keys.qOutL("g"));
-    queued("tx-admin", h.keys.qAdminL("g"));
-    List<Dequeued> got = h.store.queue.dequeue("g", "node-a", 10).await();
+    queued("tx-in", h.keys.qInZ(0, "g"));
+    queued("tx-out", h.keys.qOutL(0, "g"));
+    queued("tx-admin", h.keys.qAdminL(0, "g"));
+    List<Dequeued> got = h.store.queue.dequeue(0, "g", "node-a", 10).await();
     assertEquals(List.of("tx-admin", "tx-out", "tx-in"), ids(got));
     assertEquals(List.of("admin", "out", "in"), got.stream().map(Dequeued::queue).toList());
   }
@@ -34,88 +39,88 @@ class DequeueScriptTest extends ScriptTest {
   @Test
   void dequeue_never_takes_more_than_the_free_slots() {
     for (int i = 0; i < 5; i++) {
-      queued("tx-" + i, h.keys.qInL("g"));
+      queued("tx-" + i, h.keys.qInZ(0, "g"));
     }
-    assertEquals(List.of("tx-0", "tx-1"), ids(h.store.queue.dequeue("g", "node-a", 2).await()));
-    assertEquals(3, cmd("LLEN", h.keys.qInL("g")).toInteger());
-    assertEquals(2, cmd("ZCARD", h.keys.processingZ()).toInteger());
+    assertEquals(List.of("tx-0", "tx-1"), ids(h.store.queue.dequeue(0, "g", "node-a", 2).await()));
+    assertEquals(3, cmd("ZCARD", h.keys.qInZ(0, "g")).toInteger());
+    assertEquals(2, cmd("ZCARD", h.keys.processingZ(0)).toInteger());
   }
 
   @Test
   void dequeue_raises_the_attempt_and_records_the_node_in_processing_and_inflight() {
-    queued("tx-1", h.keys.qInL("g"));
-    Dequeued d = h.store.queue.dequeue("g", "node-a", 10).await().get(0);
+    queued("tx-1", h.keys.qInZ(0, "g"));
+    Dequeued d = h.store.queue.dequeue(0, "g", "node-a", 10).await().get(0);
     assertEquals(4, d.attempt());
     assertEquals("{\"id\":\"tx-1\"}", d.stepInput().encode());
     assertEquals(0, d.step());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
     assertEquals("node-a", cmd("HGET", h.keys.stateH("tx-1"), "node").toString());
     assertEquals("4", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
-    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.processingZ(), "tx-1").toLong());
-    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.inflightZ("node-a"), "tx-1").toLong());
+    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.processingZ(0), "tx-1").toLong());
+    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.inflightZ(0, "node-a"), "tx-1").toLong());
   }
 
   @Test
   void a_resumed_transaction_gets_its_checkpointed_step_and_data() {
-    queued("tx-1", h.keys.qInL("g"));
+    queued("tx-1", h.keys.qInZ(0, "g"));
     cmd("HSET", h.keys.stateH("tx-1"), "step", 2, "data", "{\"after\":2}");
-    Dequeued d = h.store.queue.dequeue("g", "node-a", 10).await().get(0);
+    Dequeued d = h.store.queue.dequeue(0, "g", "node-a", 10).await().get(0);
     assertEquals(2, d.step());
     assertEquals("{\"after\":2}", d.stepInput().encode());
   }
 
   @Test
   void an_entry_that_is_not_queued_is_dropped_not_run() {
-    queued("tx-1", h.keys.qInL("g"));
+    queued("tx-1", h.keys.qInZ(0, "g"));
     cmd("HSET", h.keys.stateH("tx-1"), "processingState", "processing");
-    cmd("RPUSH", h.keys.qInL("g"), "tx-gone");
-    queued("tx-2", h.keys.qInL("g"));
-    assertEquals(List.of("tx-2"), ids(h.store.queue.dequeue("g", "node-a", 10).await()));
-    assertEquals(0, cmd("LLEN", h.keys.qInL("g")).toInteger());
+    TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-gone");
+    queued("tx-2", h.keys.qInZ(0, "g"));
+    assertEquals(List.of("tx-2"), ids(h.store.queue.dequeue(0, "g", "node-a", 10).await()));
+    assertEquals(0, cmd("ZCARD", h.keys.qInZ(0, "g")).toInteger());
     assertEquals("3", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
   }
 
   @Test
   void a_full_take_with_work_left_rings_another_node_and_an_empty_queue_does_not() {
     for (int i = 0; i < 3; i++) {
-      queued("tx-" + i, h.keys.qInL("g"));
+      queued("tx-" + i, h.keys.qInZ(0, "g"));
     }
-    h.store.queue.dequeue("g", "node-a", 2).await();
-    assertEquals(1, cmd("LLEN", h.keys.qRingL("g")).toInteger());
-    cmd("DEL", h.keys.qRingL("g"));
-    h.store.queue.dequeue("g", "node-a", 2).await();
-    assertEquals(0, cmd("LLEN", h.keys.qRingL("g")).toInteger());
+    h.store.queue.dequeue(0, "g", "node-a", 2).await();
+    assertEquals(1, cmd("LLEN", h.keys.qRingL(0, "g")).toInteger());
+    cmd("DEL", h.keys.qRingL(0, "g"));
+    h.store.queue.dequeue(0, "g", "node-a", 2).await();
+    assertEquals(0, cmd("LLEN", h.keys.qRingL(0, "g")).toInteger());
   }
 
   @Test
   void requeue_puts_back_what_a_node_holds_but_does_not_run_and_leaves_what_it_runs() {
     for (String id : List.of("tx-run", "tx-lost")) {
-      queued(id, h.keys.qInL("g"));
+      queued(id, h.keys.qInZ(0, "g"));
       cmd("HSET", h.keys.stateH(id), "group", "g");
     }
-    h.store.queue.dequeue("g", "node-a", 10).await();
-    cmd("DEL", h.keys.qRingL("g"));
+    h.store.queue.dequeue(0, "g", "node-a", 10).await();
+    cmd("DEL", h.keys.qRingL(0, "g"));
     assertEquals(1, h.store.queue.requeueLost("node-a", List.of("tx-run")).await());
-    assertEquals(List.of("tx-lost"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList());
+    assertEquals(List.of("tx-lost"), TestRedis.inQueue(h.keys.qInZ(0, "g")));
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-lost"), "processingState").toString());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-run"), "processingState").toString());
-    assertEquals(1, cmd("ZCARD", h.keys.inflightZ("node-a")).toInteger());
-    assertEquals(1, cmd("ZCARD", h.keys.processingZ()).toInteger());
-    assertEquals(1, cmd("LLEN", h.keys.qRingL("g")).toInteger());
+    assertEquals(1, cmd("ZCARD", h.keys.inflightZ(0, "node-a")).toInteger());
+    assertEquals(1, cmd("ZCARD", h.keys.processingZ(0)).toInteger());
+    assertEquals(1, cmd("LLEN", h.keys.qRingL(0, "g")).toInteger());
     // requeue raised the attempt (4 → 5), fencing whatever the lost reply had handed out; dequeue raises it again
     assertEquals("5", cmd("HGET", h.keys.stateH("tx-lost"), "attempt").toString());
-    assertEquals(6, h.store.queue.dequeue("g", "node-b", 10).await().get(0).attempt());
+    assertEquals(6, h.store.queue.dequeue(0, "g", "node-b", 10).await().get(0).attempt());
   }
 
   @Test
   void one_dequeue_pops_a_bounded_number_of_stale_entries_and_rings_so_the_rest_follow_at_once() {
     for (int i = 0; i < 1500; i++) {
-      cmd("RPUSH", h.keys.qInL("g"), "tx-stale-" + i); // no state: dropped when popped
+      TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-stale-" + i); // no state: dropped when popped
     }
-    queued("tx-real", h.keys.qInL("g"));
-    assertEquals(List.of(), ids(h.store.queue.dequeue("g", "node-a", 1).await()));
-    assertEquals(1500 + 1 - 1001, cmd("LLEN", h.keys.qInL("g")).toInteger(), "max + 1000 entries popped, no more");
-    assertEquals(1, cmd("LLEN", h.keys.qRingL("g")).toInteger(), "work is left: the group is rung");
-    assertEquals(List.of("tx-real"), ids(h.store.queue.dequeue("g", "node-a", 1).await()));
+    queued("tx-real", h.keys.qInZ(0, "g"));
+    assertEquals(List.of(), ids(h.store.queue.dequeue(0, "g", "node-a", 1).await()));
+    assertEquals(1500 + 1 - 1001, cmd("ZCARD", h.keys.qInZ(0, "g")).toInteger(), "max + 1000 entries popped, no more");
+    assertEquals(1, cmd("LLEN", h.keys.qRingL(0, "g")).toInteger(), "work is left: the group is rung");
+    assertEquals(List.of("tx-real"), ids(h.store.queue.dequeue(0, "g", "node-a", 1).await()));
   }
 }

@@ -26,8 +26,8 @@ class FencedWriteScriptTest extends ScriptTest {
     state = h.keys.stateH("tx-1");
     cmd("HSET", state, "processingState", "processing", "attempt", 2, "status", "running", "step", 0,
         "input", "{}", "node", "node-a", "owner", "acme");
-    cmd("ZADD", h.keys.processingZ(), 1, "tx-1");
-    cmd("ZADD", h.keys.inflightZ("node-a"), 1, "tx-1");
+    cmd("ZADD", h.keys.processingZ(0), 1, "tx-1");
+    cmd("ZADD", h.keys.inflightZ(0, "node-a"), 1, "tx-1");
   }
 
   private Map<String, String> hash() {
@@ -59,8 +59,8 @@ class FencedWriteScriptTest extends ScriptTest {
     assertEquals(Code.FENCED,
         complete(new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS, new JsonObject(), null)));
     assertEquals(before, hash());
-    assertEquals(1, cmd("ZCARD", h.keys.processingZ()).toInteger());
-    assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ()).toInteger());
+    assertEquals(1, cmd("ZCARD", h.keys.processingZ(0)).toInteger());
+    assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ(0)).toInteger());
   }
 
   @Test
@@ -82,9 +82,9 @@ class FencedWriteScriptTest extends ScriptTest {
     assertEquals("success", cmd("HGET", state, "status").toString());
     assertEquals("{\"done\":true}", cmd("HGET", state, "output").toString());
     assertEquals(Long.toString(h.clock.millis()), cmd("HGET", state, "completed").toString());
-    assertNull(cmd("ZSCORE", h.keys.processingZ(), "tx-1"));
-    assertNull(cmd("ZSCORE", h.keys.inflightZ("node-a"), "tx-1"));
-    assertEquals(h.clock.millis() + DELAY.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(), "tx-1").toLong());
+    assertNull(cmd("ZSCORE", h.keys.processingZ(0), "tx-1"));
+    assertNull(cmd("ZSCORE", h.keys.inflightZ(0, "node-a"), "tx-1"));
+    assertEquals(h.clock.millis() + DELAY.toMillis(), cmd("ZSCORE", h.keys.toArchiveZ(0), "tx-1").toLong());
   }
 
   @Test
@@ -109,7 +109,7 @@ class FencedWriteScriptTest extends ScriptTest {
     assertEquals(List.of(Code.OK, Code.OK, Code.FENCED, Code.NOT_FOUND), answers);
     assertEquals("timeout", cmd("HGET", h.keys.stateH("tx-2"), "status").toString());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-3"), "processingState").toString());
-    assertEquals(2, cmd("ZCARD", h.keys.toArchiveZ()).toInteger());
+    assertEquals(2, cmd("ZCARD", h.keys.toArchiveZ(0)).toInteger());
   }
 
   @Test
@@ -117,6 +117,6 @@ class FencedWriteScriptTest extends ScriptTest {
     assertEquals(Code.BAD_STATUS,
         complete(new RunStore.Completion("tx-1", 2, TxStatus.RUNNING, null, null)));
     assertEquals("processing", cmd("HGET", state, "processingState").toString());
-    assertTrue(cmd("ZSCORE", h.keys.processingZ(), "tx-1") != null);
+    assertTrue(cmd("ZSCORE", h.keys.processingZ(0), "tx-1") != null);
   }
 }

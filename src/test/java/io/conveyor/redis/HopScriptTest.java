@@ -1,5 +1,6 @@
 package io.conveyor.redis;
 
+import io.conveyor.testing.TestRedis;
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -19,12 +20,12 @@ class HopScriptTest extends ScriptTest {
 
   @BeforeEach
   void arrange() {
-    cmd("HSET", h.keys.pipelineH("ship"), "version", "v7", "nodeGroup", "warehouse", "isTransactionType", "0");
+    h.pipeline("ship", "v7", "warehouse", false);
     cmd("HSET", h.keys.stateH("tx-p"), "processingState", "queued", "attempt", 0, "status", "running", "owner", "acme",
         "metadata", "{\"m\":1}", "group", "shop", "type", "order", "version", "v1", "step", 1, "input", "{}",
         "created", 1);
-    cmd("RPUSH", h.keys.qInL("shop"), "tx-p");
-    parent = h.store.queue.dequeue("shop", "node-a", 1).await().get(0);
+    TestRedis.queueIn(h.keys.qInZ(0, "shop"), "tx-p");
+    parent = h.store.queue.dequeue(0, "shop", "node-a", 1).await().get(0);
   }
 
   private RunStore.HopReply hop(Dequeued p, String group) {
@@ -41,18 +42,18 @@ class HopScriptTest extends ScriptTest {
     assertEquals("tx-p", cmd("HGET", child, "parentTxId").toString());
     assertEquals("shop", cmd("HGET", child, "parentGroup").toString());
     assertEquals("{\"parcel\":1}", cmd("HGET", child, "input").toString());
-    assertEquals(List.of("tx-c"), cmd("LRANGE", h.keys.qInL("warehouse"), 0, -1).stream().map(Object::toString).toList());
-    assertEquals(1, cmd("LLEN", h.keys.qRingL("warehouse")).toInteger());
+    assertEquals(List.of("tx-c"), TestRedis.inQueue(h.keys.qInZ(0, "warehouse")));
+    assertEquals(1, cmd("LLEN", h.keys.qRingL(0, "warehouse")).toInteger());
     assertEquals("sleeping", cmd("HGET", h.keys.stateH("tx-p"), "processingState").toString());
     assertEquals("tx-c", cmd("HGET", h.keys.stateH("tx-p"), "waitingFor").toString());
-    assertNull(cmd("ZSCORE", h.keys.processingZ(), "tx-p"));
-    assertNull(cmd("ZSCORE", h.keys.inflightZ("node-a"), "tx-p"));
+    assertNull(cmd("ZSCORE", h.keys.processingZ(0), "tx-p"));
+    assertNull(cmd("ZSCORE", h.keys.inflightZ(0, "node-a"), "tx-p"));
   }
 
   @Test
   void hop_refuses_an_older_attempt_an_unknown_pipeline_and_a_wrong_group_writing_nothing() {
     Dequeued stale = new Dequeued("tx-p", parent.attempt() - 1, "order", "v1", 1, new JsonObject(), "acme", null,
-        new JsonObject(), 1, "in", null, 0, null, null);
+        new JsonObject(), 1, "in", null, 0, null, 1, null);
     assertEquals(Code.FENCED, hop(stale, "warehouse").code());
     assertEquals(Code.GROUP_CHANGED, hop(parent, "elsewhere").code());
     assertEquals("warehouse", hop(parent, "elsewhere").detail());
@@ -65,11 +66,11 @@ class HopScriptTest extends ScriptTest {
   @Test
   void a_completed_child_queues_its_parent_on_out_of_the_parents_group_with_its_result() {
     hop(parent, "warehouse");
-    Dequeued child = h.store.queue.dequeue("warehouse", "node-b", 1).await().get(0);
+    Dequeued child = h.store.queue.dequeue(0, "warehouse", "node-b", 1).await().get(0);
     h.store.run.complete("node-b", Duration.ofSeconds(60), List.of(new RunStore.Completion("tx-c", child.attempt(),
         TxStatus.FAILED, new JsonObject().put("why", "lost"), "no parcel"))).await();
-    assertEquals(List.of("tx-p"), cmd("LRANGE", h.keys.qOutL("shop"), 0, -1).stream().map(Object::toString).toList());
-    Dequeued resumed = h.store.queue.dequeue("shop", "node-a", 1).await().get(0);
+    assertEquals(List.of("tx-p"), cmd("LRANGE", h.keys.qOutL(0, "shop"), 0, -1).stream().map(Object::toString).toList());
+    Dequeued resumed = h.store.queue.dequeue(0, "shop", "node-a", 1).await().get(0);
     assertEquals("out", resumed.queue());
     assertEquals(1, resumed.step());
     assertEquals(new Dequeued.ChildResult(TxStatus.FAILED, new JsonObject().put("why", "lost"), "no parcel"),

@@ -1,5 +1,6 @@
 package io.conveyor.redis;
 
+import io.conveyor.testing.TestRedis;
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,35 +21,35 @@ class LivenessScriptsTest extends ScriptTest {
 
   @Test
   void the_first_caller_takes_the_lease_renews_it_and_others_are_refused() {
-    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await());
-    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
-    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await());
-    assertEquals("node-a", cmd("GET", h.keys.lock1(LeaderRole.REAPER)).toString());
-    long ttl1 = cmd("PTTL", h.keys.lock1(LeaderRole.REAPER)).toLong();
-    long ttl2 = cmd("PTTL", h.keys.lock2(LeaderRole.REAPER)).toLong();
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-a", LEASE, GRACE).await());
+    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-b", LEASE, GRACE).await());
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-a", LEASE, GRACE).await());
+    assertEquals("node-a", cmd("GET", h.keys.lock1(LeaderRole.REAPER, 0)).toString());
+    long ttl1 = cmd("PTTL", h.keys.lock1(LeaderRole.REAPER, 0)).toLong();
+    long ttl2 = cmd("PTTL", h.keys.lock2(LeaderRole.REAPER, 0)).toLong();
     assertTrue(ttl1 > 9_000 && ttl1 <= 10_000, "lock1 ttl " + ttl1);
     assertTrue(ttl2 > 11_000 && ttl2 <= 12_000, "lock2 ttl " + ttl2);
   }
 
   @Test
   void when_only_lock2_remains_nobody_else_leads_until_it_expires_but_the_old_leader_may_go_on() {
-    h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await();
-    cmd("DEL", h.keys.lock1(LeaderRole.REAPER)); // the lease ran out; the grace marker stays
-    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
-    cmd("DEL", h.keys.lock2(LeaderRole.REAPER)); // the grace ran out too
-    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
-    cmd("DEL", h.keys.lock1(LeaderRole.REAPER)); // node-b was paused past its lease, but within its grace
-    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await());
-    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await(), "nobody can have led in between");
+    h.store.liveness.lease(LeaderRole.REAPER, 0, "node-a", LEASE, GRACE).await();
+    cmd("DEL", h.keys.lock1(LeaderRole.REAPER, 0)); // the lease ran out; the grace marker stays
+    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-b", LEASE, GRACE).await());
+    cmd("DEL", h.keys.lock2(LeaderRole.REAPER, 0)); // the grace ran out too
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-b", LEASE, GRACE).await());
+    cmd("DEL", h.keys.lock1(LeaderRole.REAPER, 0)); // node-b was paused past its lease, but within its grace
+    assertFalse(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-a", LEASE, GRACE).await());
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-b", LEASE, GRACE).await(), "nobody can have led in between");
   }
 
   @Test
   void a_lease_held_by_a_departed_node_is_freed_and_one_held_by_another_is_not() {
-    h.store.liveness.lease(LeaderRole.REAPER, "node-a", LEASE, GRACE).await();
-    assertFalse(h.store.liveness.breakLease(LeaderRole.REAPER, List.of("node-x")).await());
-    assertEquals("node-a", cmd("GET", h.keys.lock1(LeaderRole.REAPER)).toString());
-    assertTrue(h.store.liveness.breakLease(LeaderRole.REAPER, List.of("node-x", "node-a")).await());
-    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, "node-b", LEASE, GRACE).await());
+    h.store.liveness.lease(LeaderRole.REAPER, 0, "node-a", LEASE, GRACE).await();
+    assertFalse(h.store.liveness.breakLease(LeaderRole.REAPER, 0, List.of("node-x")).await());
+    assertEquals("node-a", cmd("GET", h.keys.lock1(LeaderRole.REAPER, 0)).toString());
+    assertTrue(h.store.liveness.breakLease(LeaderRole.REAPER, 0, List.of("node-x", "node-a")).await());
+    assertTrue(h.store.liveness.lease(LeaderRole.REAPER, 0, "node-b", LEASE, GRACE).await());
   }
 
   @Test
@@ -57,9 +58,12 @@ class LivenessScriptsTest extends ScriptTest {
     long registered = cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong();
     h.clock.advance(Duration.ofSeconds(2));
     assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3),
-        Duration.ofSeconds(10)).await());
+        Duration.ofSeconds(10)).await().code());
     assertEquals(registered, cmd("ZSCORE", h.keys.nodesZ(), "node-a").toLong());
     assertEquals(3, new JsonObject(cmd("GET", h.keys.heartbeat("node-a")).toString()).getInteger("busy"));
+    assertEquals(java.util.Map.of("node-a", new JsonObject().put("group", "g").put("busy", 3)),
+        h.store.liveness.heartbeat("node-a", new JsonObject().put("group", "g").put("busy", 3),
+            Duration.ofSeconds(10)).await().view(), "a beat answers the live nodes' info (the partition assignment's view)");
     assertTrue(cmd("PTTL", h.keys.heartbeat("node-a")).toLong() > 9_000);
     assertEquals(Map.of("node-a", new JsonObject().put("group", "g").put("busy", 3)), h.store.liveness.nodes().await());
     h.store.liveness.leave("node-a").await();
@@ -70,22 +74,22 @@ class LivenessScriptsTest extends ScriptTest {
   void a_heartbeat_after_expiry_is_late_but_written_and_one_after_a_takeover_is_fenced_and_not_written() {
     h.store.liveness.register("node-a", new JsonObject(), Duration.ofSeconds(10)).await();
     cmd("DEL", h.keys.heartbeat("node-a")); // silent past its TTL, not taken over yet
-    assertEquals(Code.LATE, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(Code.LATE, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await().code());
     assertEquals(1, cmd("EXISTS", h.keys.heartbeat("node-a")).toInteger());
-    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await().code());
 
     cmd("DEL", h.keys.heartbeat("node-a"));
     reap(true); // taken over: it leaves nodesZ
-    assertEquals(Code.FENCED, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(Code.FENCED, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await().code());
     assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a")).toInteger(), "a fenced node writes nothing");
     assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-a"));
     h.store.liveness.register("node-a", new JsonObject(), Duration.ofSeconds(10)).await();
-    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await().code());
   }
 
   @Test
   void a_heartbeat_into_an_empty_redis_is_fenced_so_the_node_registers_again() {
-    assertEquals(Code.FENCED, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(Code.FENCED, h.store.liveness.heartbeat("node-a", new JsonObject(), Duration.ofSeconds(10)).await().code());
     assertEquals(0, cmd("EXISTS", h.keys.heartbeat("node-a"), h.keys.nodesZ()).toInteger());
   }
 
@@ -97,8 +101,8 @@ class LivenessScriptsTest extends ScriptTest {
 
   private void running(String txId, String node, int attempt) {
     cmd("HSET", h.keys.stateH(txId), "processingState", "processing", "node", node, "group", "g", "attempt", attempt);
-    cmd("ZADD", h.keys.processingZ(), 1, txId);
-    cmd("ZADD", h.keys.inflightZ(node), 1, txId);
+    cmd("ZADD", h.keys.processingZ(0), 1, txId);
+    cmd("ZADD", h.keys.inflightZ(0, node), 1, txId);
   }
 
   @Test
@@ -107,19 +111,18 @@ class LivenessScriptsTest extends ScriptTest {
     cmd("ZADD", h.keys.nodesZ(), 1, "node-dead"); // registered, heartbeat expired
     running("tx-1", "node-dead", 2);
     running("tx-2", "node-live", 1);
-    cmd("RPUSH", h.keys.qInL("g"), "tx-waiting");
+    TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-waiting");
 
     assertEquals(Map.of("node-dead", 1), reap(true));
 
-    assertEquals(List.of("tx-1", "tx-waiting"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream()
-        .map(Object::toString).toList());
+    assertEquals(List.of("tx-1", "tx-waiting"), TestRedis.inQueue(h.keys.qInZ(0, "g")));
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
     assertEquals("3", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
-    assertNull(cmd("ZSCORE", h.keys.processingZ(), "tx-1"));
-    assertEquals(0, cmd("EXISTS", h.keys.inflightZ("node-dead")).toInteger());
+    assertNull(cmd("ZSCORE", h.keys.processingZ(0), "tx-1"));
+    assertEquals(0, cmd("EXISTS", h.keys.inflightZ(0, "node-dead")).toInteger());
     assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-dead"));
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-2"), "processingState").toString());
-    JsonObject event = new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString());
+    JsonObject event = new JsonObject(cmd("LINDEX", h.keys.eventsL(0), 0).toString());
     assertEquals("node-dead", event.getString("type"));
     assertEquals(h.clock.millis(), event.getLong("time"));
     JsonObject details = event.getJsonObject("details");
@@ -144,7 +147,7 @@ class LivenessScriptsTest extends ScriptTest {
     h.store.liveness.register("node-alive", new JsonObject(), Duration.ofSeconds(10)).await();
     running("tx-1", "node-alive", 1);
     assertEquals(Map.of(), reap(true));
-    assertEquals(Code.OK, h.store.liveness.heartbeat("node-alive", new JsonObject(), Duration.ofSeconds(10)).await());
+    assertEquals(Code.OK, h.store.liveness.heartbeat("node-alive", new JsonObject(), Duration.ofSeconds(10)).await().code());
   }
 
   @Test
@@ -152,32 +155,32 @@ class LivenessScriptsTest extends ScriptTest {
     h.store.liveness.register("node-live", new JsonObject(), Duration.ofSeconds(10)).await();
     running("tx-live", "node-live", 1);              // a live owner: left alone
     running("tx-orphan", "node-unknown", 1);         // its node is not registered: put back
-    cmd("DEL", h.keys.inflightZ("node-unknown"));
+    cmd("DEL", h.keys.inflightZ(0, "node-unknown"));
     cmd("HSET", h.keys.stateH("tx-done"), "processingState", "complete");
-    cmd("ZADD", h.keys.processingZ(), 1, "tx-done"); // finished, entry left behind: cleared
-    cmd("ZADD", h.keys.processingZ(), 1, "tx-ghost"); // no state at all: set aside
-    cmd("ZADD", h.keys.processingZ(), h.clock.millis(), "tx-young"); // too recent to judge
+    cmd("ZADD", h.keys.processingZ(0), 1, "tx-done"); // finished, entry left behind: cleared
+    cmd("ZADD", h.keys.processingZ(0), 1, "tx-ghost"); // no state at all: set aside
+    cmd("ZADD", h.keys.processingZ(0), h.clock.millis(), "tx-young"); // too recent to judge
     h.clock.advance(Duration.ofSeconds(60));
-    cmd("ZADD", h.keys.processingZ(), h.clock.millis(), "tx-young");
+    cmd("ZADD", h.keys.processingZ(0), h.clock.millis(), "tx-young");
 
     LivenessStore.Reaped out = h.store.liveness.reap(true, Duration.ofSeconds(10)).await();
     assertEquals(3, out.garbage());
-    assertEquals(List.of("tx-orphan"), cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList());
+    assertEquals(List.of("tx-orphan"), TestRedis.inQueue(h.keys.qInZ(0, "g")));
     assertEquals("2", cmd("HGET", h.keys.stateH("tx-orphan"), "attempt").toString());
-    assertEquals(List.of("tx-live", "tx-young"), cmd("ZRANGE", h.keys.processingZ(), 0, -1).stream()
+    assertEquals(List.of("tx-live", "tx-young"), cmd("ZRANGE", h.keys.processingZ(0), 0, -1).stream()
         .map(Object::toString).sorted().toList());
-    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.exceptionZ(), "tx-ghost").toLong());
+    assertEquals(h.clock.millis(), cmd("ZSCORE", h.keys.exceptionZ(0), "tx-ghost").toLong());
     assertEquals("in processingZ without a state",
-        new JsonObject(cmd("LINDEX", h.keys.eventsL(), 0).toString()).getJsonObject("details").getString("reason"));
+        new JsonObject(cmd("LINDEX", h.keys.eventsL(0), 0).toString()).getJsonObject("details").getString("reason"));
   }
 
   @Test
   void reap_leaves_leases_alone_they_run_out_by_themselves_and_a_renewed_one_is_a_live_nodes() {
     cmd("ZADD", h.keys.nodesZ(), 1, "node-lapsed"); // its heartbeat lapsed, but it still renews its lease
-    cmd("SET", h.keys.lock1(LeaderRole.ARCHIVE), "node-lapsed");
-    cmd("SET", h.keys.lock2(LeaderRole.ARCHIVE), "node-lapsed");
+    cmd("SET", h.keys.lock1(LeaderRole.ARCHIVE, 0), "node-lapsed");
+    cmd("SET", h.keys.lock2(LeaderRole.ARCHIVE, 0), "node-lapsed");
     assertEquals(Map.of("node-lapsed", 0), reap(true));
-    assertEquals("node-lapsed", cmd("GET", h.keys.lock1(LeaderRole.ARCHIVE)).toString(),
+    assertEquals("node-lapsed", cmd("GET", h.keys.lock1(LeaderRole.ARCHIVE, 0)).toString(),
         "freeing it would make a second archive leader while the first still acts");
   }
 

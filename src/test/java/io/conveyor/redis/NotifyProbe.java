@@ -9,7 +9,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** Listens on the notify channel of a prefix, as a node or client would, and hands the messages to a test. */
+/** Listens on the notify channels of a prefix, as a node or client would, and hands the messages to a test. */
 public final class NotifyProbe implements AutoCloseable {
   private final RedisConnection conn;
   private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
@@ -25,12 +25,13 @@ public final class NotifyProbe implements AutoCloseable {
   public static NotifyProbe subscribe(RedisLink link, Keys keys) {
     NotifyProbe probe = new NotifyProbe(link.dedicated().await());
     probe.conn.handler(probe::onPush);
-    probe.conn.send(Request.cmd(Command.SUBSCRIBE).arg(keys.notifyChannel())).await();
+    // every partition's channel, as NotifyVerticle does (a shard channel each on its slot's master)
+    keys.all().forEach(p -> probe.conn.send(keys.subscribe(keys.notifyChannel(p))).await());
     return probe;
   }
 
   private void onPush(Response r) {
-    if (r.size() == 3 && "message".equals(r.get(0).toString())) {
+    if (Keys.isMessage(r)) {
       messages.add(r.get(2).toString());
     }
   }

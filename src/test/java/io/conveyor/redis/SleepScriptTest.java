@@ -1,5 +1,6 @@
 package io.conveyor.redis;
 
+import io.conveyor.testing.TestRedis;
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -20,12 +21,12 @@ class SleepScriptTest extends ScriptTest {
   void arrange() {
     cmd("HSET", h.keys.stateH("tx-1"), "processingState", "queued", "attempt", 0, "status", "running", "owner", "acme",
         "group", "g", "type", "p", "version", "v", "step", 2, "data", "{\"at\":2}", "metadata", "{}", "created", 1);
-    cmd("RPUSH", h.keys.qInL("g"), "tx-1");
-    tx = h.store.queue.dequeue("g", "node-a", 1).await().get(0);
+    TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-1");
+    tx = h.store.queue.dequeue(0, "g", "node-a", 1).await().get(0);
   }
 
   private List<String> queue() {
-    return cmd("LRANGE", h.keys.qInL("g"), 0, -1).stream().map(Object::toString).toList();
+    return TestRedis.inQueue(h.keys.qInZ(0, "g"));
   }
 
   @Test
@@ -33,17 +34,17 @@ class SleepScriptTest extends ScriptTest {
     long wakeAt = h.clock.millis() + 60_000;
     assertEquals(Code.SLEEPING, h.store.run.sleep(tx, "node-a", "g", wakeAt, null).await());
     assertEquals("sleeping", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
-    assertEquals(wakeAt, cmd("ZSCORE", h.keys.sleepingZ(), "tx-1").toLong());
-    assertNull(cmd("ZSCORE", h.keys.processingZ(), "tx-1"));
-    assertNull(cmd("ZSCORE", h.keys.inflightZ("node-a"), "tx-1"));
+    assertEquals(wakeAt, cmd("ZSCORE", h.keys.sleepingZ(0), "tx-1").toLong());
+    assertNull(cmd("ZSCORE", h.keys.processingZ(0), "tx-1"));
+    assertNull(cmd("ZSCORE", h.keys.inflightZ(0, "node-a"), "tx-1"));
 
     h.clock.advance(Duration.ofMillis(59_999));
-    assertEquals(0, h.store.control.wake(100).await());
+    assertEquals(0, h.store.control.wake(0, 100).await());
     assertEquals(List.of(), queue());
     h.clock.advance(Duration.ofMillis(1));
-    assertEquals(1, h.store.control.wake(100).await());
+    assertEquals(1, h.store.control.wake(0, 100).await());
     assertEquals(List.of("tx-1"), queue());
-    Dequeued again = h.store.queue.dequeue("g", "node-b", 1).await().get(0);
+    Dequeued again = h.store.queue.dequeue(0, "g", "node-b", 1).await().get(0);
     assertEquals(2, again.step());
     assertEquals(new JsonObject().put("at", 2), again.stepInput());
     assertEquals(1, again.retry());
@@ -56,8 +57,8 @@ class SleepScriptTest extends ScriptTest {
     assertEquals(List.of(), queue());
     assertEquals(Code.SET, h.store.control.setSwitch("tx-1", "acme", "approve", new JsonObject().put("by", "ann")).await());
     assertEquals(List.of("tx-1"), queue());
-    assertNull(cmd("ZSCORE", h.keys.sleepingZ(), "tx-1"));
-    Dequeued woken = h.store.queue.dequeue("g", "node-b", 1).await().get(0);
+    assertNull(cmd("ZSCORE", h.keys.sleepingZ(0), "tx-1"));
+    Dequeued woken = h.store.queue.dequeue(0, "g", "node-b", 1).await().get(0);
     assertEquals(new JsonObject().put("other", 1).put("approve", new JsonObject().put("by", "ann")), woken.switches());
   }
 
@@ -67,9 +68,9 @@ class SleepScriptTest extends ScriptTest {
     assertEquals(Code.SET, h.store.control.setSwitch("tx-1", "acme", "approve", true).await());
     assertEquals(Code.REQUEUED, h.store.run.sleep(tx, "node-a", "g", h.clock.millis() + 3_600_000, "approve").await());
     assertEquals(List.of("tx-1"), queue());
-    assertNull(cmd("ZSCORE", h.keys.sleepingZ(), "tx-1"));
+    assertNull(cmd("ZSCORE", h.keys.sleepingZ(0), "tx-1"));
     // once the step has seen it (dequeue acknowledges), waiting on it sleeps again
-    Dequeued seen = h.store.queue.dequeue("g", "node-a", 1).await().get(0);
+    Dequeued seen = h.store.queue.dequeue(0, "g", "node-a", 1).await().get(0);
     assertEquals(true, seen.switches().getBoolean("approve"));
     assertEquals(Code.SLEEPING, h.store.run.sleep(seen, "node-a", "g", h.clock.millis() + 1000, "approve").await());
   }

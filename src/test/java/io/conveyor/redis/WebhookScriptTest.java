@@ -29,11 +29,11 @@ class WebhookScriptTest extends ScriptTest {
     }
     cmd("HSET", h.keys.webhookH(txId), "txId", txId, "owner", "acme", "url", "http://x/h", "urlHash", "u1",
         "event", "complete", "eventTime", Long.toString(now), "status", "pending", "attempts", "0");
-    cmd("ZADD", h.keys.webhooksZ(), Long.toString(now), txId);
+    cmd("ZADD", h.keys.webhooksZ(0), Long.toString(now), txId);
   }
 
   private WebhookBatch call(String node, List<WebhookResult> results, int max) {
-    return h.store.webhooks.webhookBatch(node, results, max, LIMITS).await();
+    return h.store.webhooks.webhookBatch(0, node, results, max, LIMITS).await();
   }
 
   @Test
@@ -41,16 +41,16 @@ class WebhookScriptTest extends ScriptTest {
     due("tx-a", false);
     assertTrue(call("node-b", List.of(), 0).jobs().isEmpty());
     assertFalse(call("node-b", List.of(), 0).leader(), "a call that only records never takes a free lease");
-    cmd("SET", h.prefix + "webhookLock1", "node-a");
-    cmd("SET", h.prefix + "webhookLock2", "node-a");
+    cmd("SET", h.keys.lock1(LeaderRole.WEBHOOKS, 0), "node-a");
+    cmd("SET", h.keys.lock2(LeaderRole.WEBHOOKS, 0), "node-a");
     WebhookBatch other = call("node-b", List.of(), 10);
     assertFalse(other.leader());
-    cmd("DEL", h.prefix + "webhookLock1", h.prefix + "webhookLock2");
+    cmd("DEL", h.keys.lock1(LeaderRole.WEBHOOKS, 0), h.keys.lock2(LeaderRole.WEBHOOKS, 0));
     WebhookBatch batch = call("node-a", List.of(), 10);
     assertEquals(1, batch.jobs().size());
     assertEquals("deliver", batch.jobs().get(0).kind());
     assertEquals("acme", batch.jobs().get(0).summary().owner());
-    assertEquals(h.clock.millis() + 15_000, cmd("ZSCORE", h.keys.webhooksZ(), "tx-a").toLong());
+    assertEquals(h.clock.millis() + 15_000, cmd("ZSCORE", h.keys.webhooksZ(0), "tx-a").toLong());
     assertTrue(call("node-a", List.of(), 10).jobs().isEmpty(), "not handed out twice");
   }
 
@@ -62,7 +62,7 @@ class WebhookScriptTest extends ScriptTest {
     assertEquals("pending", cmd("HGET", h.keys.webhookH("tx-a"), "status").toString());
     call("node-a", List.of(new WebhookResult("tx-a", "delivered", 1, 200, null, 0)), 0);
     assertEquals(0L, cmd("EXISTS", h.keys.webhookH("tx-a")).toLong());
-    assertNull(cmd("ZSCORE", h.keys.webhooksZ(), "tx-a"));
+    assertNull(cmd("ZSCORE", h.keys.webhooksZ(0), "tx-a"));
     JsonObject state = new JsonObject(cmd("HGET", h.keys.stateH("tx-a"), "webhook").toString());
     assertEquals("delivered", state.getString("status"));
     assertEquals(1, state.getInteger("attempts"));
@@ -80,19 +80,19 @@ class WebhookScriptTest extends ScriptTest {
     call("node-a", List.of(new WebhookResult("tx-a", "retry", 1, 500, "HTTP 500", next),
         new WebhookResult("tx-b", "retry", 1, 500, "HTTP 500", next),
         new WebhookResult("tx-c", "retry", 1, 500, "HTTP 500", next)), 0);
-    long pausedUntil = Long.parseLong(cmd("GET", h.prefix + "webhookPause:u1").toString());
+    long pausedUntil = Long.parseLong(cmd("GET", h.keys.webhookPause(0, "u1")).toString());
     assertEquals(h.clock.millis() + 300_000, pausedUntil);
     assertTrue(call("node-a", List.of(), 10).jobs().isEmpty(), "tx-d is due but its URL is paused");
-    assertEquals(pausedUntil, cmd("ZSCORE", h.keys.webhooksZ(), "tx-d").toLong());
-    assertTrue(cmd("LINDEX", h.keys.eventsL(), "0").toString().contains("webhook-url-paused"));
+    assertEquals(pausedUntil, cmd("ZSCORE", h.keys.webhooksZ(0), "tx-d").toLong());
+    assertTrue(cmd("LINDEX", h.keys.eventsL(0), "0").toString().contains("webhook-url-paused"));
     // late results of attempts made before the pause (a leader that was itself paused reports them) reach
     // the limit again: the pause stands as it was, and is not logged again
     h.clock.advance(java.time.Duration.ofSeconds(1));
     call("node-a", List.of(new WebhookResult("tx-a", "retry", 2, 500, "HTTP 500", next),
         new WebhookResult("tx-b", "retry", 2, 500, "HTTP 500", next),
         new WebhookResult("tx-c", "retry", 2, 500, "HTTP 500", next)), 0);
-    assertEquals(pausedUntil, Long.parseLong(cmd("GET", h.prefix + "webhookPause:u1").toString()));
-    assertEquals(1L, cmd("LRANGE", h.keys.eventsL(), "0", "-1").stream()
+    assertEquals(pausedUntil, Long.parseLong(cmd("GET", h.keys.webhookPause(0, "u1")).toString()));
+    assertEquals(1L, cmd("LRANGE", h.keys.eventsL(0), "0", "-1").stream()
         .filter(e -> e.toString().contains("webhook-url-paused")).count());
   }
 
@@ -106,7 +106,7 @@ class WebhookScriptTest extends ScriptTest {
     assertEquals("gone", new JsonObject(next.jobs().get(0).event().getString("state")).getString("status"));
     call("node-a", List.of(new WebhookResult("tx-a", "synced", 0, null, null, 0)), 10);
     assertEquals(0L, cmd("EXISTS", h.keys.webhookH("tx-a")).toLong());
-    assertNull(cmd("ZSCORE", h.keys.webhooksZ(), "tx-a"));
+    assertNull(cmd("ZSCORE", h.keys.webhooksZ(0), "tx-a"));
   }
 
   @Test

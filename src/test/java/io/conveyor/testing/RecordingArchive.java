@@ -92,6 +92,11 @@ public final class RecordingArchive implements ArchiveStore {
     return real.findByExternalId(owner, externalId);
   }
 
+  @Override
+  public Future<List<String>> ended(String type, String status, long from, long to, int limit) {
+    return real.ended(type, status, from, to, limit);
+  }
+
   /** Fails the writes it held, so the node can stop. */
   public void release() {
     frozen = false;

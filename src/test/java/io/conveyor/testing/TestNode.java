@@ -26,7 +26,8 @@ import java.util.Map;
  */
 public final class TestNode implements AutoCloseable {
   public final String prefix;
-  public final Keys keys;
+  /** The node's key names (with its partitions once it has started). */
+  public Keys keys;
   private final Path pipelines;
   private final Map<String, String> env = new HashMap<>();
   private Node node;
@@ -40,10 +41,16 @@ public final class TestNode implements AutoCloseable {
     this(TestRedis.newPrefix(), newPipelineDir());
   }
 
+  /** A node on a key prefix of the test's choosing (a hash tag, for a Redis Cluster the test starts itself). */
+  public static TestNode withPrefix(String prefix) {
+    return new TestNode(prefix, newPipelineDir());
+  }
+
   /** Another node of the same system: the same key prefix and pipeline files. */
   public TestNode sibling() {
     TestNode n = new TestNode(prefix, pipelines);
     n.env.putAll(env);
+    n.ownRedis = ownRedis;
     return n;
   }
 
@@ -59,11 +66,12 @@ public final class TestNode implements AutoCloseable {
     this.prefix = prefix;
     this.keys = new Keys(prefix);
     this.pipelines = pipelines;
-    env.put("CONVEYOR_REDIS_URL", TestRedis.url());
+    env.putAll(TestRedis.env());
     env.put("CONVEYOR_REDIS_PREFIX", prefix);
     env.put("CONVEYOR_REDIS_EMBEDDED", "never");
     env.put("CONVEYOR_CLUSTER_ENABLED", "false");
     env.put("CONVEYOR_PIPELINES_DIR", pipelines.toString());
+    env.put("CONVEYOR_SCHEDULES_DIR", pipelines.resolve("schedules").toString());
     env.put("CONVEYOR_NODE_IDLE_WAIT", "1s");
     env.put("CONVEYOR_HTTP_PORT", "0"); // off unless a test asks for it
     // one embedded archive per system under test, shared by siblings
@@ -85,10 +93,38 @@ public final class TestNode implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Puts the node on a Redis of the test's own (a cluster or sentinels it starts, e.g. to kill a server);
+   * the test's own link then goes there too, and the prefix is not dropped after (the Redis goes away).
+   */
+  public TestNode redis(String mode, java.util.List<String> endpoints, String masterName) {
+    ownRedis = true;
+    env.remove("CONVEYOR_REDIS_PARTITIONS"); // the mode's default, unless the test sets it
+    env.put("CONVEYOR_REDIS_MODE", mode);
+    env.put("CONVEYOR_REDIS_ENDPOINTS", String.join(",", endpoints));
+    env.put("CONVEYOR_REDIS_URL", endpoints.get(0));
+    env.put("CONVEYOR_REDIS_MASTER_NAME", masterName);
+    return this;
+  }
+
+  private boolean ownRedis;
+
   /** Writes a pipeline file from a JSON text (single quotes allowed for readability). */
   public TestNode pipeline(String name, String json) {
     try {
       Files.writeString(pipelines.resolve(name + ".json"), json.replace('\'', '"'));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return this;
+  }
+
+  /** Writes a schedule file (schedules.dir) from a JSON text (single quotes allowed for readability). */
+  public TestNode schedule(String id, String json) {
+    try {
+      Path dir = pipelines.resolve("schedules");
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve(id + ".json"), json.replace('\'', '"'));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -107,15 +143,25 @@ public final class TestNode implements AutoCloseable {
 
   public TestNode start(StepRegistry registry) {
     Config config = config();
+    keys = new Keys(prefix, config.redis().partitions());
     node = Node.start(config, clock, registry, archiveDecorator).await();
     clientVertx = Vertx.vertx();
     // the test's own link goes straight to Redis, whatever the node's URL (a test may put a proxy there)
-    link = new RedisLink(clientVertx, RedisLink.options(TestRedis.url(), 10_000));
-    StoreContext context = new StoreContext(link, keys, node.redis().scripts(), Clock.systemUTC());
+    link = new RedisLink(clientVertx, ownRedis ? RedisLink.options(config.redis()) : TestRedis.options(10_000),
+        ownRedis ? config.redis().timeout() : RedisLink.DEFAULT_TIMEOUT);
+    // the node's clock: a start stamped on another clock would count in another stats slot, or be due at
+    // another time, than the node's own writes
+    StoreContext context = new StoreContext(link, keys, node.redis().scripts(), clock);
     store = new Stores(context);
     transactions = new Transactions(context, node.catalog(), config,
         io.vertx.core.Future.succeededFuture(node.archive()), new io.conveyor.metrics.NodeMetrics(false));
     return this;
+  }
+
+  /** A Transactions service on the node's own Redis settings (e.g. redis.waitReplicas), from the test's thread. */
+  public Transactions nodeTransactions() {
+    return new Transactions(node.redis().open(clientVertx), node.catalog(), config(),
+        io.vertx.core.Future.succeededFuture(node.archive()), new io.conveyor.metrics.NodeMetrics(false));
   }
 
   public Node node() {
@@ -127,10 +173,27 @@ public final class TestNode implements AutoCloseable {
         .await().txId();
   }
 
+  /** A count summed over the node's partitions, e.g. total("ZCARD", keys::processingZ). */
+  public long total(String command, java.util.function.IntFunction<String> keyOf) {
+    long n = 0;
+    for (int p : keys.all()) {
+      n += TestRedis.cmd(command, keyOf.apply(p)).toLong();
+    }
+    return n;
+  }
+
   /** Waits (bounded) until the transaction is final and answers its summary. */
   public TxSummary awaitFinal(String txId) {
     return Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> store.reads.getState(txId).await(),
         s -> s != null && s.status().isFinal());
+  }
+
+  /** Stops the node and the test's client, keeping the data (a sibling starts on it, as after a restart). */
+  public void stopKeepingData() {
+    node.stop().await();
+    node = null;
+    clientVertx.close().await();
+    clientVertx = null;
   }
 
   @Override
@@ -141,6 +204,8 @@ public final class TestNode implements AutoCloseable {
     if (clientVertx != null) {
       clientVertx.close().await();
     }
-    TestRedis.drop(prefix);
+    if (!ownRedis) {
+      TestRedis.drop(prefix);
+    }
   }
 }

@@ -22,6 +22,38 @@ public final class TestSteps {
   /** Steps test/hold is holding; complete one to let its transaction go on. */
   public final BlockingQueue<Promise<StepResult>> held = new LinkedBlockingQueue<>();
 
+  /** Every attempt test/flaky made: {txId, step, stepAttempt, atNanos}, in order. */
+  public final List<JsonObject> attempts = new CopyOnWriteArrayList<>();
+  /** Inputs test/watch-cancel saw cancelled, by txId. */
+  public final List<String> sawCancel = new CopyOnWriteArrayList<>();
+
+  /** test/transient: failures it injected, and attempts it saw in all. */
+  public final java.util.concurrent.atomic.AtomicInteger injected = new java.util.concurrent.atomic.AtomicInteger();
+  public final java.util.concurrent.atomic.AtomicInteger transientAttempts =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** How often test/transient fails a transaction before it succeeds: 1 to 3 times for a fifth of txIds. */
+  public static int transientFailures(String txId) {
+    int h = txId.hashCode() & 0x7fffffff;
+    return h % 5 == 0 ? 1 + (h / 5) % 3 : 0;
+  }
+
+  /** test/broken fails while this is true (a downstream service that is broken until fixed). */
+  public final java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+  /** The next step test/hold holds, waiting up to 10 s for one (failing the test when none comes). */
+  public Promise<StepResult> nextHeld() {
+    try {
+      Promise<StepResult> p = held.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+      if (p == null) {
+        throw new AssertionError("no step was held within 10 s");
+      }
+      return p;
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   public StepRegistry registry() {
     return StepRegistry.withBuiltIns()
         .register(type("test/record", p -> ctx -> {
@@ -50,6 +82,42 @@ public final class TestSteps {
         }))
         .register(type("test/throw", p -> ctx -> {
           throw new IllegalStateException("boom");
+        }))
+        .register(type("test/flaky", p -> ctx -> {
+          // fails its first params.failures attempts (with params.code), then succeeds
+          attempts.add(new JsonObject().put("txId", ctx.txId()).put("step", ctx.step())
+              .put("stepAttempt", ctx.stepAttempt()).put("atNanos", System.nanoTime()));
+          return Future.succeededFuture(ctx.stepAttempt() <= p.getInteger("failures", 1)
+              ? new StepResult.Failed("flaked on attempt " + ctx.stepAttempt(), null, p.getString("code", "failed"),
+                  true, null)
+              : StepResult.success(ctx.input().copy().put("attempts", ctx.stepAttempt())));
+        }))
+        .register(type("test/transient", p -> ctx -> {
+          transientAttempts.incrementAndGet();
+          if (ctx.stepAttempt() <= transientFailures(ctx.txId())) {
+            injected.incrementAndGet();
+            return Future.succeededFuture(new StepResult.Failed("transient", null));
+          }
+          return Future.succeededFuture(StepResult.success(ctx.input()));
+        }))
+        .register(type("test/broken", p -> ctx -> Future.succeededFuture(broken.get()
+            ? new StepResult.Failed("the service is broken", null)
+            : StepResult.success(ctx.input().copy().put("fixed", true)))))
+        .register(type("test/watch-cancel", p -> ctx -> {
+          // runs until its transaction's owner asks to cancel it (or its timeout), looking every 5 ms
+          Promise<StepResult> done = Promise.promise();
+          long until = System.nanoTime() + ctx.timeout().toNanos();
+          ctx.vertx().setPeriodic(5, t -> {
+            if (System.nanoTime() > until) {
+              ctx.vertx().cancelTimer(t);
+              done.fail("no cancel came");
+            } else if (ctx.cancelled()) {
+              ctx.vertx().cancelTimer(t);
+              sawCancel.add(ctx.txId());
+              done.complete(StepResult.success(new JsonObject().put("sawCancel", true)));
+            }
+          });
+          return done.future();
         }))
         .register(type("test/hold", p -> ctx -> {
           Promise<StepResult> promise = Promise.promise();

@@ -130,7 +130,7 @@ class WebhookTest {
     assertEquals(1, receiver.of(gone).size());
     assertEquals("HTTP 503", state.getString("lastError"));
     boolean logged = false;
-    for (var e : cmd("LRANGE", node.keys.eventsL(), "0", "-1")) {
+    for (var e : cmd("LRANGE", node.keys.eventsL(node.keys.partitionOf(failing)), "0", "-1")) {
       JsonObject event = new JsonObject(e.toString());
       logged |= event.getString("type").equals("webhook-exhausted")
           && failing.equals(event.getJsonObject("details").getString("txId"));
@@ -154,7 +154,7 @@ class WebhookTest {
     assertTrue(pausedMs >= 1500 - 25, "the 4th attempt came " + pausedMs + " ms after the 3rd, within the pause");
     assertEquals(4, state.getInteger("attempts"));
     boolean logged = false;
-    for (var e : cmd("LRANGE", node.keys.eventsL(), "0", "-1")) {
+    for (var e : cmd("LRANGE", node.keys.eventsL(node.keys.partitionOf(txId)), "0", "-1")) {
       logged |= new JsonObject(e.toString()).getString("type").equals("webhook-url-paused");
     }
     assertTrue(logged, "eventsL has the pause");
@@ -181,7 +181,7 @@ class WebhookTest {
       String plain = startWith(node, receiver.url("/poll"), new JsonObject());
       webhookOf(node, plain, "delivered");
       assertEquals(0L, cmd("EXISTS", node.keys.webhookH(polled)).toLong());
-      assertNull(cmd("ZSCORE", node.keys.webhooksZ(), polled));
+      assertNull(cmd("ZSCORE", node.keys.webhooksZ(node.keys.partitionOf(polled)), polled));
       assertEquals(0, receiver.of(polled).size());
       assertEquals("cancelled", node.transactions.status(polled, "acme").await().webhook().getString("status"));
     } finally {
@@ -215,10 +215,10 @@ class WebhookTest {
   void the_guard_knows_internal_addresses_from_public_ones() throws Exception {
     for (String internal : List.of("127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254",
         "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00:ec2::254", "::ffff:127.0.0.1", "224.0.0.1")) {
-      assertFalse(WebhookGuard.isPublic(java.net.InetAddress.getByName(internal)), internal);
+      assertFalse(io.conveyor.net.OutboundGuard.isPublic(java.net.InetAddress.getByName(internal)), internal);
     }
     for (String pub : List.of("8.8.8.8", "1.1.1.1", "2001:4860:4860::8888")) {
-      assertTrue(WebhookGuard.isPublic(java.net.InetAddress.getByName(pub)), pub);
+      assertTrue(io.conveyor.net.OutboundGuard.isPublic(java.net.InetAddress.getByName(pub)), pub);
     }
   }
 
@@ -277,7 +277,7 @@ class WebhookTest {
     }
     Eventually.until(Duration.ofSeconds(60), "1000 deliveries", () -> receiver.deliveries().size(), n -> n >= 1000);
     Eventually.until(Duration.ofSeconds(10), "every result recorded",
-        () -> cmd("ZCARD", a.keys.webhooksZ()).toLong(), n -> n == 0);
+        () -> a.total("ZCARD", a.keys::webhooksZ), n -> n == 0);
     for (String id : ids) {
       assertEquals(1, receiver.of(id).size(), id);
     }

@@ -84,22 +84,22 @@ public final class ArchiveBench {
     Node archive = null;
     try {
       node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
-      BenchOptions load = new BenchOptions(redis, transactions, "noop", 0, 200, 2000, 0, false);
+      BenchOptions load = new BenchOptions(java.util.List.of(redis), "standalone", 0, transactions, "noop", 0, 200, 2000, 0, false);
       Result ran = client.run("load", load, true).await();
       System.err.println("bench/archive: ran " + ran.line());
-      long queued = client.zcard(node.redis().keys().toArchiveZ()).await();
+      long queued = client.zcard(node.redis().keys().toArchiveZ(0)).await();
       long memoryBefore = client.usedMemory().await();
       System.err.printf("bench/archive: %d transactions wait in toArchiveZ; Redis used_memory %d bytes%n", queued,
           memoryBefore);
 
       archive = Node.start(archiver, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
       long t0 = System.nanoTime();
-      long left0 = client.zcard(node.redis().keys().toArchiveZ()).await();
+      long left0 = client.zcard(node.redis().keys().toArchiveZ(0)).await();
       long left = left0;
       long lastReport = t0;
       while (left > 0) {
         Thread.sleep(20);
-        left = client.zcard(node.redis().keys().toArchiveZ()).await();
+        left = client.zcard(node.redis().keys().toArchiveZ(0)).await();
         if (System.nanoTime() - lastReport > 1_000_000_000L) {
           lastReport = System.nanoTime();
           System.err.printf("bench/archive: %d left%n", left);
@@ -136,7 +136,7 @@ public final class ArchiveBench {
     BenchClient client = new BenchClient(node);
     try {
       node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
-      BenchOptions load = new BenchOptions(redis, rate * seconds, "noop", rate, 200, 2000, 0, false);
+      BenchOptions load = new BenchOptions(java.util.List.of(redis), "standalone", 0, rate * seconds, "noop", rate, 200, 2000, 0, false);
       long t0 = System.nanoTime();
       io.vertx.core.Future<Result> run = client.run("sustained", load, true);
       java.util.List<long[]> samples = new java.util.ArrayList<>();
@@ -144,7 +144,7 @@ public final class ArchiveBench {
         Thread.sleep(1000);
         long t = (System.nanoTime() - t0) / 1_000_000_000L;
         long mem = client.usedMemory().await();
-        long due = client.zcard(node.redis().keys().toArchiveZ()).await();
+        long due = client.zcard(node.redis().keys().toArchiveZ(0)).await();
         samples.add(new long[] {t, mem, due});
         System.err.printf("bench/archive: t=%ds used_memory=%d toArchiveZ=%d%n", t, mem, due);
       }

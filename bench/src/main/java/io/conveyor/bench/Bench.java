@@ -55,7 +55,14 @@ public final class Bench {
         env.put(k, v);
       }
     });
-    env.put(ConfigLoader.envName("redis.url"), o.redis());
+    env.put(ConfigLoader.envName("redis.url"), o.redis().get(0));
+    env.put(ConfigLoader.envName("redis.mode"), o.redisMode());
+    if (!o.redisMode().equals("standalone")) {
+      env.put(ConfigLoader.envName("redis.endpoints"), String.join(",", o.redis()));
+    }
+    if (o.partitions() > 0) {
+      env.put(ConfigLoader.envName("redis.partitions"), Integer.toString(o.partitions()));
+    }
     env.put(ConfigLoader.envName("redis.prefix"), "bench-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current()
         .nextInt()) + ":");
     env.put(ConfigLoader.envName("redis.embedded"), "never");
@@ -81,9 +88,13 @@ public final class Bench {
       client.checkPipeline(options.pipeline()).await(30, TimeUnit.SECONDS);
       warmUp(client, options);
       long before = client.usedMemory().await(30, TimeUnit.SECONDS);
+      Map<String, RedisChores.Master> mastersBefore = client.masters().await(60, TimeUnit.SECONDS);
       HeapWatch heap = new HeapWatch();
       Result result = client.run("run", options, !options.queueOnly()).await();
       heap.close();
+      io.vertx.core.json.JsonObject masters = shares(mastersBefore, client.masters().await(60, TimeUnit.SECONDS));
+      System.err.println("bench: per master (share of the run's Redis CPU, of its transaction keys, commands): "
+          + masters.encode());
       long after = client.usedMemory().await(30, TimeUnit.SECONDS);
       double heapMb = heapUsedAfterGc() / MB;
       double redisPerTx = (after - before) / (double) options.transactions();
@@ -92,7 +103,10 @@ public final class Bench {
           Result.num(redisPerTx), what);
       System.err.printf("bench: JVM heap used after GC: %s MB at the end, at most %s MB after any GC during the run"
           + " (node and bench client together)%n", Result.num(heapMb), Result.num(heap.peakAfterGc() / MB));
-      out.println(options.queueOnly() ? result.queueLine(heapMb, redisPerTx) : result.line());
+      String line = options.queueOnly() ? result.queueLine(heapMb, redisPerTx) : result.line();
+      out.println(new io.vertx.core.json.JsonObject(line).put("redisMode", config.redis().mode().name()
+          .toLowerCase(java.util.Locale.ROOT)).put("partitions", config.redis().partitions()).put("masters", masters)
+          .encode());
       out.flush();
       return result.finished() == options.transactions() ? 0 : 1;
     } catch (IllegalArgumentException e) {
@@ -104,6 +118,32 @@ public final class Bench {
     } finally {
       cleanUp(node, client);
     }
+  }
+
+  /**
+   * Each master's share of the Redis CPU the run used and of the transaction keys it left (completed, not yet
+   * archived), and the commands it processed, from the figures before and after.
+   */
+  private static io.vertx.core.json.JsonObject shares(Map<String, RedisChores.Master> before,
+                                                      Map<String, RedisChores.Master> after) {
+    double cpu = 0;
+    long keys = 0;
+    for (Map.Entry<String, RedisChores.Master> e : after.entrySet()) {
+      RedisChores.Master b = before.get(e.getKey());
+      cpu += e.getValue().cpuSeconds() - (b == null ? 0 : b.cpuSeconds());
+      keys += e.getValue().stateKeys();
+    }
+    io.vertx.core.json.JsonObject out = new io.vertx.core.json.JsonObject();
+    for (Map.Entry<String, RedisChores.Master> e : after.entrySet()) {
+      RedisChores.Master b = before.get(e.getKey());
+      double used = e.getValue().cpuSeconds() - (b == null ? 0 : b.cpuSeconds());
+      out.put(e.getKey(), new io.vertx.core.json.JsonObject()
+          .put("cpuShare", cpu == 0 ? 0 : Math.round(1000 * used / cpu) / 1000.0)
+          .put("cpuSeconds", Math.round(used * 100) / 100.0)
+          .put("keyShare", keys == 0 ? 0 : Math.round(1000.0 * e.getValue().stateKeys() / keys) / 1000.0)
+          .put("commands", e.getValue().commands() - (b == null ? 0 : b.commands())));
+    }
+    return out;
   }
 
   /**

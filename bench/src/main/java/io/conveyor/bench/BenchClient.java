@@ -43,7 +43,7 @@ final class BenchClient extends VerticleBase {
     store = new PipelineStore(redis);
     transactions = new Transactions(redis, node.catalog(), node.config(),
         io.vertx.core.Future.succeededFuture(node.archive()), new NodeMetrics(false));
-    completions = new Completions(link, node.redis().keys().notifyChannel());
+    completions = new Completions(link, node.redis().keys());
     return completions.subscribe();
   }
 
@@ -113,11 +113,16 @@ final class BenchClient extends VerticleBase {
   }
 
   Future<Long> usedMemory() {
-    return onContext(() -> RedisChores.usedMemory(link));
+    return onContext(() -> RedisChores.usedMemory(link, vertx));
+  }
+
+  /** Each master's figures now (one server: itself): CPU seconds and this run's transaction keys. */
+  Future<java.util.Map<String, RedisChores.Master>> masters() {
+    return onContext(() -> RedisChores.masters(link, vertx, node.redis().keys().prefix()));
   }
 
   Future<Long> deleteKeys() {
-    return onContext(() -> RedisChores.deletePrefix(link, node.redis().keys().prefix()));
+    return onContext(() -> RedisChores.deletePrefix(link, vertx, node.redis().keys().prefix()));
   }
 
   @Override

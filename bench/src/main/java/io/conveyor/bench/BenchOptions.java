@@ -1,21 +1,25 @@
 package io.conveyor.bench;
 
 import java.net.URI;
+import java.util.List;
 
 /**
  * What the benchmark was asked to do. rate is 0 when transactions start as fast as possible (then at
  * most concurrency starts await their reply); warmup transactions run first, the same way, and
  * are not measured; queueOnly starts them on a node without the dequeue role.
  */
-record BenchOptions(String redis, int transactions, String pipeline, double rate, int workers, int concurrency,
-                    int warmup, boolean queueOnly) {
+record BenchOptions(List<String> redis, String redisMode, int partitions, int transactions, String pipeline,
+                    double rate, int workers, int concurrency, int warmup, boolean queueOnly) {
 
-  static final String USAGE = "usage: bench/run [--redis URL] [--transactions N] [--pipeline NAME] [--rate R]"
-      + " [--workers W] [--concurrency C] [--warmup N] [--queue-only]";
+  static final String USAGE = "usage: bench/run [--redis URL[,URL…]] [--redis-mode standalone|cluster|sentinel]"
+      + " [--partitions P] [--transactions N] [--pipeline NAME] [--rate R] [--workers W] [--concurrency C]"
+      + " [--warmup N] [--queue-only]";
 
   /** Reads the command line; throws IllegalArgumentException with a one-line message naming the option. */
   static BenchOptions parse(String[] args) {
-    String redis = "redis://127.0.0.1:6379";
+    List<String> redis = List.of("redis://127.0.0.1:6379");
+    String redisMode = "standalone";
+    int partitions = 0;
     String pipeline = "noop";
     int transactions = 20_000;
     int workers = 200;
@@ -34,7 +38,10 @@ record BenchOptions(String redis, int transactions, String pipeline, double rate
       }
       String v = args[++i];
       switch (known(name)) {
-        case "--redis" -> redis = url(v);
+        case "--redis" -> redis = java.util.Arrays.stream(v.split(",")).map(String::trim)
+            .filter(u -> !u.isEmpty()).map(BenchOptions::url).toList();
+        case "--redis-mode" -> redisMode = mode(v);
+        case "--partitions" -> partitions = whole(name, v, 1, 1024);
         case "--transactions" -> transactions = whole(name, v, 1, 1_000_000_000);
         case "--pipeline" -> pipeline = pipelineName(v);
         case "--rate" -> rate = rate(v);
@@ -43,16 +50,27 @@ record BenchOptions(String redis, int transactions, String pipeline, double rate
         default -> concurrency = whole(name, v, 1, 1_000_000);
       }
     }
-    return new BenchOptions(redis, transactions, pipeline, rate, workers, concurrency, warmup, queueOnly);
+    if (redis.isEmpty()) {
+      throw new IllegalArgumentException("--redis: expected one URL or more, comma-separated");
+    }
+    return new BenchOptions(redis, redisMode, partitions, transactions, pipeline, rate, workers, concurrency, warmup,
+        queueOnly);
+  }
+
+  private static String mode(String v) {
+    if (v.matches("standalone|cluster|sentinel")) {
+      return v;
+    }
+    throw new IllegalArgumentException("--redis-mode: expected standalone, cluster or sentinel, got '" + v + "'");
   }
 
   /** The warm-up run: the same run with warmup transactions, so the same code paths get compiled. */
   BenchOptions warmupRun() {
-    return new BenchOptions(redis, warmup, pipeline, rate, workers, concurrency, 0, queueOnly);
+    return new BenchOptions(redis, redisMode, partitions, warmup, pipeline, rate, workers, concurrency, 0, queueOnly);
   }
 
   private static String known(String name) {
-    if (name.matches("--(redis|transactions|pipeline|rate|workers|concurrency|warmup)")) {
+    if (name.matches("--(redis|redis-mode|partitions|transactions|pipeline|rate|workers|concurrency|warmup)")) {
       return name;
     }
     throw new IllegalArgumentException("unknown option " + name + " (" + USAGE + ")");

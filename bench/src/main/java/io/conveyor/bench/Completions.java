@@ -20,15 +20,19 @@ final class Completions {
   }
 
   private final RedisLink link;
-  private final String channel;
+  private final java.util.List<String> channels;
   private final String probe = "bench-probe:" + System.nanoTime();
   private final Promise<Void> probed = Promise.promise();
   private RedisConnection connection;
   private Listener listener = (txId, status, nanos) -> { };
 
-  Completions(RedisLink link, String channel) {
+  private final io.conveyor.redis.Keys keys;
+
+  /** channels: the notify channel of every partition (a probe goes out on the first). */
+  Completions(RedisLink link, io.conveyor.redis.Keys keys) {
     this.link = link;
-    this.channel = channel;
+    this.keys = keys;
+    this.channels = keys.all().stream().map(keys::notifyChannel).toList();
   }
 
   void listener(Listener l) {
@@ -44,15 +48,18 @@ final class Completions {
         .compose(c -> {
           connection = c;
           c.handler(this::onMessage);
-          return c.send(Request.cmd(Command.SUBSCRIBE).arg(channel));
+          java.util.List<Future<Response>> each = new java.util.ArrayList<>();
+          channels.forEach(ch -> each.add(c.send(keys.subscribe(ch))));
+          return Future.all(each);
         })
-        .compose(r -> link.send(Request.cmd(Command.PUBLISH).arg(channel).arg(probe)))
+        .compose(r -> link.send(Request.cmd(keys.shardChannels() ? Command.SPUBLISH : Command.PUBLISH)
+            .arg(channels.get(0)).arg(probe)))
         .compose(r -> probed.future());
   }
 
   private void onMessage(Response r) {
     long now = System.nanoTime();
-    if (r == null || r.size() < 3 || !"message".equals(String.valueOf(r.get(0)))) {
+    if (!io.conveyor.redis.Keys.isMessage(r)) {
       return; // subscribe confirmations and anything else that is not a message
     }
     String payload = String.valueOf(r.get(2));

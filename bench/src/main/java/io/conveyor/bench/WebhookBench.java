@@ -87,7 +87,7 @@ public final class WebhookBench {
       node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
       if (warmup > 0) {
         // the same load first, unmeasured, so the measured one meets compiled code and open connections
-        client.run("warm-up", new BenchOptions(redis, warmup, "noop", rate, 200, 2000, 0, false), true).await();
+        client.run("warm-up", new BenchOptions(java.util.List.of(redis), "standalone", 0, warmup, "noop", rate, 200, 2000, 0, false), true).await();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (arrived.size() < warmup && System.nanoTime() < until) {
           Thread.sleep(50);
@@ -97,7 +97,7 @@ public final class WebhookBench {
         arrived.clear();
         completedAt.clear();
       }
-      BenchOptions load = new BenchOptions(redis, transactions, "noop", rate, 200, 2000, 0, false);
+      BenchOptions load = new BenchOptions(java.util.List.of(redis), "standalone", 0, transactions, "noop", rate, 200, 2000, 0, false);
       Result ran = client.run("webhooks", load, true).await();
       System.err.println("bench/webhooks: ran " + ran.line());
       long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);

@@ -24,6 +24,7 @@ public final class ChildPipelineStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
+    Params.known(params, java.util.Set.of("pipeline", "field", "map", "default"));
     String fixed = optionalName(params, "pipeline");
     String field = params.getValue("field") == null ? null : Params.text(params, "field", null);
     String fallback = optionalName(params, "default");

@@ -24,6 +24,7 @@ public final class DelayStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
+    Params.known(params, java.util.Set.of("duration"));
     Duration duration = Params.duration(params, "duration", MAX);
     if (duration.compareTo(IN_PROCESS) > 0) {
       return ctx -> Future.succeededFuture(ctx.retry() == 0 ? new StepResult.Sleep(duration, null)

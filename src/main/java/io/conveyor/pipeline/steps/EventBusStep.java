@@ -14,8 +14,9 @@ import java.time.Duration;
 /**
  * eventbus: sends the step's input to params.address (request/reply, anywhere in the cluster or through a
  * bridge) and takes the reply {status, output, note} as its result; status is success (the default),
- * failed or aborted. The headers carry txId, step, attempt, owner and node, so the consumer can recognise a
- * re-run. A consumer that fails the message ends the step failed with its message; a reply of another
+ * failed or aborted; a failed reply may add code (what a retry policy's nonRetryable names) and retryable:
+ * false. The headers carry txId, step, attempt, stepAttempt, owner and node, so the consumer can recognise a
+ * re-run. A consumer that fails the message fails the step (code eventbus-<failure code>); a reply of another
  * shape is an internal error; silence runs into the step's timeout. No consumer at the address is often
  * passing (its node is restarting, or the cluster view is changing after a pause): the step sleeps off the
  * worker and tries again, up to params.noConsumerTries times in all (default 9, about 25 s: 250 ms doubling
@@ -34,6 +35,7 @@ public final class EventBusStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
+    Params.known(params, java.util.Set.of("address", "noConsumerTries"));
     String address = Params.text(params, "address", null);
     if (address.isBlank()) {
       throw new IllegalArgumentException("params.address: expected an event-bus address");
@@ -43,7 +45,8 @@ public final class EventBusStep implements StepType {
         .map(reply -> result(address, reply.body()))
         .recover(e -> {
           if (e instanceof ReplyException r && r.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
-            return Future.succeededFuture(StepResult.failed(address + " failed: " + r.getMessage()));
+            return Future.succeededFuture(new StepResult.Failed(address + " failed: " + r.getMessage(), null,
+                "eventbus-" + r.failureCode(), true, null));
           }
           if (e instanceof ReplyException r && r.failureType() == ReplyFailure.NO_HANDLERS
               && ctx.retry() + 1 < tries) {
@@ -60,8 +63,18 @@ public final class EventBusStep implements StepType {
   private static DeliveryOptions options(StepContext ctx) {
     return new DeliveryOptions().setSendTimeout(ctx.timeout().toMillis() + 1000)
         .addHeader("txId", ctx.txId()).addHeader("step", Integer.toString(ctx.step()))
-        .addHeader("attempt", Long.toString(ctx.attempt())).addHeader("owner", ctx.owner())
+        .addHeader("attempt", Long.toString(ctx.attempt())).addHeader("stepAttempt", Integer.toString(ctx.stepAttempt()))
+        .addHeader("owner", ctx.owner())
         .addHeader("node", ctx.nodeId());
+  }
+
+  /** A failed reply's code: its own (a retry policy's nonRetryable names it), else "failed". */
+  private static String code(String address, JsonObject reply) {
+    Object code = reply.getValue("code", "failed");
+    if (!(code instanceof String c) || !c.matches("[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")) {
+      throw new IllegalStateException(address + " replied code " + code + "; expected letters, digits, _ . : -");
+    }
+    return c;
   }
 
   private static StepResult result(String address, Object body) {
@@ -75,7 +88,8 @@ public final class EventBusStep implements StepType {
     String note = reply.getValue("note") instanceof String n ? n : null;
     return switch (String.valueOf(reply.getValue("status", "success"))) {
       case "success" -> StepResult.success(out);
-      case "failed" -> new StepResult.Failed(note, out);
+      case "failed" -> new StepResult.Failed(note, out, code(address, reply), !Boolean.FALSE.equals(
+          reply.getValue("retryable")), null);
       case "aborted" -> new StepResult.Aborted(note, out);
       default -> throw new IllegalStateException(address + " replied status " + reply.getValue("status")
           + "; expected success, failed or aborted");

@@ -15,6 +15,7 @@ public final class FailStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
+    Params.known(params, java.util.Set.of("note", "abort"));
     String note = Params.text(params, "note", "failed by util/fail");
     boolean abort = Params.bool(params, "abort");
     return ctx -> Future.succeededFuture(abort ? StepResult.aborted(note) : StepResult.failed(note));

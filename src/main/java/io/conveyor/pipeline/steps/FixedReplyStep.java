@@ -15,6 +15,7 @@ public final class FixedReplyStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
+    Params.known(params, java.util.Set.of("reply"));
     JsonObject reply = Params.object(params, "reply");
     return ctx -> Future.succeededFuture(StepResult.success(reply.copy()));
   }

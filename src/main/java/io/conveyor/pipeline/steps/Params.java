@@ -9,6 +9,16 @@ final class Params {
   private Params() {
   }
 
+  /** Refuses a param the step does not know, naming the ones it does. */
+  static void known(JsonObject params, java.util.Set<String> names) {
+    for (String f : params.fieldNames()) {
+      if (!names.contains(f)) {
+        throw new IllegalArgumentException("unknown param '" + f + "'" + io.conveyor.model.Strict.suggestion(f, names)
+            + " (expected " + String.join(", ", new java.util.TreeSet<>(names)) + ")");
+      }
+    }
+  }
+
   static JsonObject object(JsonObject params, String name) {
     Object v = params.getValue(name);
     if (!(v instanceof JsonObject o)) {

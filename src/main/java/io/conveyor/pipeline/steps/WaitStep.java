@@ -20,6 +20,7 @@ public final class WaitStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
+    Params.known(params, java.util.Set.of("switch", "timeout"));
     String name = Params.text(params, "switch", null);
     Duration timeout = params.containsKey("timeout") ? Params.duration(params, "timeout", Duration.ofDays(365))
         : Duration.ofDays(1);

@@ -1,0 +1,77 @@
+package io.conveyor.api;
+
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxException.Kind;
+import io.conveyor.redis.ControlStore;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pause, drain and resume a node group, for admins. The state lives in Redis (groupH:<group> in each
+ * partition) and dequeue.lua reads it, so every node of the group stops taking work at once and a restarted
+ * node finds the group as it was. A drain is a pause whose answer says when the group's in-flight work has
+ * ended (drained); with ?wait=N it answers once that happens or after N seconds.
+ */
+final class GroupAdmin {
+  private static final Logger log = LoggerFactory.getLogger(GroupAdmin.class);
+  private static final String GROUP = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
+  private static final long WAIT_MAX_SECONDS = 300;
+  private final Vertx vertx;
+  private final ControlStore control;
+
+  GroupAdmin(Vertx vertx, ControlStore control) {
+    this.vertx = vertx;
+    this.control = control;
+  }
+
+  /** Applies pause, drain, resume or read to a group; wait (seconds, or null) holds a drain's answer. */
+  Future<JsonObject> act(String group, String action, String by, String wait) {
+    if (group == null || !group.matches(GROUP)) {
+      return Future.failedFuture(new TxException(Kind.INVALID_INPUT, "group: expected a node group name "
+          + "(letters, digits, _ . -; up to 64), got " + group, "group", null));
+    }
+    long waitMs;
+    try {
+      waitMs = wait == null ? 0 : Math.min(WAIT_MAX_SECONDS, Long.parseLong(wait)) * 1000;
+      if (waitMs < 0) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException e) {
+      return Future.failedFuture(new TxException(Kind.INVALID_INPUT, "wait: expected whole seconds from 0 to "
+          + WAIT_MAX_SECONDS + ", got " + wait, "wait", null));
+    }
+    return control.groupState(group, action, by).compose(s -> {
+      if (!action.equals("read")) {
+        log.info("group {} {} by {} ({} in flight, {} queued)", group, switch (action) {
+          case "pause" -> "paused";
+          case "drain" -> "draining";
+          default -> "resumed";
+        }, by, s.inFlight(), s.queued());
+      }
+      if (action.equals("drain") && waitMs > 0 && s.inFlight() > 0) {
+        return drained(group, System.nanoTime() + waitMs * 1_000_000);
+      }
+      return Future.succeededFuture(s);
+    }).map(ControlStore.GroupState::toJson);
+  }
+
+  /** Reads the group's state every 100 ms until nothing is in flight, it is no longer draining, or the deadline. */
+  private Future<ControlStore.GroupState> drained(String group, long deadline) {
+    Promise<ControlStore.GroupState> done = Promise.promise();
+    vertx.setTimer(100, t -> control.groupState(group, "read", null).onComplete(ar -> {
+      if (ar.failed()) {
+        done.fail(ar.cause());
+      } else if (ar.result().inFlight() == 0 || !ar.result().state().equals("draining")
+          || System.nanoTime() > deadline) {
+        done.complete(ar.result());
+      } else {
+        drained(group, deadline).onComplete(done);
+      }
+    }));
+    return done.future();
+  }
+}

@@ -1,0 +1,217 @@
+package io.conveyor.pipeline.steps;
+
+import io.conveyor.net.OutboundGuard;
+import io.conveyor.pipeline.Step;
+import io.conveyor.pipeline.StepContext;
+import io.conveyor.pipeline.StepResult;
+import io.conveyor.pipeline.StepType;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * http/request: calls a service. params: url (required), method (default GET, or POST when a body is given),
+ * headers, body (a JSON template; without it POST, PUT and PATCH send the step's input), successStatus
+ * (default ["2xx"]) and retryableStatus (default ["5xx", 408, 429]). Strings in url, headers and body may
+ * hold placeholders (see Template). The response becomes the output {status, body} (body: JSON when the
+ * service says so, else text); a status outside successStatus fails the step with code http-<status>,
+ * retryable when listed in retryableStatus (a Retry-After is then the least wait). The request goes out
+ * under the step's timeout with Idempotency-Key <txId>:<step>, through the same outbound guard as webhooks.
+ */
+public final class HttpRequestStep implements StepType {
+  private static final Set<String> PARAMS = Set.of("url", "method", "headers", "body", "successStatus",
+      "retryableStatus");
+  private static final int MAX_BODY = 1 << 20;
+  private final OutboundGuard guard;
+  private final Map<Vertx, WebClient> clients = new ConcurrentHashMap<>();
+
+  public HttpRequestStep(OutboundGuard guard) {
+    this.guard = guard;
+  }
+
+  @Override
+  public String name() {
+    return "http/request";
+  }
+
+  @Override
+  public Step create(JsonObject params) {
+    Params.known(params, PARAMS);
+    Template url = Template.of(Params.text(params, "url", null), "params.url");
+    HttpMethod method = method(params);
+    Map<String, Template> headers = headers(params);
+    Object body = params.getValue("body");
+    if (body != null) {
+      Template.check(body, "params.body");
+    }
+    StatusSet success = StatusSet.of(params.getValue("successStatus", new JsonArray().add("2xx")), "successStatus");
+    StatusSet retryable = StatusSet.of(params.getValue("retryableStatus", new JsonArray().add("5xx").add(408)
+        .add(429)), "retryableStatus");
+    boolean sendsInput = body == null && (method == HttpMethod.POST || method == HttpMethod.PUT
+        || method == HttpMethod.PATCH);
+    return ctx -> {
+      String target;
+      Map<String, String> head = new LinkedHashMap<>();
+      Object payload;
+      try {
+        target = url.render(ctx, true);
+        headers.forEach((name, value) -> head.put(name, value.render(ctx, false)));
+        payload = body != null ? Template.fill(body, ctx) : sendsInput ? ctx.input() : null;
+      } catch (Template.Missing e) {
+        return Future.succeededFuture(new StepResult.Failed(e.getMessage(), null, "invalid-input", false, null));
+      }
+      URI uri;
+      try {
+        uri = URI.create(target);
+        if (uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+          throw new IllegalArgumentException("expected an http or https URL with a host");
+        }
+      } catch (IllegalArgumentException e) {
+        return Future.succeededFuture(new StepResult.Failed("url " + target + ": " + e.getMessage(), null,
+            "invalid-input", false, null));
+      }
+      return guard.check(uri)
+          .compose(ok -> send(ctx, method, target, head, payload))
+          .map(response -> result(response, success, retryable))
+          .recover(e -> Future.succeededFuture(e instanceof OutboundGuard.Refused
+              ? new StepResult.Failed(e.getMessage(), null, "http-refused", false, null)
+              : new StepResult.Failed(method + " " + target + " failed: " + e.getMessage(), null, "http-connect",
+                  true, null)));
+    };
+  }
+
+  private Future<HttpResponse<Buffer>> send(StepContext ctx, HttpMethod method, String target,
+                                            Map<String, String> headers, Object payload) {
+    WebClient client = clients.computeIfAbsent(ctx.vertx(), v -> WebClient.create(v, new WebClientOptions()
+        .setUserAgent("conveyor").setFollowRedirects(false)));
+    HttpRequest<Buffer> request = client.requestAbs(method, target).timeout(ctx.timeout().toMillis())
+        .putHeader("Idempotency-Key", ctx.txId() + ":" + (ctx.step() + 1));
+    headers.forEach(request::putHeader);
+    if (payload == null) {
+      return request.send();
+    }
+    if (!headers.keySet().stream().anyMatch(h -> h.equalsIgnoreCase("content-type"))) {
+      request.putHeader("Content-Type", "application/json");
+    }
+    return request.sendBuffer(Buffer.buffer(io.vertx.core.json.Json.encode(payload)));
+  }
+
+  private static StepResult result(HttpResponse<Buffer> response, StatusSet success, StatusSet retryable) {
+    int status = response.statusCode();
+    Buffer raw = response.body();
+    if (raw != null && raw.length() > MAX_BODY) {
+      return new StepResult.Failed("the response body is " + raw.length() + " bytes; at most " + MAX_BODY
+          + " are kept", null, "http-too-large", false, null);
+    }
+    JsonObject output = new JsonObject().put("status", status).put("body", body(response, raw));
+    if (success.contains(status)) {
+      return StepResult.success(output);
+    }
+    String note = "the service answered " + status + (response.statusMessage() == null ? ""
+        : " " + response.statusMessage());
+    return new StepResult.Failed(note, output, "http-" + status, retryable.contains(status),
+        retryAfter(response.getHeader("Retry-After"), response.getHeader("Date")));
+  }
+
+  /** JSON when the service says it is (and it parses), else text; null when there is none. */
+  private static Object body(HttpResponse<Buffer> response, Buffer raw) {
+    if (raw == null || raw.length() == 0) {
+      return null;
+    }
+    String type = String.valueOf(response.getHeader("Content-Type")).toLowerCase(java.util.Locale.ROOT);
+    if (type.contains("json")) {
+      try {
+        return io.vertx.core.json.Json.decodeValue(raw);
+      } catch (RuntimeException notJson) {
+        return raw.toString();
+      }
+    }
+    return raw.toString();
+  }
+
+  /**
+   * Retry-After as seconds, or as an HTTP date counted from the answer's own Date (the service's clock, not
+   * ours); null when absent or unreadable; at most a day.
+   */
+  static Duration retryAfter(String header, String date) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    try {
+      java.time.format.DateTimeFormatter http = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME;
+      long seconds = header.trim().matches("\\d+") ? Long.parseLong(header.trim())
+          : Duration.between(java.time.ZonedDateTime.parse(date.trim(), http),
+              java.time.ZonedDateTime.parse(header.trim(), http)).toSeconds();
+      return Duration.ofSeconds(Math.max(0, Math.min(seconds, 86_400)));
+    } catch (RuntimeException unreadable) {
+      return null;
+    }
+  }
+
+  private static HttpMethod method(JsonObject params) {
+    String m = Params.text(params, "method", params.containsKey("body") ? "POST" : "GET");
+    if (!List.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD").contains(m)) {
+      throw new IllegalArgumentException("params.method: expected GET, POST, PUT, PATCH, DELETE or HEAD, got " + m);
+    }
+    return HttpMethod.valueOf(m);
+  }
+
+  private static Map<String, Template> headers(JsonObject params) {
+    Object raw = params.getValue("headers", new JsonObject());
+    if (!(raw instanceof JsonObject h)) {
+      throw new IllegalArgumentException("params.headers: expected an object of header names and string values");
+    }
+    Map<String, Template> out = new LinkedHashMap<>();
+    for (String name : h.fieldNames()) {
+      if (!name.matches("[A-Za-z0-9!#$%&'*+.^_`|~-]+")) {
+        throw new IllegalArgumentException("params.headers: '" + name + "' is not a header name");
+      }
+      if (!(h.getValue(name) instanceof String v)) {
+        throw new IllegalArgumentException("params.headers." + name + ": expected a string");
+      }
+      out.put(name, Template.of(v, "params.headers." + name));
+    }
+    return out;
+  }
+
+  /** Status codes as listed in params: whole codes (404) and classes ("5xx"). */
+  private record StatusSet(Set<Integer> codes, Set<Integer> classes) {
+    static StatusSet of(Object raw, String name) {
+      if (!(raw instanceof JsonArray a)) {
+        throw new IllegalArgumentException("params." + name + ": expected a list of status codes (404) or classes "
+            + "(\"5xx\")");
+      }
+      Set<Integer> codes = new java.util.HashSet<>();
+      Set<Integer> classes = new java.util.HashSet<>();
+      for (Object v : a) {
+        if (v instanceof Integer c && c >= 100 && c <= 599) {
+          codes.add(c);
+        } else if (v instanceof String s && s.matches("[1-5]xx")) {
+          classes.add(s.charAt(0) - '0');
+        } else {
+          throw new IllegalArgumentException("params." + name + ": expected status codes from 100 to 599 or classes "
+              + "such as \"5xx\", got " + v);
+        }
+      }
+      return new StatusSet(Set.copyOf(codes), Set.copyOf(classes));
+    }
+
+    boolean contains(int status) {
+      return codes.contains(status) || classes.contains(status / 100);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+-- fork: a running parent starts the branches of a flow/parallel step as child transactions and leaves its
+-- worker to wait for their join (lib/fork.lua decides it as branches end, in complete.lua and cancel.lua).
+-- KEYS[1] stateH:<parentTxId>   KEYS[2] processingZ   KEYS[3] inflightZ:<nodeId>
+-- KEYS[4..6] stats1H, stats2H, stats3H of the slots that hold now (each branch counts as queued)
+-- For branch i (1..n), four keys from KEYS[6 + 4(i-1) + 1]: stateH:<branchTxId>, pipelineH:<its pipeline>,
+--   qInZ:<its group>, qRingL:<its group> (the group the caller expects; checked)
+-- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parallel step   ARGV[4] now
+-- ARGV[5] branches that must succeed (need)   ARGV[6] '1' when the join is all   ARGV[7] '1' to continue on
+-- failure   ARGV[8] branches running at once at most (maxConcurrency)
+-- For branch i, four arguments from ARGV[8 + 4(i-1) + 1]: branchTxId, pipeline, input JSON, expected group
+-- Replies:
+--   {'OK'}                          the branches exist (the first maxConcurrency queued, the rest pending);
+--                                   the parent is sleeping, waitingFor 'fork'
+--   {'FENCED', attempt, state}      the caller no longer owns the parent; nothing written
+--   {'CANCELLED'}                   its owner asked to cancel the parent: nothing written; the caller
+--                                   completes it cancelled instead
+--   {'UNKNOWN_PIPELINE', name}      a branch names no pipeline; nothing written
+--   {'GROUP_CHANGED', name, group}  a branch's pipeline belongs to another group: call again with its keys
+-- Every branch lives in its parent's partition (its txId must be one of it), so all of this is one slot.
+-- #include publish
+-- #include codes
+-- #include queue
+-- #include stats
+-- #include child
+
+local parent, refused = child_parent(KEYS[1], ARGV[2])
+if refused then
+  return refused
+end
+local n = (#KEYS - 6) / 4
+local versions = {}
+for i = 1, n do
+  local name, group = ARGV[8 + 4 * (i - 1) + 2], ARGV[8 + 4 * (i - 1) + 4]
+  local p = redis.call('HMGET', KEYS[6 + 4 * (i - 1) + 2], 'version', 'nodeGroup', 'onFailure')
+  if not p[1] then
+    return {CODE.UNKNOWN_PIPELINE, name}
+  end
+  if p[2] ~= group then
+    return {CODE.GROUP_CHANGED, name, p[2]}
+  end
+  versions[i] = p
+end
+local id, now, max = ARGV[1], ARGV[4], tonumber(ARGV[8])
+local counts, ids = {}, {}
+for i = 1, n do
+  local k, a = 6 + 4 * (i - 1), 8 + 4 * (i - 1)
+  local child, name, p = ARGV[a + 1], ARGV[a + 2], versions[i]
+  ids[i] = child
+  redis.call('HSET', KEYS[k + 1],
+    'owner', parent[3], 'externalId', '', 'type', name, 'version', p[1], 'group', p[2],
+    'status', 'running', 'processingState', i <= max and 'queued' or 'pending', 'attempt', 0, 'step', 0,
+    'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[a + 3],
+    'parentTxId', id, 'parentGroup', parent[5], 'branch', i, 'priority', parent[7] or '0',
+    'qBoost', parent[8] or '0')
+  if p[3] and p[3] ~= '' then
+    redis.call('HSET', KEYS[k + 1], 'onFailure', p[3])
+  end
+  if i <= max then
+    queue_push_in(KEYS[k + 3], KEYS[k + 4], child, now, parent[8], false, i)
+  end
+  stats_tally(counts, 'queued', p[2], name, parent[3])
+end
+-- what an earlier fork of this transaction left (one cancelled before its join was decided)
+local old = redis.call('HGET', KEYS[1], 'fork')
+for i = 1, old and #cjson.decode(old).ids or 0 do
+  redis.call('HDEL', KEYS[1], 'forkS:' .. i, 'forkO:' .. i)
+end
+redis.call('HDEL', KEYS[1], 'forkOk', 'forkFailed')
+redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', 'fork', 'step', ARGV[3], 'updated', now,
+  'fork', cjson.encode({ids = ids, need = tonumber(ARGV[5]), all = ARGV[6] == '1', cof = ARGV[7] == '1', max = max,
+    next = math.min(max, n)}))
+redis.call('ZREM', KEYS[2], id)
+redis.call('ZREM', KEYS[3], id)
+stats_write({KEYS[4], KEYS[5], KEYS[6]}, now, counts)
+return {CODE.OK}

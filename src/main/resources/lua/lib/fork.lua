@@ -1,0 +1,135 @@
+-- fork (included by complete.lua and cancel.lua, after queue, webhooks, stats and compensate): cancelling
+-- down a chain of waiting transactions, and the join of a flow/parallel step (see fork.lua).
+-- env is a table: now, archiveAt, counts (stats), prefixes {state, pipeline, queue, out, ring, webhook},
+-- archiveKey (toArchiveZ), notifyKey, sleepingKey (sleepingZ), all of the partition.
+--
+-- A parent waiting on a parallel step has processingState sleeping, waitingFor 'fork' and the field fork:
+-- {"ids": [branch txIds in order], "need": n, "all": bool, "cof": bool, "max": n, "next": released}.
+-- Each branch is a child transaction (parentTxId, parentGroup) in the parent's partition; one not released
+-- yet (maxConcurrency) has processingState 'pending' and sits in no queue. A branch that ends records its
+-- status and output on the parent (forkS:<i>, forkO:<i>, counters forkOk and forkFailed); the branch that
+-- decides the join queues the parent on qOutL of its group with the joined result as childStatus,
+-- childOutput and childNote, and cancels the branches still going. The decision happens in one script, on
+-- the parent's fields, so it happens exactly once however many branches end at the same moment.
+
+-- Ends a transaction that waits (queued, sleeping, pending) cancelled: answers whether its compensation
+-- started (then archiving waits for the compensation).
+local function fork_end_cancelled(key, id, note, owner, group, type, env)
+  redis.call('HSET', key, 'status', 'cancelled', 'processingState', 'complete', 'note', note,
+    'completed', env.now, 'updated', env.now)
+  -- data (the next step's input) stays: rerun.lua may run the transaction again from there
+  redis.call('HDEL', key, 'waitingFor', 'retry', 'stepAttempt')
+  redis.call('ZREM', env.sleepingKey, id)
+  local compensating = compensate_start(key, id, 'cancelled', note, env.now, env.prefixes, env.counts)
+  if not compensating then
+    redis.call('ZADD', env.archiveKey, env.archiveAt, id)
+  end
+  publish(env.notifyKey, 'completed:' .. id .. ':cancelled:' .. (owner or ''))
+  stats_tally(env.counts, 'completed', group, type, owner)
+  stats_tally(env.counts, 'completed.cancelled', group, type, owner)
+  return compensating
+end
+
+local fork_cancel_down
+
+-- Cancels what a transaction waits for: its child pipeline, or every branch of its parallel step.
+local function fork_cancel_children(id, waitingFor, fork, env)
+  local note = 'cancelled with its parent ' .. id
+  if waitingFor == 'fork' and fork then
+    for _, b in ipairs(cjson.decode(fork).ids) do
+      fork_cancel_down(b, note, env)
+    end
+  elseif waitingFor and waitingFor ~= '' then
+    fork_cancel_down(waitingFor, note, env)
+  end
+end
+
+-- Cancels a transaction that has not ended, and down its chain: a running one at its next step boundary
+-- (cancelRequested, published as cancel:<txId> so a step that asks can stop early), a waiting one at once.
+fork_cancel_down = function(id, note, env)
+  local key = env.prefixes.state .. id
+  local c = redis.call('HMGET', key, 'processingState', 'owner', 'group', 'type', 'waitingFor', 'fork')
+  if c[1] == 'processing' then
+    redis.call('HSET', key, 'cancelRequested', '1', 'updated', env.now)
+    publish(env.notifyKey, 'cancel:' .. id)
+  elseif c[1] and c[1] ~= 'complete' then
+    fork_end_cancelled(key, id, note, c[2], c[3], c[4], env)
+    fork_cancel_children(id, c[5], c[6], env)
+  end
+end
+
+-- Queues a branch held back by maxConcurrency.
+local function fork_release(id, env)
+  local key = env.prefixes.state .. id
+  local b = redis.call('HMGET', key, 'processingState', 'group', 'qBoost')
+  if b[1] == 'pending' then
+    redis.call('HSET', key, 'processingState', 'queued', 'updated', env.now)
+    queue_push_in(env.prefixes.queue .. b[2], env.prefixes.ring .. b[2], id, env.now, b[3])
+  end
+end
+
+-- A branch ended (status, output JSON or '', note): recorded on its parent if the parent still waits for
+-- this fork; the join is decided when it holds or can no longer hold.
+local function fork_branch_ended(parentId, parentGroup, childId, status, output, note, env)
+  local pkey = env.prefixes.state .. parentId
+  local p = redis.call('HMGET', pkey, 'processingState', 'waitingFor', 'fork')
+  if p[1] ~= 'sleeping' or p[2] ~= 'fork' or not p[3] then
+    return
+  end
+  local f = cjson.decode(p[3])
+  local n, index = #f.ids, nil
+  for i, b in ipairs(f.ids) do
+    if b == childId then
+      index = i
+      break
+    end
+  end
+  if not index or redis.call('HSETNX', pkey, 'forkS:' .. index, status) == 0 then
+    return
+  end
+  redis.call('HSET', pkey, 'forkO:' .. index, output or '')
+  local ok = redis.call('HINCRBY', pkey, 'forkOk', status == 'success' and 1 or 0)
+  local bad = redis.call('HINCRBY', pkey, 'forkFailed', status == 'success' and 0 or 1)
+  local success, why
+  if f.all and f.cof then
+    if ok + bad == n then
+      success = true
+    end
+  elseif ok >= f.need then
+    success = true
+  elseif status ~= 'success' and not f.cof then
+    success = false
+    why = 'branch ' .. index .. ' (' .. childId .. ') ended ' .. status .. ((note and note ~= '') and (': ' .. note) or '')
+  elseif n - bad < f.need then
+    success = false
+    why = bad .. ' of ' .. n .. ' branches did not succeed; ' .. f.need .. ' had to'
+  end
+  if success == nil then
+    if f.next < n and f.next - ok - bad < f.max then
+      f.next = f.next + 1
+      redis.call('HSET', pkey, 'fork', cjson.encode(f))
+      fork_release(f.ids[f.next], env)
+    end
+    return
+  end
+  -- decided: the outputs in order (null where a branch did not succeed), built as text so branch outputs
+  -- never pass through Lua numbers
+  local outs, sts, open = {}, {}, {}
+  for i = 1, n do
+    local r = redis.call('HMGET', pkey, 'forkS:' .. i, 'forkO:' .. i)
+    if not r[1] then
+      open[#open + 1] = f.ids[i]
+    end
+    sts[i] = cjson.encode(r[1] or 'cancelled')
+    outs[i] = (r[1] == 'success' and r[2] and r[2] ~= '') and r[2] or 'null'
+    redis.call('HDEL', pkey, 'forkS:' .. i, 'forkO:' .. i)
+  end
+  redis.call('HDEL', pkey, 'forkOk', 'forkFailed')
+  redis.call('HSET', pkey, 'processingState', 'queued', 'childStatus', success and 'success' or 'failed',
+    'childOutput', '{"outputs":[' .. table.concat(outs, ',') .. '],"statuses":[' .. table.concat(sts, ',') .. ']}',
+    'childNote', why or '', 'updated', env.now)
+  queue_push(env.prefixes.out .. parentGroup, env.prefixes.ring .. parentGroup, parentId)
+  for _, b in ipairs(open) do
+    fork_cancel_down(b, 'cancelled: its parallel step in ' .. parentId .. ' was decided without it', env)
+  end
+end

@@ -1,0 +1,34 @@
+-- retry: a step failed and its retry policy allows another attempt: the transaction leaves its worker and
+-- sleeps until the attempt is due (the reaper's wake queues it); the same step then runs with its
+-- stepAttempt raised. Every failed attempt's error is kept in 'errors' (a JSON array) for the history.
+-- KEYS[1] stateH:<txId>   KEYS[2] sleepingZ   KEYS[3] processingZ   KEYS[4] inflightZ:<nodeId>
+-- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] when the next attempt is due (ms)
+-- ARGV[4] the next attempt's number   ARGV[5] the retry view JSON (step, attempt, maxAttempts, nextAttemptAt, lastError)
+-- ARGV[6] the failed attempt's error JSON (appended to errors)   ARGV[7] now (ms)
+-- ARGV[8] the attempt's time, "step:startMs:durationMs", or '' (appended to stepTimes)
+-- Replies:
+--   {'SLEEPING'}                            in sleepingZ until the next attempt is due
+--   {'FENCED', attempt, processingState}    the caller no longer owns it; nothing written
+--   {'CANCELLED'}                           its owner asked to cancel it: nothing written; the caller
+--                                           completes it cancelled instead of retrying
+-- #include codes
+
+local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested', 'errors')
+if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+  return {CODE.FENCED, s[1] or '', s[2] or ''}
+end
+if s[3] == '1' then
+  return {CODE.CANCELLED}
+end
+local id = ARGV[1]
+redis.call('ZREM', KEYS[3], id)
+redis.call('ZREM', KEYS[4], id)
+-- appended as text: the history is only ever read whole, by a client
+local errors = s[4] and (string.sub(s[4], 1, -2) .. ',' .. ARGV[6] .. ']') or ('[' .. ARGV[6] .. ']')
+redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingSwitch', '', 'stepAttempt', ARGV[4],
+  'retry', ARGV[5], 'errors', errors, 'updated', ARGV[7])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'stepTimes', (redis.call('HGET', KEYS[1], 'stepTimes') or '') .. ARGV[8] .. ';')
+end
+redis.call('ZADD', KEYS[2], ARGV[3], id)
+return {CODE.SLEEPING}
