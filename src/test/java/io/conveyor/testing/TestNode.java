@@ -182,10 +182,19 @@ public final class TestNode implements AutoCloseable {
     return n;
   }
 
-  /** Waits (bounded) until the transaction is final and answers its summary. */
+  /**
+   * Waits (bounded) until the transaction is final and answers its summary: from Redis, or from the archive
+   * once Redis no longer holds it (a node archiving at once may move it before the first look).
+   */
   public TxSummary awaitFinal(String txId) {
-    return Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> store.reads.getState(txId).await(),
-        s -> s != null && s.status().isFinal());
+    return Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> {
+      TxSummary live = store.reads.getState(txId).await();
+      if (live != null || node == null || node.archive() == null) {
+        return live;
+      }
+      var archived = node.archive().find(txId).await();
+      return archived == null ? null : archived.summary();
+    }, s -> s != null && s.status().isFinal());
   }
 
   /** Stops the node and the test's client, keeping the data (a sibling starts on it, as after a restart). */
