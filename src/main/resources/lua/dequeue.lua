@@ -9,7 +9,7 @@
 -- ARGV[5] the group (for the stats)
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
---    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt}
+--    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
 --   where queue is 'admin', 'out' or 'in', and the child fields are set when a child pipeline the
 --   transaction waited for has ended (its result stands for the step at 'step'); stepAttempt is the
 --   step's attempt under its retry policy (1 unless retry.lua raised it).
@@ -58,7 +58,7 @@ for q = 1, 3 do
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
-        'switches', 'stepAttempt')
+        'switches', 'stepAttempt', 'trace')
       if s[1] == 'queued' then
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
@@ -76,7 +76,7 @@ for q = 1, 3 do
         redis.call('ZADD', KEYS[4], now, id)
         redis.call('ZADD', KEYS[5], now, id)
         taken[#taken + 1] = {id, attempt, s[2], s[3], s[4], s[5] or s[6], s[7], s[8], s[9], s[10], names[q],
-          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1'}
+          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or ''}
       end
     end
     if #ids < want then break end

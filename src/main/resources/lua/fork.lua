@@ -8,6 +8,7 @@
 -- ARGV[5] branches that must succeed (need)   ARGV[6] '1' when the join is all   ARGV[7] '1' to continue on
 -- failure   ARGV[8] branches running at once at most (maxConcurrency)
 -- For branch i, four arguments from ARGV[8 + 4(i-1) + 1]: branchTxId, pipeline, input JSON, expected group
+-- ARGV[8 + 4n + 1] the branches' trace (the traceparent of the parallel step's span) or ''
 -- Replies:
 --   {'OK'}                          the branches exist (the first maxConcurrency queued, the rest pending);
 --                                   the parent is sleeping, waitingFor 'fork'
@@ -42,6 +43,7 @@ for i = 1, n do
 end
 local id, now, max = ARGV[1], ARGV[4], tonumber(ARGV[8])
 local counts, ids = {}, {}
+local trace = ARGV[8 + 4 * n + 1] or ''
 for i = 1, n do
   local k, a = 6 + 4 * (i - 1), 8 + 4 * (i - 1)
   local child, name, p = ARGV[a + 1], ARGV[a + 2], versions[i]
@@ -54,6 +56,9 @@ for i = 1, n do
     'qBoost', parent[8] or '0')
   if p[3] and p[3] ~= '' then
     redis.call('HSET', KEYS[k + 1], 'onFailure', p[3])
+  end
+  if trace ~= '' then
+    redis.call('HSET', KEYS[k + 1], 'trace', trace)
   end
   if i <= max then
     queue_push_in(KEYS[k + 3], KEYS[k + 4], child, now, parent[8], false, i)

@@ -5,7 +5,7 @@
 -- KEYS[8..10] stats1H, stats2H, stats3H of the slots that hold now (the child counts as queued)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
 -- ARGV[4] childTxId    ARGV[5] child pipeline   ARGV[6] child input JSON   ARGV[7] now (ms)
--- ARGV[8] expected child group
+-- ARGV[8] expected child group   ARGV[9] the child's trace (the traceparent of the step's span) or ''
 -- Replies:
 --   {'OK', version}               the child is queued; the parent is sleeping, waitingFor the child
 --   {'FENCED', attempt, state}    the caller no longer owns the parent; nothing written
@@ -39,6 +39,9 @@ redis.call('HSET', KEYS[2],
   'parentTxId', ARGV[1], 'parentGroup', parent[5], 'priority', parent[7] or '0', 'qBoost', parent[8] or '0')
 if p[3] and p[3] ~= '' then
   redis.call('HSET', KEYS[2], 'onFailure', p[3])
+end
+if ARGV[9] and ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[2], 'trace', ARGV[9])
 end
 queue_push_in(KEYS[4], KEYS[5], child, now, parent[8])
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)

@@ -7,12 +7,13 @@
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
 --   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)
--- For transaction i, thirteen args from ARGV[3 + 13(i-1) + 1]:
+-- For transaction i, fourteen args from ARGV[3 + 14(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
 --   at once: a delayed start is 'scheduled' in sleepingZ until then, and the reaper's wake queues it;
---   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0)
+--   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0), its trace (the W3C
+--   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off)
 -- Replies: a list with one {code, detail} per transaction, in order:
 --   {'OK', version}
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
@@ -67,6 +68,9 @@ local function start(k, a, i)
   if priority ~= 0 then
     redis.call('HSET', KEYS[k], 'priority', priority, 'qBoost', boost)
   end
+  if ARGV[a + 13] ~= '' then
+    redis.call('HSET', KEYS[k], 'trace', ARGV[a + 13])
+  end
   if p[4] and p[4] ~= '' then
     -- the version's compensation, held with the transaction like its version (see lib/compensate.lua)
     redis.call('HSET', KEYS[k], 'onFailure', p[4])
@@ -86,7 +90,7 @@ local function start(k, a, i)
 end
 
 for i = 1, (#KEYS - 4) / 5 do
-  replies[i] = start(4 + 5 * (i - 1) + 1, 3 + 13 * (i - 1) + 1, i)
+  replies[i] = start(4 + 5 * (i - 1) + 1, 3 + 14 * (i - 1) + 1, i)
 end
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies

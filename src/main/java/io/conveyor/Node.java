@@ -30,6 +30,7 @@ import io.conveyor.redis.StoreContext;
 import io.conveyor.webhook.WebhookVerticle;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -79,6 +80,7 @@ public final class Node {
   private final Deque<Deployed> deployed = new ArrayDeque<>();
   private final UnaryOperator<ArchiveStore> archiveDecorator;
   private final NodeCluster cluster;
+  private final io.conveyor.trace.Tracing tracing;
   private Vertx vertx;
   private ArchiveStore archive;
 
@@ -86,13 +88,14 @@ public final class Node {
   }
 
   private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded,
-               UnaryOperator<ArchiveStore> archiveDecorator) {
+               UnaryOperator<ArchiveStore> archiveDecorator, io.conveyor.trace.Tracing tracing) {
     this.config = config;
     this.clock = clock;
     this.started = clock.millis();
     this.registry = registry;
     this.embedded = embedded;
     this.archiveDecorator = archiveDecorator;
+    this.tracing = tracing;
     this.catalog = new PipelineCatalog(new PipelineParser(registry));
     this.metrics = new NodeMetrics(config.metrics().ownerLabels());
     metrics.busyWorkers(busy::get, config.node().workers());
@@ -117,6 +120,19 @@ public final class Node {
   /** The same, with the archive store wrapped by the given decorator (tests record what it is given). */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry,
                                    UnaryOperator<ArchiveStore> archive) {
+    io.conveyor.trace.Tracing tracing;
+    try {
+      tracing = io.conveyor.trace.Tracing.fromConfig(config.tracing());
+    } catch (RuntimeException e) {
+      return Future.failedFuture(new io.conveyor.config.ConfigException("tracing: the OTEL_* settings are not "
+          + "usable: " + e.getMessage()));
+    }
+    return start(config, clock, registry, archive, tracing);
+  }
+
+  /** The same, tracing into the given Tracing (tests pass one with an in-memory exporter). */
+  public static Future<Node> start(Config config, Clock clock, StepRegistry registry,
+                                   UnaryOperator<ArchiveStore> archive, io.conveyor.trace.Tracing tracing) {
     Node node;
     List<CompiledPipeline> pipelines;
     List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules;
@@ -125,7 +141,7 @@ public final class Node {
       registry.outbound(io.conveyor.webhook.WebhookGuard.of(config.webhooks()));
       pipelines = new PipelineParser(registry).loadDir(Path.of(config.pipelines().dir()));
       schedules = io.conveyor.schedule.ScheduleFiles.load(config.schedules().dir());
-      node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive);
+      node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive, tracing);
     } catch (Exception e) {
       return Future.failedFuture(e);
     }
@@ -215,7 +231,7 @@ public final class Node {
     // Hazelcast's word that a member left moves its partitions to their heirs at once (see Assignment)
     vertx.eventBus().localConsumer(io.conveyor.bus.Addresses.MEMBER_LEFT, m -> assignment.memberLeft(
         io.conveyor.bus.Messages.decode(m.body(), io.conveyor.bus.MemberLeft.class).clusterNodeId()));
-    Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics);
+    Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics, tracing);
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
         registration).sharing(assignment))
@@ -240,7 +256,7 @@ public final class Node {
       for (int p = 0; p < partitions; p++) {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("webhooks", part), new WebhookVerticle(redis, archive,
-            config.webhooks(), nodeId, metrics, part, assignment)));
+            config.webhooks(), nodeId, metrics, part, assignment, tracing)));
       }
     }
     if (n.has("scheduler")) {
@@ -253,7 +269,8 @@ public final class Node {
     if (n.has("dequeue")) {
       chain = chain.compose(v -> deploy("dequeue", new DequeueVerticle(redis, catalog, metrics,
           new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
-              config.transactions().stepTimeout(), config.archive().delay()), busy, registration), n.drainTime()));
+              config.transactions().stepTimeout(), config.archive().delay()), busy, registration, tracing),
+          n.drainTime()));
     }
     if (n.has("api")) {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(transactions)));
@@ -365,7 +382,9 @@ public final class Node {
           if (embedded != null) {
             embedded.stop();
           }
-          return Future.succeededFuture();
+          Promise<Void> flushed = Promise.promise();
+          tracing.close(flushed::tryComplete);
+          return flushed.future();
         });
   }
 

@@ -3,12 +3,15 @@
 -- attempt: now, or later by webhookDelay when the client asked that a long-poll reply may cancel it),
 -- and a 'webhook:<txId>' note on notify wakes the webhook leader.
 local function webhooks_schedule(stateKey, webhookKey, webhooksKey, notifyKey, id, now)
-  local w = redis.call('HMGET', stateKey, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner')
+  local w = redis.call('HMGET', stateKey, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner', 'trace')
   if not w[1] or w[1] == '' then
     return
   end
   redis.call('HSET', webhookKey, 'txId', id, 'owner', w[4], 'url', w[1], 'urlHash', w[2],
     'event', 'complete', 'eventTime', now, 'status', 'pending', 'attempts', 0)
+  if w[5] then
+    redis.call('HSET', webhookKey, 'trace', w[5]) -- the delivery's span hangs under the transaction's start
+  end
   redis.call('ZADD', webhooksKey, tonumber(now) + tonumber(w[3] or 0), id)
   publish(notifyKey, 'webhook:' .. id)
 end

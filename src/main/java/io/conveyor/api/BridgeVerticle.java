@@ -10,6 +10,7 @@ import io.vertx.ext.bridge.BridgeOptions;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.eventbus.bridge.tcp.BridgeEvent;
 import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
+import io.vertx.ext.eventbus.bridge.tcp.impl.protocol.FrameHelper;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -56,24 +57,28 @@ public final class BridgeVerticle extends VerticleBase {
     return bridge.listen(port, host).onSuccess(b -> log.info("TCP event-bus bridge on {}:{}", host, port));
   }
 
-  /** Lets a message in only with a valid key, and makes it act for that key's owner. */
+  /**
+   * Lets a message in only with a valid key, and makes it act for that key's owner. A refusal is answered
+   * here with {type: err, message: access_denied, address, reason}; its event is then left open, so the
+   * bridge neither sends its own unspecific "blocked by bridgeEvent handler" nor logs anything.
+   */
   private void check(BridgeEvent event) {
     BridgeEventType type = event.type();
-    if (type == BridgeEventType.PUBLISH) {
-      event.complete(false); // Conveyor's addresses are request/reply
-      return;
-    }
-    if (type != BridgeEventType.SEND && type != BridgeEventType.REGISTER) {
+    if (type != BridgeEventType.SEND && type != BridgeEventType.REGISTER && type != BridgeEventType.PUBLISH) {
       event.complete(true);
       return;
     }
     JsonObject raw = event.getRawMessage();
+    String address = String.valueOf(raw.getValue("address"));
+    if (type == BridgeEventType.PUBLISH) {
+      refuse(event, address, "Conveyor's addresses take send (request/reply), not publish");
+      return;
+    }
     JsonObject headers = raw.getValue("headers") instanceof JsonObject h ? h : new JsonObject();
     Optional<ApiKeys.Principal> who = keys.authenticate(headers.getValue("apiKey") instanceof String k ? k : null);
-    String address = String.valueOf(raw.getValue("address"));
-    if (who.isEmpty() || !allowed(type, address, who.get())) {
-      log.debug("bridge: refused a {} for {} (no key, or not its role or owner)", type, address);
-      event.complete(false);
+    String refused = who.isEmpty() ? "no valid API key in headers.apiKey" : refusal(type, address, who.get());
+    if (refused != null) {
+      refuse(event, address, refused);
       return;
     }
     headers.remove("apiKey");
@@ -84,16 +89,33 @@ public final class BridgeVerticle extends VerticleBase {
     event.complete(true);
   }
 
-  private boolean allowed(BridgeEventType type, String address, ApiKeys.Principal who) {
+  private static void refuse(BridgeEvent event, String address, String reason) {
+    log.debug("bridge: refused a {} for {}: {}", event.type(), address, reason);
+    FrameHelper.writeFrame(new JsonObject().put("type", "err").put("message", "access_denied")
+        .put("address", address).put("reason", reason), event.socket());
+  }
+
+  /** Why the key may not do this, or null when it may. */
+  private String refusal(BridgeEventType type, String address, ApiKeys.Principal who) {
     boolean step = stepAddresses.matcher(address).matches();
     if (type == BridgeEventType.REGISTER) {
       // a step server registers for step addresses; a client hears only of its own owner's completions;
       // an operator (admin) hears the facts of the whole cluster
-      return step ? who.has("step") : Addresses.PUBLISHED.contains(address) ? who.has("admin")
-          : who.has("client") && Addresses.completedFor(who.owner()).equals(address);
+      if (step) {
+        return who.has("step") ? null : "registering for a step address needs a key with the step role";
+      }
+      if (Addresses.PUBLISHED.contains(address)) {
+        return who.has("admin") ? null : "listening to " + address + " needs a key with the admin role";
+      }
+      return who.has("client") && Addresses.completedFor(who.owner()).equals(address) ? null
+          : "a client key may listen to " + Addresses.completedFor(who.owner()) + " only (its owner's completions)";
     }
     // a send is a client's request, or a step server's reply (the bridge checks the reply address is real)
-    return isPublic(address) ? who.has("client") : who.has("step");
+    if (isPublic(address)) {
+      return who.has("client") ? null : "a request to " + address + " needs a key with the client role";
+    }
+    return who.has("step") ? null : "a key without the step role may send only to " + String.join(", ",
+        Addresses.TX_START, Addresses.TX_STATUS, Addresses.TX_CANCEL, Addresses.TX_SWITCH, Addresses.TX_RETRY);
   }
 
   private static boolean isPublic(String address) {

@@ -22,7 +22,9 @@ public final class BusApiVerticle extends VerticleBase {
   public Future<?> start() {
     tx = factory.open(vertx);
     return Future.all(
-        vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m).compose(tx::start))).completion(),
+        // a traceparent header puts the start under the sender's trace (see Tracing)
+        vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m)
+            .compose(b -> tx.start(b, m.headers().get("traceparent"))))).completion(),
         vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m, "txId", "owner")
             .compose(b -> tx.status(text(b, "txId"), text(b, "owner"))))).completion(),
         vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> reply(m, body(m, "txId", "owner")

@@ -120,7 +120,8 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
         ctx.request().params())));
     r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
-        .compose(v -> tx.start(b.put("owner", owner(ctx))))).compose(s -> awaitOutcome(ctx, s)),
+        .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
+        .compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
     r.get("/api/v1/transactions").handler(ctx -> answer(ctx,
         tx.byExternalId(ctx.request().getParam("externalId"), owner(ctx)), s -> 200));

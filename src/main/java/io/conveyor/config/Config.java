@@ -7,7 +7,7 @@ import java.util.Map;
 /** Every setting of a node, typed and validated; read once at start by {@link ConfigLoader}. */
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
-                     Webhooks webhooks, Schedules schedules, Metrics metrics, Logging logging) {
+                     Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging) {
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 
@@ -127,6 +127,13 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   /** /metrics: whether counters carry an owner label (off by default: owners may be many). */
   public record Metrics(boolean ownerLabels) {
+  }
+
+  /**
+   * OpenTelemetry tracing: off unless enabled (then the exporter, its endpoint and sampling come from the
+   * standard OTEL_* variables, OTLP by default); serviceName is the default of OTEL_SERVICE_NAME.
+   */
+  public record Tracing(boolean enabled, String serviceName) {
   }
 
   /** Log lines: text (for people) or json (one JSON object per line, for collectors). */

@@ -53,7 +53,8 @@ final class ConfigReader {
             r.lease("schedules.lease", "schedules.interval"), r.duration("schedules.grace", Duration.ZERO),
             r.duration("schedules.redriveAfter", Duration.ofMillis(100)),
             r.duration("schedules.missAfter", Duration.ofMillis(100))),
-        new Config.Metrics(r.bool("metrics.ownerLabels")), r.logging());
+        new Config.Metrics(r.bool("metrics.ownerLabels")),
+        new Config.Tracing(r.bool("tracing.enabled"), r.name("tracing.serviceName")), r.logging());
   }
 
   /**

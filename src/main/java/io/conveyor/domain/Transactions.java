@@ -25,6 +25,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
+import io.conveyor.trace.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,23 +52,36 @@ public final class Transactions {
   private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
   private final Future<ArchiveStore> archive;
   private final Config.Webhooks webhooks;
+  private final Tracing tracing;
 
   /** What a node's interfaces open a Transactions with, one per verticle (each on a link of its own). */
   public record Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
-                        NodeMetrics metrics) {
+                        NodeMetrics metrics, Tracing tracing) {
+    public Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
+                   NodeMetrics metrics) {
+      this(redis, catalog, config, archive, metrics, Tracing.OFF);
+    }
+
     public Transactions open(Vertx vertx) {
       return on(redis.open(vertx));
     }
 
     /** A Transactions on a context the caller opened (and shares with stores of its own). */
     public Transactions on(StoreContext context) {
-      return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics);
+      return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics, tracing);
     }
   }
 
   /** Reads fall through to the archive (when it is there and opened) for what Redis no longer holds. */
   public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
                       NodeMetrics metrics) {
+    this(redis, catalog, config, archive, metrics, Tracing.OFF);
+  }
+
+  /** The same, tracing each start (see Tracing). */
+  public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
+                      NodeMetrics metrics, Tracing tracing) {
+    this.tracing = tracing;
     this.redis = redis;
     this.queue = new QueueStore(redis);
     this.reads = new ReadStore(redis);
@@ -84,6 +101,14 @@ public final class Transactions {
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */
   public Future<TxSummary> start(JsonObject body) {
+    return start(body, null);
+  }
+
+  /**
+   * The same, under the caller's W3C traceparent (from a header; null or malformed: a trace of its own). With
+   * tracing on, the start is a span whose context the transaction keeps: its steps' spans hang under it.
+   */
+  public Future<TxSummary> start(JsonObject body, String traceparent) {
     StartRequest req;
     try {
       req = StartRequest.fromJson(body, limits);
@@ -102,12 +127,31 @@ public final class Transactions {
       }
       allowed = WebhookGuard.check(java.net.URI.create(req.webhook()), webhooks);
     }
-    return allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
-        .compose(group -> group == null ? Future.failedFuture(unknownType(req.type())) : start(txId, req, group, true))
+    Span span = tracing.start("start " + req.type(), SpanKind.PRODUCER,
+        Tracing.wellFormed(traceparent) ? traceparent : null);
+    String trace = null;
+    if (span != null) {
+      span.setAttribute(Tracing.TX_ID, txId).setAttribute(Tracing.PIPELINE, req.type())
+          .setAttribute(Tracing.OWNER, req.owner());
+      trace = Tracing.traceparent(span);
+    }
+    String kept = trace;
+    Future<TxSummary> started = allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
+        .compose(group -> group == null ? Future.failedFuture(unknownType(req.type()))
+            : start(txId, req, group, kept, true))
         .recover(e -> e instanceof RedisUnavailable.NotReplicated ? Future.failedFuture(new TxException(
             Kind.UNAVAILABLE, e.getMessage() + "; " + txId + " is started but not known to survive: read it, or "
             + "start again with the same externalId", null, txId))
             : e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
+    if (span != null) {
+      started.onComplete(ar -> {
+        if (ar.failed()) {
+          span.setStatus(StatusCode.ERROR, ar.cause().getMessage());
+        }
+        span.end();
+      });
+    }
+    return started;
   }
 
   /**
@@ -122,12 +166,12 @@ public final class Transactions {
             + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
   }
 
-  private Future<TxSummary> start(String txId, StartRequest req, String group, boolean mayRetry) {
+  private Future<TxSummary> start(String txId, StartRequest req, String group, String trace, boolean mayRetry) {
     // a client that will long-poll may ask that its reply cancel the webhook: give it time to
     java.time.Duration webhookDelay = req.webhook() != null
         && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
         : java.time.Duration.ZERO;
-    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay)).compose(r -> switch (r.code()) {
+    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace)).compose(r -> switch (r.code()) {
       case OK -> {
         // the same time start.lua was given, so the same decision: scheduled for later, or queued now
         long startAt = req.startAtMillis(r.created());
@@ -138,7 +182,7 @@ public final class Transactions {
             null, null, null, null, startAt == 0 ? null : Instant.ofEpochMilli(startAt)));
       }
       case GROUP_CHANGED -> mayRetry
-          ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), false))
+          ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), trace, false))
           : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
       case UNKNOWN_TYPE -> Future.failedFuture(unknownType(req.type()));
       case DISABLED -> Future.failedFuture(new TxException(Kind.PIPELINE_DISABLED, "type: pipeline " + req.type()

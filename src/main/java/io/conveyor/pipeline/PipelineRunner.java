@@ -10,6 +10,10 @@ import io.conveyor.redis.Batcher;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.RunStore;
+import io.conveyor.trace.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -42,16 +46,18 @@ public final class PipelineRunner {
   private final Settings settings;
   private final NodeMetrics metrics;
   private final Batcher<RunStore.Completion, Code> completions;
+  private final Tracing tracing;
 
   /** Meant for one Vert.x context (its verticle's): every field below is touched on that context only. */
   public PipelineRunner(Vertx vertx, RunStore store, PipelineStore pipelines, PipelineCatalog catalog,
-                        Settings settings, NodeMetrics metrics) {
+                        Settings settings, NodeMetrics metrics, Tracing tracing) {
     this.vertx = vertx;
     this.store = store;
     this.pipelines = pipelines;
     this.catalog = catalog;
     this.settings = settings;
     this.metrics = metrics;
+    this.tracing = tracing;
     this.completions = new Batcher<>(500, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
   }
 
@@ -60,6 +66,12 @@ public final class PipelineRunner {
    * steps on any thread, hence concurrent.
    */
   private final java.util.Map<String, Boolean> cancelAsked = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * The traceparent of the span of the step each transaction runs here (traced ones only): a child pipeline
+   * or the branches the step starts hang under it.
+   */
+  private final java.util.Map<String, String> stepTraces = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Its owner asked to cancel a transaction (a hint from notify): a step of it running here may stop early. */
   public void cancelRequested(String txId) {
@@ -71,6 +83,7 @@ public final class PipelineRunner {
     cancelAsked.put(tx.txId(), false);
     return runOnce(tx).eventually(() -> {
       cancelAsked.remove(tx.txId());
+      stepTraces.remove(tx.txId());
       return Future.succeededFuture();
     });
   }
@@ -209,6 +222,15 @@ public final class PipelineRunner {
   private Future<StepResult> invoke(CompiledPipeline p, Dequeued tx, int i, JsonObject input) {
     Duration timeout = p.pipeline().stepTimeout(i, settings.stepTimeout());
     String type = p.pipeline().steps().get(i).type();
+    Span span = tx.trace() == null ? null : tracing.start("step " + type, SpanKind.INTERNAL, tx.trace());
+    String traceparent = null;
+    if (span != null) {
+      span.setAttribute(Tracing.TX_ID, tx.txId()).setAttribute(Tracing.PIPELINE, p.pipeline().name())
+          .setAttribute(Tracing.STEP, i + 1L).setAttribute(Tracing.STEP_TYPE, type)
+          .setAttribute(Tracing.ATTEMPT, (long) stepAttempt(tx, i)).setAttribute(Tracing.NODE, settings.nodeId());
+      traceparent = Tracing.traceparent(span);
+      stepTraces.put(tx.txId(), traceparent);
+    }
     StepContext ctx = new StepContext(tx.txId(), tx.owner(), tx.externalId(), tx.attempt(), i, type, input,
         tx.metadata(), settings.nodeId(), timeout, i == tx.step() ? tx.retry() : 0, stepAttempt(tx, i),
         tx.switches() == null ? new JsonObject() : tx.switches(), vertx, StepLog.of(stepLog, tx.txId(), i,
@@ -216,8 +238,11 @@ public final class PipelineRunner {
         report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code == Code.OK
             ? Future.<Void>succeededFuture()
             : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))),
-        () -> Boolean.TRUE.equals(cancelAsked.get(tx.txId())));
+        () -> Boolean.TRUE.equals(cancelAsked.get(tx.txId())), traceparent);
     Promise<StepResult> result = Promise.promise();
+    if (span != null) {
+      result.future().onComplete(ar -> ended(span, ar));
+    }
     long timer = vertx.setTimer(timeout.toMillis(),
         t -> result.tryFail(new StepTimeout("exceeded its timeout of " + Durations.format(timeout))));
     Future<StepResult> running;
@@ -254,6 +279,25 @@ public final class PipelineRunner {
     return result.future();
   }
 
+  /** A step attempt's span ends with how the attempt went (what the runner does with it comes next). */
+  private static void ended(Span span, AsyncResult<StepResult> ar) {
+    String outcome;
+    if (ar.failed()) {
+      outcome = ar.cause() instanceof StepTimeout ? "timeout" : "error";
+      span.setStatus(StatusCode.ERROR, String.valueOf(ar.cause().getMessage()));
+    } else {
+      StepResult r = ar.result();
+      outcome = r instanceof StepResult.Success ? "success" : r instanceof StepResult.Failed ? "failed"
+          : r instanceof StepResult.Aborted ? "aborted" : r instanceof StepResult.Child ? "child"
+          : r instanceof StepResult.Fork ? "fork" : r instanceof StepResult.Sleep ? "sleep" : "none";
+      if (r instanceof StepResult.Failed f) {
+        span.setStatus(StatusCode.ERROR, f.note() == null ? "failed" : f.note());
+      }
+    }
+    span.setAttribute(Tracing.OUTCOME, outcome);
+    span.end();
+  }
+
   private void settle(Promise<StepResult> result, long timer, AsyncResult<StepResult> ar, String txId,
                       String time) {
     if (result.future().isComplete()) {
@@ -287,7 +331,8 @@ public final class PipelineRunner {
     String childTxId = store.childTxId(tx.txId());
     return catalog.groupOf(pipelines, c.pipeline()).compose(group -> group == null
         ? finish(tx, TxStatus.INTERNAL_ERROR, null, "step " + (i + 1) + ": no pipeline named " + c.pipeline())
-        : write(tx, () -> store.hop(tx, settings.nodeId(), i, childTxId, c.pipeline(), c.input(), group))
+        : write(tx, () -> store.hop(tx, settings.nodeId(), i, childTxId, c.pipeline(), c.input(), group,
+            stepTraces.get(tx.txId())))
             .compose(h -> switch (h.code()) {
               case OK -> Future.<Void>succeededFuture();
               case GROUP_CHANGED -> mayRetry
@@ -321,7 +366,8 @@ public final class PipelineRunner {
         branches.add(new RunStore.Branch(ids.get(b), branch.pipeline(), branch.input(), g));
       }
       RunStore.Join join = new RunStore.Join(f.need(), f.all(), f.continueOnFailure(), f.maxConcurrency());
-      return write(tx, () -> store.fork(tx, settings.nodeId(), i, join, branches)).compose(h -> switch (h.code()) {
+      return write(tx, () -> store.fork(tx, settings.nodeId(), i, join, branches, stepTraces.get(tx.txId())))
+          .compose(h -> switch (h.code()) {
         case OK -> Future.<Void>succeededFuture();
         case GROUP_CHANGED -> mayRetry
             ? catalog.refreshGroup(pipelines, h.pipeline()).compose(g -> fork(tx, i, f, false))

@@ -12,13 +12,14 @@ import org.slf4j.Logger;
  * runner ends the transaction timeout when it passes. retry counts this step's runs after sleeping (0 the
  * first time); stepAttempt is this step's attempt under its retry policy (1 the first time; (txId, step,
  * stepAttempt) names one try of the step); switches holds the transaction's switch values as the step runs;
- * reportProgress tells the client how far it has got.
+ * reportProgress tells the client how far it has got; traceparent is the W3C traceparent of this step
+ * attempt's span (null when tracing is off), for the step to pass on to what it calls.
  */
 public record StepContext(String txId, String owner, String externalId, long attempt, int step, String stepType,
                           JsonObject input, JsonObject metadata, String nodeId, Duration timeout, int retry,
                           int stepAttempt, JsonObject switches, Vertx vertx, Logger log,
                           java.util.function.Function<JsonObject, io.vertx.core.Future<Void>> progressSink,
-                          java.util.function.BooleanSupplier cancelSignal) {
+                          java.util.function.BooleanSupplier cancelSignal, String traceparent) {
 
   /**
    * Whether the transaction's owner has asked to cancel it while this step runs. A long step may check it

@@ -61,6 +61,7 @@ public final class DequeueVerticle extends VerticleBase {
   /** The ring connection is being replaced. */
   private boolean ringLost;
   private final Registration registration;
+  private final io.conveyor.trace.Tracing tracing;
   /** A take waits for the heartbeat to confirm the node (see Registration): looked at again shortly. */
   private boolean awaitingBeat;
   /** How many partitions there are; with more than one, rings come by subscription (see connectRing). */
@@ -92,8 +93,9 @@ public final class DequeueVerticle extends VerticleBase {
 
   /** busy is kept up to date with the transactions running here (the heartbeat and metrics read it). */
   public DequeueVerticle(RedisAccess redis, PipelineCatalog catalog, NodeMetrics metrics, Settings settings,
-                         AtomicInteger busy, Registration registration) {
+                         AtomicInteger busy, Registration registration, io.conveyor.trace.Tracing tracing) {
     this.registration = registration;
+    this.tracing = tracing;
     this.redis = redis;
     this.catalog = catalog;
     this.metrics = metrics;
@@ -114,7 +116,7 @@ public final class DequeueVerticle extends VerticleBase {
     store = new QueueStore(redisContext);
     runner = new PipelineRunner(vertx, new RunStore(redisContext), new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
-            redisContext.clock()), metrics);
+            redisContext.clock()), metrics, tracing);
     vertx.eventBus().<Object>localConsumer(Addresses.NODE_FENCE, m -> fence().onComplete(ar -> {
       if (ar.succeeded()) {
         m.reply(ar.result());

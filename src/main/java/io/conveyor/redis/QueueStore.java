@@ -28,10 +28,13 @@ public final class QueueStore {
     this.keys = r.keys();
   }
 
-  /** One transaction to start: its new txId, the request, and the group its pipeline is believed to be in. */
-  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay) {
+  /**
+   * One transaction to start: its new txId, the request, the group its pipeline is believed to be in, the
+   * delay of its completion webhook's first attempt, and its trace (traceparent) or null.
+   */
+  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay, String trace) {
     public NewTx(String txId, StartRequest req, String group) {
-      this(txId, req, group, Duration.ZERO);
+      this(txId, req, group, Duration.ZERO, null);
     }
   }
 
@@ -67,7 +70,7 @@ public final class QueueStore {
     List<String> k = new ArrayList<>(4 + 5 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
-    List<String> args = new ArrayList<>(3 + 13 * txs.size());
+    List<String> args = new ArrayList<>(3 + 14 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
@@ -86,7 +89,7 @@ public final class QueueStore {
           webhook ? WebhookUrl.hash(req.webhook()) : "", webhook ? Long.toString(tx.webhookDelay().toMillis()) : "",
           webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : "",
           req.startAtMillis(now) == 0 ? "" : Long.toString(req.startAtMillis(now)),
-          req.priority() == null ? "" : Integer.toString(req.priority())));
+          req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace()));
     }
     return r.runReplicated(r.scripts().start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
@@ -121,7 +124,7 @@ public final class QueueStore {
         out.add(new Dequeued(txId, attempt, str(e.get(2)), str(e.get(3)), Integer.parseInt(str(e.get(4))),
             json(e.get(5)), str(e.get(6)), emptyToNull(str(e.get(7))), json(e.get(8)),
             Long.parseLong(str(e.get(9))), str(e.get(10)), child, Integer.parseInt(str(e.get(14))),
-            switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), null));
+            switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), emptyToNull(str(e.get(17))), null));
       } catch (RuntimeException bad) {
         out.add(Dequeued.unreadable(txId, attempt, bad.toString()));
       }

@@ -85,10 +85,10 @@ public final class RunStore {
   /**
    * Queues a child pipeline in its group and lets the parent (run by this node) wait for it. The child
    * lives in its parent's partition (childTxId must be one of it: Keys.newTxId), so handing its result back
-   * stays in one slot.
+   * stays in one slot. trace is the child's traceparent (the span of the step that starts it), or null.
    */
   public Future<HopReply> hop(Dequeued parent, String nodeId, int step, String childTxId, String childType,
-                              JsonObject input, String childGroup) {
+                              JsonObject input, String childGroup, String trace) {
     long now = r.clock().millis();
     int p = keys.partitionOf(parent.txId());
     if (keys.partitionOf(childTxId) != p) {
@@ -99,7 +99,7 @@ public final class RunStore {
         keys.processingZ(p), keys.inflightZ(p, nodeId)));
     k.addAll(keys.statsKeys(p, now));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
-        childType, input.encode(), Long.toString(now), childGroup);
+        childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace);
     return r.run(r.scripts().hop, k, args)
         .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
   }
@@ -119,9 +119,10 @@ public final class RunStore {
   /**
    * Starts the branches of a parallel step as children of the parent (run by this node), which then waits for
    * their join (see fork.lua). branchTxIds must be of the parent's partition (childTxId); groups[i] is the
-   * group the caller believes branch i's pipeline belongs to.
+   * group the caller believes branch i's pipeline belongs to. trace is the branches' traceparent, or null.
    */
-  public Future<ForkReply> fork(Dequeued parent, String nodeId, int step, Join join, List<Branch> branches) {
+  public Future<ForkReply> fork(Dequeued parent, String nodeId, int step, Join join, List<Branch> branches,
+                                String trace) {
     long now = r.clock().millis();
     int p = keys.partitionOf(parent.txId());
     List<String> k = new ArrayList<>(6 + 4 * branches.size());
@@ -139,6 +140,7 @@ public final class RunStore {
           keys.qRingL(p, b.group())));
       args.addAll(List.of(b.txId(), b.pipeline(), b.input().encode(), b.group()));
     }
+    args.add(trace == null ? "" : trace);
     return r.run(r.scripts().fork, k, args).map(reply -> new ForkReply(Code.of(reply),
         reply.size() > 1 ? reply.get(1).toString() : null, reply.size() > 2 ? reply.get(2).toString() : null));
   }

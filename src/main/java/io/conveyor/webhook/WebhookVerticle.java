@@ -53,6 +53,7 @@ public final class WebhookVerticle extends VerticleBase {
   private final Config.Webhooks settings;
   private final String nodeId;
   private final NodeMetrics metrics;
+  private final io.conveyor.trace.Tracing tracing;
   private final WebhookLimits limits;
   private final Backoff backoff;
   private final Map<String, Signer> signers = new HashMap<>();
@@ -76,7 +77,7 @@ public final class WebhookVerticle extends VerticleBase {
   /** archive: where a delivery of an archived transaction reads its summary and records its outcome. */
   public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
                          NodeMetrics metrics) {
-    this(redis, archive, settings, nodeId, metrics, 0, null);
+    this(redis, archive, settings, nodeId, metrics, 0, null, io.conveyor.trace.Tracing.OFF);
   }
 
   /**
@@ -84,7 +85,9 @@ public final class WebhookVerticle extends VerticleBase {
    * those the assignment gives it ask for their lease; the others send nothing.
    */
   public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
-                         NodeMetrics metrics, int partition, io.conveyor.bus.Assignment assignment) {
+                         NodeMetrics metrics, int partition, io.conveyor.bus.Assignment assignment,
+                         io.conveyor.trace.Tracing tracing) {
+    this.tracing = tracing;
     this.partition = partition;
     this.assignment = assignment;
     this.redis = redis;
@@ -232,13 +235,23 @@ public final class WebhookVerticle extends VerticleBase {
         sent.get().reset();
       }
     });
+    // a traced transaction's delivery is a span under its start; the receiver gets it as traceparent
+    String trace = event.getString("trace");
+    io.opentelemetry.api.trace.Span span = trace == null ? null
+        : tracing.start("webhook POST", io.opentelemetry.api.trace.SpanKind.CLIENT, trace);
+    if (span != null) {
+      span.setAttribute(io.conveyor.trace.Tracing.TX_ID, event.getString("txId"))
+          .setAttribute("http.request.method", "POST").setAttribute("url.full", url)
+          .setAttribute("conveyor.webhook_attempt", attempt).setAttribute(io.conveyor.trace.Tracing.NODE, nodeId);
+    }
+    String traceparent = span != null ? io.conveyor.trace.Tracing.traceparent(span) : trace;
     Future<TxSummary> summary = job.summary() != null ? Future.succeededFuture(job.summary())
         : archive.find(event.getString("txId")).map(a -> a == null ? null : a.summary());
     URI target = URI.create(url);
     summary.compose(s -> s == null
             ? Future.failedFuture(new IllegalStateException("transaction " + event.getString("txId") + " not found"))
             : WebhookGuard.check(target, settings).map(v -> s))
-        .compose(s -> post(job.webhookId(), event, s, done.future(), sent))
+        .compose(s -> post(job.webhookId(), event, s, done.future(), sent, traceparent))
         .onComplete(ar -> {
           if (ar.succeeded()) {
             done.tryComplete(ar.result());
@@ -249,6 +262,16 @@ public final class WebhookVerticle extends VerticleBase {
     long began = System.nanoTime();
     done.future().onComplete(ar -> {
       vertx.cancelTimer(timer);
+      if (span != null) {
+        if (ar.succeeded()) {
+          span.setAttribute("http.response.status_code", ar.result().code());
+        }
+        if (ar.failed() || ar.result().code() >= 400) {
+          span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR,
+              ar.failed() ? ar.cause().getMessage() : "HTTP " + ar.result().code());
+        }
+        span.end();
+      }
       inFlight--;
       underway.remove(job.webhookId());
       if (ar.failed() && stalledHere(began)) {
@@ -266,7 +289,7 @@ public final class WebhookVerticle extends VerticleBase {
 
   /** The POST of one attempt; answers the HTTP status and Retry-After header. Sends nothing once over. */
   private Future<Answer> post(String id, JsonObject event, TxSummary summary, Future<Answer> over,
-                              AtomicReference<HttpClientRequest> sent) {
+                              AtomicReference<HttpClientRequest> sent, String traceparent) {
     long now = redisContext.clock().millis();
     JsonObject body = new JsonObject().put("eventType", event.getString("event"))
         .put("eventTime", Instant.ofEpochMilli(Long.parseLong(event.getString("eventTime"))).toString())
@@ -287,6 +310,9 @@ public final class WebhookVerticle extends VerticleBase {
         .putHeader("webhook-id", id)
         .putHeader("webhook-timestamp", Long.toString(ts))
         .putHeader("webhook-signature", signer(event.getString("owner")).sign(id, ts, text));
+    if (traceparent != null) {
+      o.putHeader("traceparent", traceparent);
+    }
     return http.request(o)
         .compose(req -> {
           if (over.isComplete()) {

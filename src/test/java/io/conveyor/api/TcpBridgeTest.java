@@ -2,6 +2,7 @@ package io.conveyor.api;
 
 import io.conveyor.bus.Addresses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.testing.BridgeClient;
 import io.conveyor.testing.Eventually;
@@ -107,6 +108,8 @@ class TcpBridgeTest {
         call(Addresses.TX_START, "secret-ops", order(), "r-3"),
         call("conveyor.internal.anything", "secret-acme", order(), "r-4"))) {
       assertEquals("err", refused.getString("type"), refused.encode());
+      assertEquals("access_denied", refused.getString("message"), refused.encode());
+      assertTrue(refused.getString("reason").length() > 10, refused.encode());
     }
     assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream().sorted().toList());
   }
@@ -114,7 +117,11 @@ class TcpBridgeTest {
   @Test
   void an_operator_listens_to_the_clusters_facts_read_only_and_a_client_may_not() throws IOException {
     bridge.register(Addresses.NODE_DIED, "secret-acme");
-    assertEquals("err", read().getString("type"), "a client key may not hear of dead nodes");
+    JsonObject refused = read();
+    assertEquals("err", refused.getString("type"), "a client key may not hear of dead nodes");
+    assertEquals(Addresses.NODE_DIED, refused.getString("address"), refused.encode());
+    assertEquals("listening to " + Addresses.NODE_DIED + " needs a key with the admin role",
+        refused.getString("reason"));
     bridge.register(Addresses.NODE_DIED, "secret-ops");
     JsonObject fact = io.conveyor.bus.Messages.encode(new io.conveyor.bus.NodeDied("node-x", "heartbeat expired", 3,
         "node-y", 1L));

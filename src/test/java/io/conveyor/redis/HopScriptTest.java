@@ -29,7 +29,7 @@ class HopScriptTest extends ScriptTest {
   }
 
   private RunStore.HopReply hop(Dequeued p, String group) {
-    return h.store.run.hop(p, "node-a", 1, "tx-c", "ship", new JsonObject().put("parcel", 1), group).await();
+    return h.store.run.hop(p, "node-a", 1, "tx-c", "ship", new JsonObject().put("parcel", 1), group, null).await();
   }
 
   @Test
@@ -53,11 +53,11 @@ class HopScriptTest extends ScriptTest {
   @Test
   void hop_refuses_an_older_attempt_an_unknown_pipeline_and_a_wrong_group_writing_nothing() {
     Dequeued stale = new Dequeued("tx-p", parent.attempt() - 1, "order", "v1", 1, new JsonObject(), "acme", null,
-        new JsonObject(), 1, "in", null, 0, null, 1, null);
+        new JsonObject(), 1, "in", null, 0, null, 1, null, null);
     assertEquals(Code.FENCED, hop(stale, "warehouse").code());
     assertEquals(Code.GROUP_CHANGED, hop(parent, "elsewhere").code());
     assertEquals("warehouse", hop(parent, "elsewhere").detail());
-    assertEquals(Code.UNKNOWN_PIPELINE, h.store.run.hop(parent, "node-a", 1, "tx-c", "nope", new JsonObject(), "warehouse")
+    assertEquals(Code.UNKNOWN_PIPELINE, h.store.run.hop(parent, "node-a", 1, "tx-c", "nope", new JsonObject(), "warehouse", null)
         .await().code());
     assertEquals(0, cmd("EXISTS", h.keys.stateH("tx-c")).toInteger());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-p"), "processingState").toString());

@@ -51,6 +51,7 @@ public final class TestNode implements AutoCloseable {
     TestNode n = new TestNode(prefix, pipelines);
     n.env.putAll(env);
     n.ownRedis = ownRedis;
+    n.tracing = tracing;
     return n;
   }
 
@@ -84,6 +85,14 @@ public final class TestNode implements AutoCloseable {
   /** Wraps the node's archive store (a test records what the node writes). */
   public TestNode archive(java.util.function.UnaryOperator<io.conveyor.database.ArchiveStore> decorator) {
     this.archiveDecorator = decorator;
+    return this;
+  }
+
+  private io.conveyor.trace.Tracing tracing;
+
+  /** Traces into the given Tracing (e.g. an SDK with an in-memory exporter) instead of config's. */
+  public TestNode tracing(io.conveyor.trace.Tracing t) {
+    this.tracing = t;
     return this;
   }
 
@@ -144,7 +153,8 @@ public final class TestNode implements AutoCloseable {
   public TestNode start(StepRegistry registry) {
     Config config = config();
     keys = new Keys(prefix, config.redis().partitions());
-    node = Node.start(config, clock, registry, archiveDecorator).await();
+    node = (tracing == null ? Node.start(config, clock, registry, archiveDecorator)
+        : Node.start(config, clock, registry, archiveDecorator, tracing)).await();
     clientVertx = Vertx.vertx();
     // the test's own link goes straight to Redis, whatever the node's URL (a test may put a proxy there)
     link = new RedisLink(clientVertx, ownRedis ? RedisLink.options(config.redis()) : TestRedis.options(10_000),

@@ -21,9 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * and answers as the test says (by webhook-id and how many times that id has come).
  */
 public final class WebhookReceiver implements AutoCloseable {
-  /** One request as it arrived. */
+  /** One request as it arrived (traceparent: its header, or null). */
   public record Delivery(String id, long timestamp, String signature, String body, boolean verified, long at,
-                         int status) {
+                         int status, String traceparent) {
     public JsonObject json() {
       return new JsonObject(body);
     }
@@ -53,7 +53,8 @@ public final class WebhookReceiver implements AutoCloseable {
       boolean ok = verify(id, timestamp, body, sig, System.currentTimeMillis() / 1000);
       int n = seen.computeIfAbsent(String.valueOf(id), k -> new AtomicInteger()).incrementAndGet();
       int status = ok ? answer.apply(id, n) : 401;
-      deliveries.add(new Delivery(id, timestamp, sig, body, ok, System.nanoTime(), status));
+      deliveries.add(new Delivery(id, timestamp, sig, body, ok, System.nanoTime(), status,
+          req.getHeader("traceparent")));
       if (retryAfter != null) {
         req.response().putHeader("retry-after", retryAfter);
       }

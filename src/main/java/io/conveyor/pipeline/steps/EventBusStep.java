@@ -16,7 +16,7 @@ import java.time.Duration;
  * bridge) and takes the reply {status, output, note} as its result; status is success (the default),
  * failed or aborted; a failed reply may add code (what a retry policy's nonRetryable names) and retryable:
  * false. The headers carry txId, step, attempt, stepAttempt, owner and node, so the consumer can recognise a
- * re-run. A consumer that fails the message fails the step (code eventbus-<failure code>); a reply of another
+ * re-run, and traceparent when the transaction is traced. A consumer that fails the message fails the step (code eventbus-<failure code>); a reply of another
  * shape is an internal error; silence runs into the step's timeout. No consumer at the address is often
  * passing (its node is restarting, or the cluster view is changing after a pause): the step sleeps off the
  * worker and tries again, up to params.noConsumerTries times in all (default 9, about 25 s: 250 ms doubling
@@ -61,11 +61,15 @@ public final class EventBusStep implements StepType {
 
   /** The request outlives the step's timeout, so the runner's timer, not the bus, ends a silent step. */
   private static DeliveryOptions options(StepContext ctx) {
-    return new DeliveryOptions().setSendTimeout(ctx.timeout().toMillis() + 1000)
+    DeliveryOptions o = new DeliveryOptions().setSendTimeout(ctx.timeout().toMillis() + 1000)
         .addHeader("txId", ctx.txId()).addHeader("step", Integer.toString(ctx.step()))
         .addHeader("attempt", Long.toString(ctx.attempt())).addHeader("stepAttempt", Integer.toString(ctx.stepAttempt()))
         .addHeader("owner", ctx.owner())
         .addHeader("node", ctx.nodeId());
+    if (ctx.traceparent() != null) {
+      o.addHeader("traceparent", ctx.traceparent()); // the step's span: the consumer's work hangs under it
+    }
+    return o;
   }
 
   /** A failed reply's code: its own (a retry policy's nonRetryable names it), else "failed". */

@@ -100,6 +100,9 @@ public final class HttpRequestStep implements StepType {
         .setUserAgent("conveyor").setFollowRedirects(false)));
     HttpRequest<Buffer> request = client.requestAbs(method, target).timeout(ctx.timeout().toMillis())
         .putHeader("Idempotency-Key", ctx.txId() + ":" + (ctx.step() + 1));
+    if (ctx.traceparent() != null) {
+      request.putHeader("traceparent", ctx.traceparent()); // the step's span: the callee's work hangs under it
+    }
     headers.forEach(request::putHeader);
     if (payload == null) {
       return request.send();
