@@ -72,6 +72,8 @@ public final class Tracing {
     defaults.put("otel.service.name", c.serviceName());
     defaults.put("otel.metrics.exporter", "none"); // Conveyor's metrics are /metrics
     defaults.put("otel.logs.exporter", "none");
+    // Java's own HTTP client sends (no gRPC stack in the jar): OTLP over HTTP, port 4318
+    defaults.put("otel.exporter.otlp.protocol", "http/protobuf");
     OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder().addPropertiesSupplier(() -> defaults)
         .build().getOpenTelemetrySdk();
     return new Tracing(sdk.getTracer("io.conveyor"), sdk);

@@ -161,6 +161,48 @@ class TracingTest {
     assertTrue(exporter.getFinishedSpanItems().isEmpty());
   }
 
+  @Test
+  void enabled_from_config_the_sdk_is_set_up_by_the_otel_variables_and_off_costs_nothing() throws Exception {
+    assertTrue(!Tracing.fromConfig(new io.conveyor.config.Config.Tracing(false, "conveyor")).on());
+    assertNull(Tracing.OFF.start("x", SpanKind.INTERNAL, null));
+    // the default exporter (OTLP to localhost:4318) is built without a collector; nothing fails until export
+    Tracing on = Tracing.fromConfig(new io.conveyor.config.Config.Tracing(true, "conveyor-test"));
+    assertTrue(on.on());
+    Span span = on.start("probe", SpanKind.INTERNAL, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    assertEquals("4bf92f3577b34da6a3ce929d0e0e4736", span.getSpanContext().getTraceId(), "continues the parent");
+    // not ended: with no collector here, an export would only be retried until it times out
+    java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+    on.close(closed::countDown);
+    assertTrue(closed.await(15, java.util.concurrent.TimeUnit.SECONDS));
+    assertTrue(!Tracing.wellFormed("00-xyz") && Tracing.wellFormed("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+  }
+
+  @Test
+  void spans_go_to_the_otlp_endpoint_the_otel_variables_name() throws Exception {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    List<String> posts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    io.vertx.core.http.HttpServer collector = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+      posts.add(req.method() + " " + req.path() + " " + req.getHeader("content-type") + " " + (b.length() > 0));
+      req.response().setStatusCode(200).end();
+    })).listen(0, "127.0.0.1").await();
+    // the SDK reads OTEL_* variables and their otel.* system properties alike
+    System.setProperty("otel.exporter.otlp.endpoint", "http://127.0.0.1:" + collector.actualPort());
+    System.setProperty("otel.bsp.schedule.delay", "20");
+    try {
+      Tracing on = Tracing.fromConfig(new io.conveyor.config.Config.Tracing(true, "conveyor-test"));
+      on.start("probe", SpanKind.INTERNAL, null).end();
+      Eventually.until(Duration.ofSeconds(10), "an export", () -> posts, p -> !p.isEmpty());
+      assertEquals("POST /v1/traces application/x-protobuf true", posts.get(0));
+      java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+      on.close(closed::countDown);
+      assertTrue(closed.await(15, java.util.concurrent.TimeUnit.SECONDS));
+    } finally {
+      System.clearProperty("otel.exporter.otlp.endpoint");
+      System.clearProperty("otel.bsp.schedule.delay");
+      vertx.close().await();
+    }
+  }
+
   /** A bridge client serving steps.ext on the node, once its registration has landed (probed, then read off). */
   private BridgeClient serve(TestNode node, int port) throws Exception {
     BridgeClient c = keep(new BridgeClient(port));
