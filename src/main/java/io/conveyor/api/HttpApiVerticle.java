@@ -74,6 +74,34 @@ public final class HttpApiVerticle extends VerticleBase {
     return server.listen(http.port(), http.host());
   }
 
+  /**
+   * The SockJS event-bus bridge (for web pages: @vertx/eventbus-bridge-client.js), under the TCP bridge's
+   * rules (BridgeRules). A refusal is answered here with an err frame the client's reply or message handler
+   * gets ({failureCode 403, message "access_denied: address: reason"}); its event is then left open, so
+   * the bridge adds no unspecific "rejected" of its own.
+   */
+  private Router sockJsBridge() {
+    BridgeRules rules = new BridgeRules(config.bridge(), config.api().keys());
+    return io.vertx.ext.web.handler.sockjs.SockJSHandler.create(vertx).bridge(
+        rules.permit(new io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions()), event -> {
+          JsonObject raw = event.getRawMessage();
+          String refused = raw == null ? null : rules.check(event.type(), raw);
+          if (refused == null) {
+            if (raw != null) {
+              event.setRawMessage(raw);
+            }
+            event.complete(true);
+            return;
+          }
+          String address = String.valueOf(raw.getValue("address"));
+          log.debug("SockJS bridge: refused a {} for {}: {}", event.type(), address, refused);
+          event.socket().write(new JsonObject().put("type", "err")
+              .put("address", raw.getValue("replyAddress") instanceof String reply ? reply : address)
+              .put("sourceAddress", address).put("failureCode", 403).put("failureType", "RECIPIENT_FAILURE")
+              .put("message", "access_denied: " + address + ": " + refused).toBuffer());
+        });
+  }
+
   /** Every route the API serves; a test holds it against docs/openapi.yaml. */
   public Router router() {
     Router r = Router.router(vertx);
@@ -84,6 +112,11 @@ public final class HttpApiVerticle extends VerticleBase {
       checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
       ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
     }));
+    if (config.bridge().sockjs()) {
+      // SockJS's XHR transports post their frames
+      r.route("/eventbus/*").handler(BodyHandler.create(false).setBodyLimit(http.maxBodyBytes()));
+      r.route("/eventbus/*").subRouter(sockJsBridge());
+    }
     r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(http.maxBodyBytes()));
     r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type",
         "text/plain; version=0.0.4; charset=utf-8").end(factory.metrics().scrape()));

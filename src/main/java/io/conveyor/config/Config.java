@@ -69,8 +69,14 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   public record Api(List<ApiKey> keys) {
   }
 
-  /** The TCP event-bus bridge; port 0 leaves it off. Bridge clients may serve steps at stepAddresses. */
-  public record Bridge(int tcpPort, String tcpHost, String stepAddresses) {
+  /**
+   * The event-bus bridges: TCP (port 0 leaves it off) and SockJS at /eventbus on the HTTP API's port (when
+   * sockjs). Bridge clients may serve steps at stepAddresses (both bridges).
+   */
+  public record Bridge(int tcpPort, String tcpHost, String stepAddresses, boolean sockjs) {
+    public Bridge(int tcpPort, String tcpHost, String stepAddresses) {
+      this(tcpPort, tcpHost, stepAddresses, true);
+    }
   }
 
   /** name overrides the cluster name of the Hazelcast file when not empty (e.g. one per test run). */

@@ -39,7 +39,7 @@ final class ConfigReader {
             r.ownerRates("http.ownerStartRates")),
         new Config.Api(r.apiKeys("api.keys")),
         new Config.Bridge(r.integer("bridge.tcp.port", 0, 65535), r.text("bridge.tcp.host", false),
-            r.regex("bridge.tcp.stepAddresses")),
+            r.regex("bridge.tcp.stepAddresses"), r.bool("bridge.sockjs.enabled")),
         new Config.Cluster(r.bool("cluster.enabled"), r.text("cluster.config", false), r.text("cluster.name", true),
             r.text("cluster.host", false)),
         new Config.Pipelines(r.text("pipelines.dir", false)),
