@@ -34,6 +34,19 @@ public final class NodeProcess implements AutoCloseable {
     return new NodeProcess(pb.start(), Path.of("target", name + ".log"));
   }
 
+  /** A node started by a command of the caller's (e.g. the README's) in a directory of its choosing. */
+  public static NodeProcess start(String name, List<String> command, Path dir, Map<String, String> env)
+      throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("CONVEYOR_") && !k.startsWith("CONVEYOR_TEST_"));
+    pb.environment().putAll(env);
+    return new NodeProcess(pb.start(), Path.of("target", name + ".log").toAbsolutePath());
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
   private void copy(Path log) {
     try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
         StandardCharsets.UTF_8)); PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
