@@ -7,6 +7,9 @@
 --   known only from its state, so their keys are a prefix and a txId or group (all in its partition)
 -- ARGV[8], ARGV[9], ARGV[10] the partition's pipelineH, qInZ and webhookH key prefixes: likewise for its
 --   compensation (lib/compensate.lua) and, when it is a compensation, the transaction it compensates
+-- ARGV[11], ARGV[12] the partition's qFairH and qOwnerZ key prefixes (Keys.qFairH(""), Keys.qOwnerZPrefix()):
+--   a queued start under fair share leaves its group's in-queue, or its owner's own queue, at once, and an
+--   admitted one lets the owner's next in (lib/queue.lua)
 -- Replies:
 --   {'CANCELLED'}             it was queued or sleeping: now complete with status cancelled, notified,
 --                             scheduled for archiving (a queue entry left behind is dropped by dequeue)
@@ -48,6 +51,17 @@ if s[1] == 'processing' then
   redis.call('HSET', KEYS[1], 'cancelRequested', '1', 'updated', now)
   publish(KEYS[3], 'cancel:' .. ARGV[1])
   return {CODE.CANCEL_REQUESTED}
+end
+local share = redis.call('HGET', KEYS[1], 'share')
+if share and s[1] == 'queued' then
+  redis.call('HDEL', KEYS[1], 'share')
+  local fairKey, ownerKey = ARGV[11] .. s[4], ARGV[12] .. s[4] .. ':' .. s[3]
+  if share == 'in' then
+    redis.call('ZREM', ARGV[9] .. s[4], ARGV[1])
+    queue_release(fairKey, ownerKey, ARGV[9] .. s[4], statePrefix, s[3], now)
+  elseif redis.call('ZREM', ownerKey, ARGV[1]) == 1 then
+    redis.call('HINCRBY', fairKey, '*', -1)
+  end
 end
 if not fork_end_cancelled(KEYS[1], ARGV[1], 'cancelled by its owner', s[3], s[4], s[5], env) then
   webhooks_schedule(KEYS[1], KEYS[5], KEYS[6], KEYS[3], ARGV[1], now)

@@ -3,10 +3,13 @@
 -- KEYS[4] processingZ       KEYS[5] inflightZ:<nodeId>   KEYS[6] qRingL:<group>
 -- KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now (a first dequeue counts as started)
 -- KEYS[10] groupH:<group> (a paused or draining group takes nothing: see group-state.lua)
+-- KEYS[11] qFairH:<group> (fair share: an admitted start taken lets its owner's next one in; lib/queue.lua)
 -- ARGV[1] max (free worker slots)   ARGV[2] nodeId   ARGV[3] now (ms)
 -- ARGV[4] the stateH key prefix (Keys.stateH("")): the popped txIds name their stateH keys, which cannot
 --   be known before the pop, so those keys are the prefix and the txId
 -- ARGV[5] the group (for the stats)
+-- ARGV[6] the group's qOwnerZ key prefix (Keys.qOwnerZ(group, "")): an owner's own queue is known only from
+--   the owner of a popped start
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
@@ -54,11 +57,16 @@ for q = 1, 3 do
       if not ids then break end
     end
     budget = budget - #ids
+    local refilled = false
     for _, id in ipairs(ids) do
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
-        'switches', 'stepAttempt', 'trace')
+        'switches', 'stepAttempt', 'trace', 'share')
+      if s[18] == 'in' then
+        redis.call('HDEL', key, 'share')
+        refilled = queue_release(KEYS[11], ARGV[6] .. s[7], KEYS[3], statePrefix, s[7], now) or refilled
+      end
       if s[1] == 'queued' then
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
@@ -79,7 +87,7 @@ for q = 1, 3 do
           s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or ''}
       end
     end
-    if #ids < want then break end
+    if #ids < want and not refilled then break end
   end
 end
 

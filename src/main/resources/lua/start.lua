@@ -1,19 +1,21 @@
 -- start: create transactions and queue each on its pipeline's node group.
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
 -- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)   KEYS[4] sleepingZ
--- For transaction i (1..n), five keys from KEYS[4 + 5(i-1) + 1]:
+-- For transaction i (1..n), seven keys from KEYS[4 + 7(i-1) + 1]:
 --   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
+--   qFairH:<group>   qOwnerZ:<group>:<owner>   (fair share: lib/queue.lua queue_admit)
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
 --   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)
--- For transaction i, fourteen args from ARGV[3 + 14(i-1) + 1]:
+-- For transaction i, fifteen args from ARGV[3 + 15(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
 --   at once: a delayed start is 'scheduled' in sleepingZ until then, and the reaper's wake queues it;
 --   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0), its trace (the W3C
---   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off)
+--   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off),
+--   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share)
 -- Replies: a list with one {code, detail} per transaction, in order:
 --   {'OK', version}
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
@@ -83,14 +85,15 @@ local function start(k, a, i)
     redis.call('HSET', KEYS[k], 'processingState', 'scheduled', 'startAt', ARGV[a + 11])
     redis.call('ZADD', KEYS[4], ARGV[a + 11], txId)
   else
-    queue_push_in(KEYS[k + 2], KEYS[k + 3], txId, now, boost, false, i)
+    queue_admit(KEYS[k + 5], KEYS[k + 6], KEYS[k + 2], KEYS[k + 3], KEYS[k], txId, ARGV[a + 1],
+      tonumber(ARGV[a + 14]) or 0, now, boost, i)
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
   return {CODE.OK, p[1]}
 end
 
-for i = 1, (#KEYS - 4) / 5 do
-  replies[i] = start(4 + 5 * (i - 1) + 1, 3 + 14 * (i - 1) + 1, i)
+for i = 1, (#KEYS - 4) / 7 do
+  replies[i] = start(4 + 7 * (i - 1) + 1, 3 + 15 * (i - 1) + 1, i)
 end
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies

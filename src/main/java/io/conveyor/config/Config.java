@@ -95,9 +95,24 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
                           Duration missAfter) {
   }
 
-  /** Limits and periods of transactions; stepTimeout applies where a pipeline gives none. */
+  /**
+   * Limits and periods of transactions; stepTimeout applies where a pipeline gives none. ownerShare: how many of one owner's starts wait in a group's in-queue at once (times the owner's
+   * weight, ownerWeights, default 1); the rest wait in the owner's own queue and move up one for each of
+   * the owner's taken, so owners with work take turns. 0 turns fair share off.
+   */
   public record Transactions(Duration externalIdPeriod, Duration stepTimeout, int maxMetadataBytes,
-                             int maxInputBytes, Duration priorityAging) {
+                             int maxInputBytes, Duration priorityAging, int ownerShare,
+                             java.util.Map<String, Integer> ownerWeights) {
+    public Transactions(Duration externalIdPeriod, Duration stepTimeout, int maxMetadataBytes, int maxInputBytes,
+                        Duration priorityAging) {
+      this(externalIdPeriod, stepTimeout, maxMetadataBytes, maxInputBytes, priorityAging, 0, java.util.Map.of());
+    }
+
+    /** An owner's share of a group's in-queue: ownerShare × its weight; 0 when fair share is off. */
+    public int shareOf(String owner) {
+      return ownerShare * ownerWeights.getOrDefault(owner, 1);
+    }
+
     /** The head start one priority level gives in a group's in-queue (ms): priorityAging / 9. */
     public long priorityStepMillis() {
       return priorityAging.toMillis() / 9;

@@ -47,7 +47,8 @@ final class ConfigReader {
             r.duration("transactions.stepTimeout", Duration.ofMillis(1)),
             r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
             r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024),
-            r.duration("transactions.priorityAging", Duration.ofMillis(9))),
+            r.duration("transactions.priorityAging", Duration.ofMillis(9)),
+            r.integer("transactions.ownerShare", 0, 1_000_000), r.ownerWeights("transactions.ownerWeights")),
         r.archive(), r.webhooks(),
         new Config.Schedules(r.text("schedules.dir", true), r.duration("schedules.interval", Duration.ofMillis(10)),
             r.lease("schedules.lease", "schedules.interval"), r.duration("schedules.grace", Duration.ZERO),
@@ -311,6 +312,22 @@ final class ConfigReader {
     } catch (java.util.regex.PatternSyntaxException e) {
       throw bad(path, "a regular expression (" + e.getDescription() + ")");
     }
+  }
+
+  java.util.Map<String, Integer> ownerWeights(String path) {
+    Object v = raw(path);
+    if (!(v instanceof JsonObject o)) {
+      throw bad(path, "an object of owner → weight, e.g. {\"acme\": 3}");
+    }
+    java.util.Map<String, Integer> out = new java.util.HashMap<>();
+    for (String owner : o.fieldNames()) {
+      if (!(o.getValue(owner) instanceof Number n) || n.intValue() < 1 || n.intValue() > 1000
+          || n.doubleValue() != n.intValue()) {
+        throw bad(path, "a whole weight from 1 to 1000 for owner " + owner);
+      }
+      out.put(owner, n.intValue());
+    }
+    return java.util.Map.copyOf(out);
   }
 
   java.util.Map<String, Integer> ownerRates(String path) {

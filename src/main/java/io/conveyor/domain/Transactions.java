@@ -171,7 +171,8 @@ public final class Transactions {
     java.time.Duration webhookDelay = req.webhook() != null
         && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
         : java.time.Duration.ZERO;
-    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace)).compose(r -> switch (r.code()) {
+    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace,
+        settings.shareOf(req.owner()))).compose(r -> switch (r.code()) {
       case OK -> {
         // the same time start.lua was given, so the same decision: scheduled for later, or queued now
         long startAt = req.startAtMillis(r.created());

@@ -33,7 +33,7 @@ public final class ControlStore {
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     return r.run(r.scripts().cancel, k, List.of(txId, owner, now, Long.toString(archiveDelay.toMillis()),
             keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""),
-            keys.qInZ(p, ""), keys.webhookH(p, "")))
+            keys.qInZ(p, ""), keys.webhookH(p, ""), keys.qFairH(p, ""), keys.qOwnerZPrefix(p)))
         .map(reply -> new Reply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
   }
 
@@ -107,7 +107,8 @@ public final class ControlStore {
     String now = r.now();
     for (int p : keys.all()) {
       each.add(r.run(r.scripts().groupState, List.of(keys.groupH(p, group), keys.qRingL(p, group),
-          keys.processingZ(p), keys.qAdminL(p, group), keys.qOutL(p, group), keys.qInZ(p, group)),
+          keys.processingZ(p), keys.qAdminL(p, group), keys.qOutL(p, group), keys.qInZ(p, group),
+          keys.qFairH(p, group)),
           List.of(action, now, by == null ? "" : by, keys.stateH(p, ""), group)));
     }
     return Future.all(each).map(all -> {

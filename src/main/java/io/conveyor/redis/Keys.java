@@ -183,6 +183,24 @@ public final class Keys {
     return in(p, "qInZ:" + group);
   }
 
+  /**
+   * A group's fair-share counts: field owner → how many of the owner's starts sit in qInZ (admitted), field
+   * '*' → how many wait in owners' own queues (lib/queue.lua).
+   */
+  public String qFairH(int p, String group) {
+    return in(p, "qFairH:" + group);
+  }
+
+  /** An owner's starts beyond its share of a group's in-queue, scored as qInZ is (lib/queue.lua). */
+  public String qOwnerZ(int p, String group, String owner) {
+    return qOwnerZPrefix(p) + group + ":" + owner;
+  }
+
+  /** What every qOwnerZ name of a partition begins with (a script that knows group and owner only from a state). */
+  public String qOwnerZPrefix(int p) {
+    return in(p, "qOwnerZ:");
+  }
+
   public String qOutL(int p, String group) {
     return in(p, "qOutL:" + group);
   }

@@ -30,11 +30,12 @@ public final class QueueStore {
 
   /**
    * One transaction to start: its new txId, the request, the group its pipeline is believed to be in, the
-   * delay of its completion webhook's first attempt, and its trace (traceparent) or null.
+   * delay of its completion webhook's first attempt, its trace (traceparent) or null, and its owner's share of
+   * the group's in-queue (0: no fair share; see lib/queue.lua).
    */
-  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay, String trace) {
+  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay, String trace, int share) {
     public NewTx(String txId, StartRequest req, String group) {
-      this(txId, req, group, Duration.ZERO, null);
+      this(txId, req, group, Duration.ZERO, null, 0);
     }
   }
 
@@ -67,10 +68,10 @@ public final class QueueStore {
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
                                            long priorityStepMillis) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(4 + 5 * txs.size());
+    List<String> k = new ArrayList<>(4 + 7 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
-    List<String> args = new ArrayList<>(3 + 14 * txs.size());
+    List<String> args = new ArrayList<>(3 + 15 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
@@ -83,13 +84,14 @@ public final class QueueStore {
       }
       k.addAll(List.of(state, keys.pipelineInPartitionH(p, req.type()), keys.qInZ(p, tx.group()),
           keys.qRingL(p, tx.group()), req.externalId() == null ? state : keys.externalId(req.owner(),
-          req.externalId())));
+          req.externalId()), keys.qFairH(p, tx.group()), keys.qOwnerZ(p, tx.group(), req.owner())));
       args.addAll(List.of(tx.txId(), req.owner(), req.type(), req.externalId() == null ? "" : req.externalId(),
           req.metadataJson(), req.inputJson(), tx.group(), webhook ? req.webhook() : "",
           webhook ? WebhookUrl.hash(req.webhook()) : "", webhook ? Long.toString(tx.webhookDelay().toMillis()) : "",
           webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : "",
           req.startAtMillis(now) == 0 ? "" : Long.toString(req.startAtMillis(now)),
-          req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace()));
+          req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace(),
+          Integer.toString(tx.share())));
     }
     return r.runReplicated(r.scripts().start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
@@ -107,8 +109,9 @@ public final class QueueStore {
         keys.processingZ(p), keys.inflightZ(p, nodeId), keys.qRingL(p, group)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.groupH(p, group));
+    k.add(keys.qFairH(p, group));
     return r.run(r.scripts().dequeue, k, List.of(Integer.toString(max), nodeId, Long.toString(now),
-        keys.stateH(p, ""), group)).map(QueueStore::dequeued);
+        keys.stateH(p, ""), group, keys.qOwnerZ(p, group, ""))).map(QueueStore::dequeued);
   }
 
   /** Each entry on its own: the script has taken them all, so one bad state must not hide the others. */
