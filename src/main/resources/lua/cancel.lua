@@ -53,7 +53,7 @@ if s[1] == 'processing' then
   return {CODE.CANCEL_REQUESTED}
 end
 local share = redis.call('HGET', KEYS[1], 'share')
-if share and s[1] == 'queued' then
+if (share == 'in' or share == 'wait') and s[1] == 'queued' then
   redis.call('HDEL', KEYS[1], 'share')
   local fairKey, ownerKey = ARGV[11] .. s[4], ARGV[12] .. s[4] .. ':' .. s[3]
   if share == 'in' then

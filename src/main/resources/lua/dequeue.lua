@@ -40,7 +40,11 @@ local node, now, statePrefix = ARGV[2], ARGV[3], ARGV[4]
 local names = {'admin', 'out', 'in'}
 local taken = {}
 
-for q = 1, 3 do
+-- owner -> how many of its admitted starts (fair share) left the in-queue here: as many of its waiting ones
+-- come in (lib/queue.lua queue_refill), and may be taken in the same call
+local released = {}
+
+local function take(q)
   while #taken < max and budget > 0 do
     local want = math.min(max - #taken, budget)
     local ids
@@ -57,22 +61,25 @@ for q = 1, 3 do
       if not ids then break end
     end
     budget = budget - #ids
-    local refilled = false
     for _, id in ipairs(ids) do
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
         'switches', 'stepAttempt', 'trace', 'share')
-      if s[18] == 'in' then
-        redis.call('HDEL', key, 'share')
-        refilled = queue_release(KEYS[11], ARGV[6] .. s[7], KEYS[3], statePrefix, s[7], now) or refilled
+      local admitted = s[18] == 'in'
+      if admitted then
+        released[s[7]] = (released[s[7]] or 0) + 1
       end
       if s[1] == 'queued' then
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
           stats_tally(counts, 'started', ARGV[5], s[2], s[7])
         end
-        redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now)
+        if admitted then
+          redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now, 'share', '')
+        else
+          redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now)
+        end
         if s[15] then
           -- the step is about to see these switches: acknowledge them (see sleep.lua)
           local acks = {}
@@ -85,11 +92,26 @@ for q = 1, 3 do
         redis.call('ZADD', KEYS[5], now, id)
         taken[#taken + 1] = {id, attempt, s[2], s[3], s[4], s[5] or s[6], s[7], s[8], s[9], s[10], names[q],
           s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or ''}
+      elseif admitted then
+        redis.call('HDEL', key, 'share')
       end
     end
-    if #ids < want and not refilled then break end
+    if #ids < want then break end
   end
 end
+
+for q = 1, 3 do
+  take(q)
+end
+while next(released) do
+  local done = released
+  released = {}
+  if queue_refill(KEYS[11], ARGV[6], KEYS[3], statePrefix, done, now) == 0 or #taken >= max or budget <= 0 then
+    break
+  end
+  take(3)
+end
+queue_refill(KEYS[11], ARGV[6], KEYS[3], statePrefix, released, now)
 
 local left = redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3])
 if left == 0 then

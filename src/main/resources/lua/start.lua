@@ -5,7 +5,7 @@
 --   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
---   qFairH:<group>   qOwnerZ:<group>:<owner>   (fair share: lib/queue.lua queue_admit)
+--   qFairH:<group>   qOwnerZ:<group>:<owner>   (fair share: lib/queue.lua queue_share)
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
 --   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)
 -- For transaction i, fifteen args from ARGV[3 + 15(i-1) + 1]:
@@ -61,10 +61,18 @@ local function start(k, a, i)
     end
     redis.call('SET', KEYS[k + 4], txId, 'PX', period)
   end
-  redis.call('HSET', KEYS[k],
-    'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group', p[2],
-    'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
-    'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5])
+  local share, fair
+  if ARGV[a + 11] == '' then
+    share, fair = queue_share(KEYS[k + 5], KEYS[k + 6], ARGV[a + 1], tonumber(ARGV[a + 14]) or 0)
+  end
+  local fields = {'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group',
+    p[2], 'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
+    'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5]}
+  if share then
+    fields[#fields + 1] = 'share'
+    fields[#fields + 1] = share
+  end
+  redis.call('HSET', KEYS[k], unpack(fields))
   local priority = tonumber(ARGV[a + 12] ~= '' and ARGV[a + 12] or (p[6] or '0')) or 0
   local boost = priority * tonumber(ARGV[3])
   if priority ~= 0 then
@@ -84,9 +92,10 @@ local function start(k, a, i)
   if ARGV[a + 11] ~= '' then
     redis.call('HSET', KEYS[k], 'processingState', 'scheduled', 'startAt', ARGV[a + 11])
     redis.call('ZADD', KEYS[4], ARGV[a + 11], txId)
+  elseif share == 'wait' then
+    queue_wait(fair, txId, now, boost, i)
   else
-    queue_admit(KEYS[k + 5], KEYS[k + 6], KEYS[k + 2], KEYS[k + 3], KEYS[k], txId, ARGV[a + 1],
-      tonumber(ARGV[a + 14]) or 0, now, boost, i)
+    queue_push_in(KEYS[k + 2], KEYS[k + 3], txId, now, boost, false, i)
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
   return {CODE.OK, p[1]}
@@ -95,5 +104,6 @@ end
 for i = 1, (#KEYS - 4) / 7 do
   replies[i] = start(4 + 7 * (i - 1) + 1, 3 + 15 * (i - 1) + 1, i)
 end
+queue_fair_flush()
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies

@@ -38,43 +38,90 @@ end
 -- field '*'), marked share = 'wait'. Each admitted start that leaves the in-queue lets the owner's next one in,
 -- scored as queued now: an owner with a backlog re-enters behind whoever queued meanwhile, so owners with
 -- work take turns, each in proportion to its cap. cap 0: no fair share, straight onto the in-queue.
-local function queue_admit(fairKey, ownerKey, queueKey, ringKey, stateKey, id, owner, cap, now, boost, seq)
-  if cap > 0 and tonumber(redis.call('HGET', fairKey, owner) or '0') >= cap then
-    local score = tonumber(now) - (tonumber(boost) or 0) + (seq or 0) * 0.0005
-    redis.call('ZADD', ownerKey, string.format('%.4f', score), id)
-    redis.call('HINCRBY', fairKey, '*', 1)
-    redis.call('HSET', stateKey, 'share', 'wait')
-    return
+-- One script call counts each owner once (queue_fair caches the count; queue_fair_flush writes it).
+local queue_fair = {}
+
+-- Where a start goes: 'in' (admitted) or 'wait', with its owner's entry to hand to queue_wait; nil when off.
+local function queue_share(fairKey, ownerKey, owner, cap)
+  if cap <= 0 then
+    return nil
   end
-  if cap > 0 then
-    redis.call('HINCRBY', fairKey, owner, 1)
-    redis.call('HSET', stateKey, 'share', 'in')
+  local name = fairKey .. '|' .. owner
+  local f = queue_fair[name]
+  if not f then
+    f = {fairKey = fairKey, ownerKey = ownerKey, owner = owner, added = 0, waiting = {},
+      admitted = tonumber(redis.call('HGET', fairKey, owner) or '0')}
+    queue_fair[name] = f
   end
-  queue_push_in(queueKey, ringKey, id, now, boost, false, seq)
+  if f.admitted + f.added >= cap then
+    return 'wait', f
+  end
+  f.added = f.added + 1
+  return 'in', f
 end
 
--- An admitted start of owner left the in-queue (taken, or cancelled): the owner's next waiting one that is
--- still queued takes its place, scored as queued now (no ring: the caller decides about waking nodes).
--- Entries of transactions that stopped waiting (cancelled) are dropped on the way, at most 100 per call.
--- Answers whether one was let in.
+-- A start beyond its owner's share waits in the owner's queue (written by queue_fair_flush).
+local function queue_wait(f, id, now, boost, seq)
+  local w = f.waiting
+  w[#w + 1] = string.format('%.4f', tonumber(now) - (tonumber(boost) or 0) + (seq or 0) * 0.0005)
+  w[#w + 1] = id
+end
+
+local function queue_fair_flush()
+  for _, f in pairs(queue_fair) do
+    if f.added > 0 then
+      redis.call('HINCRBY', f.fairKey, f.owner, f.added)
+    end
+    local w = f.waiting
+    for from = 1, #w, 1000 do
+      redis.call('ZADD', f.ownerKey, unpack(w, from, math.min(from + 999, #w)))
+    end
+    if #w > 0 then
+      redis.call('HINCRBY', f.fairKey, '*', #w / 2)
+    end
+  end
+  queue_fair = {}
+end
+
+-- Admitted starts of owners left the in-queue (released: owner -> how many): as many of each owner's waiting
+-- ones take their places, scored as queued now (no ring: the caller decides about waking nodes). An entry
+-- whose transaction no longer waits is dropped. Answers how many were let in.
+local function queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, released, now)
+  local moved = 0
+  for owner, n in pairs(released) do
+    local ownerKey = ownerPrefix .. owner
+    local need, adds, tries = n, {}, 0
+    while need > 0 and tries < 10 do
+      tries = tries + 1
+      local heads = redis.call('ZPOPMIN', ownerKey, need)
+      if #heads == 0 then
+        break
+      end
+      redis.call('HINCRBY', fairKey, '*', -#heads / 2)
+      for j = 1, #heads, 2 do
+        local key = statePrefix .. heads[j]
+        local st = redis.call('HMGET', key, 'processingState', 'qBoost', 'share')
+        if st[1] == 'queued' and st[3] == 'wait' then
+          redis.call('HSET', key, 'share', 'in')
+          adds[#adds + 1] = string.format('%.4f', tonumber(now) - (tonumber(st[2]) or 0))
+          adds[#adds + 1] = heads[j]
+          need = need - 1
+        end
+      end
+    end
+    for from = 1, #adds, 1000 do
+      redis.call('ZADD', queueKey, unpack(adds, from, math.min(from + 999, #adds)))
+    end
+    if need > 0 and redis.call('HINCRBY', fairKey, owner, -need) <= 0 then
+      redis.call('HDEL', fairKey, owner)
+    end
+    moved = moved + n - need
+  end
+  return moved
+end
+
+-- One admitted start left the in-queue without being taken (cancelled): its owner's next one takes its place.
 local function queue_release(fairKey, ownerKey, queueKey, statePrefix, owner, now)
-  if redis.call('HINCRBY', fairKey, owner, -1) <= 0 then
-    redis.call('HDEL', fairKey, owner)
-  end
-  for _ = 1, 100 do
-    local head = redis.call('ZPOPMIN', ownerKey)
-    if #head == 0 then
-      return false
-    end
-    redis.call('HINCRBY', fairKey, '*', -1)
-    local key = statePrefix .. head[1]
-    local st = redis.call('HMGET', key, 'processingState', 'qBoost', 'share')
-    if st[1] == 'queued' and st[3] == 'wait' then
-      redis.call('HINCRBY', fairKey, owner, 1)
-      redis.call('HSET', key, 'share', 'in')
-      redis.call('ZADD', queueKey, string.format('%.4f', tonumber(now) - (tonumber(st[2]) or 0)), head[1])
-      return true
-    end
-  end
-  return false
+  local ownerPrefix = string.sub(ownerKey, 1, #ownerKey - #owner)
+  return queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, {[owner] = 1}, now) > 0
 end
