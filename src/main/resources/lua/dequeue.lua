@@ -10,6 +10,15 @@
 -- ARGV[5] the group (for the stats)
 -- ARGV[6] the group's qOwnerZ key prefix (Keys.qOwnerZ(group, "")): an owner's own queue is known only from
 --   the owner of a popped start
+-- KEYS[12] qHeldS:<group>   KEYS[13] qRateH:<group>   (rate limits, below)
+-- ARGV[7] the partition's pipelineH key prefix   ARGV[8] the group's qHeldZ key prefix (Keys.qHeldZ(group, ""))
+--   ARGV[9] the number of partitions: a popped transaction's pipeline, and so its limit and held queue, are
+--   known only from its state
+-- Rate limits: a pipeline with a rate (pipelineH field rate, per second; each partition takes its
+-- 1/partitions share) has a token bucket in qRateH:<group> (fields <pipeline>:t tokens, <pipeline>:at when
+-- counted), holding at most one second's worth. A transaction from the in-queue whose pipeline has no token
+-- is held in qHeldZ:<group>:<pipeline> (its score kept; the pipeline named in qHeldS:<group>), off any
+-- worker, and a later call takes it, before the in-queue, once tokens have come.
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
@@ -37,31 +46,55 @@ local max = tonumber(ARGV[1])
 local budget = max + 1000
 local counts = {}
 local node, now, statePrefix = ARGV[2], ARGV[3], ARGV[4]
-local names = {'admin', 'out', 'in'}
+local names = {'admin', 'out', 'in', 'in'}
 local taken = {}
+local parts = tonumber(ARGV[9]) or 1
+
+-- pipeline -> its bucket {perSec, tokens} this call (false: no rate limit); written back at the end
+local rates = {}
+local function rate_of(pipeline)
+  local r = rates[pipeline]
+  if r == nil then
+    local perSec = tonumber(redis.call('HGET', ARGV[7] .. pipeline, 'rate') or '')
+    if not perSec or perSec <= 0 then
+      rates[pipeline] = false
+      return false
+    end
+    perSec = perSec / parts
+    local burst = math.max(1, perSec)
+    local b = redis.call('HMGET', KEYS[13], pipeline .. ':t', pipeline .. ':at')
+    local tokens = tonumber(b[1]) or burst
+    tokens = math.min(burst, tokens + math.max(0, tonumber(now) - (tonumber(b[2]) or tonumber(now))) * perSec / 1000)
+    r = {perSec = perSec, tokens = tokens}
+    rates[pipeline] = r
+  end
+  return r
+end
 
 -- owner -> how many of its admitted starts (fair share) left the in-queue here: as many of its waiting ones
 -- come in (lib/queue.lua queue_refill), and may be taken in the same call
 local released = {}
 
-local function take(q)
+-- q: 1 admin, 2 out, 3 in, 4 held (a rate-limited pipeline's, with tokens: see take_held)
+local function take(q, heldKey)
   while #taken < max and budget > 0 do
     local want = math.min(max - #taken, budget)
-    local ids
-    if q == 3 then
-      -- the in-queue is a sorted set (lib/queue.lua): lowest score first, scores dropped
-      local popped = redis.call('ZPOPMIN', KEYS[q], want)
+    local ids, scores
+    if q >= 3 then
+      -- the in-queue and held queues are sorted sets (lib/queue.lua): lowest score first
+      local popped = redis.call('ZPOPMIN', q == 3 and KEYS[3] or heldKey, want)
       if #popped == 0 then break end
-      ids = {}
+      ids, scores = {}, {}
       for j = 1, #popped, 2 do
         ids[#ids + 1] = popped[j]
+        scores[#scores + 1] = popped[j + 1]
       end
     else
       ids = redis.call('LPOP', KEYS[q], want)
       if not ids then break end
     end
     budget = budget - #ids
-    for _, id in ipairs(ids) do
+    for i, id in ipairs(ids) do
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
@@ -70,7 +103,18 @@ local function take(q)
       if admitted then
         released[s[7]] = (released[s[7]] or 0) + 1
       end
-      if s[1] == 'queued' then
+      local rate = (q >= 3 and s[1] == 'queued') and rate_of(s[2]) or false
+      if rate and rate.tokens < 1 then
+        -- over its pipeline's rate: held, off any worker, until tokens come (a later call takes it)
+        redis.call('ZADD', ARGV[8] .. s[2], scores[i], id)
+        redis.call('SADD', KEYS[12], s[2])
+        if admitted then
+          redis.call('HSET', key, 'share', '')
+        end
+      elseif s[1] == 'queued' then
+        if rate then
+          rate.tokens = rate.tokens - 1
+        end
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
           stats_tally(counts, 'started', ARGV[5], s[2], s[7])
@@ -100,9 +144,34 @@ local function take(q)
   end
 end
 
-for q = 1, 3 do
-  take(q)
+-- held work of rate-limited pipelines whose tokens have come, after the admin and out queues, before the in-queue
+local function take_held()
+  for _, pipeline in ipairs(redis.call('SMEMBERS', KEYS[12])) do
+    local heldKey = ARGV[8] .. pipeline
+    local r = rate_of(pipeline)
+    if not r then
+      -- no longer limited: what it held goes back on the in-queue, in its order
+      local all = redis.call('ZRANGE', heldKey, 0, -1, 'WITHSCORES')
+      for j = 1, #all, 2 do
+        redis.call('ZADD', KEYS[3], all[j + 1], all[j])
+      end
+      redis.call('DEL', heldKey)
+    elseif r.tokens >= 1 and #taken < max then
+      local before = max
+      max = math.min(max, #taken + math.floor(r.tokens))
+      take(4, heldKey)
+      max = before
+    end
+    if redis.call('EXISTS', heldKey) == 0 then
+      redis.call('SREM', KEYS[12], pipeline)
+    end
+  end
 end
+
+take(1)
+take(2)
+take_held()
+take(3)
 while next(released) do
   local done = released
   released = {}
@@ -120,6 +189,11 @@ if left == 0 then
   redis.call('DEL', KEYS[6])
 elseif #taken >= max or budget <= 0 then
   queue_ring(KEYS[6], true)
+end
+for pipeline, r in pairs(rates) do
+  if r then
+    redis.call('HSET', KEYS[13], pipeline .. ':t', tostring(r.tokens), pipeline .. ':at', now)
+  end
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 return taken

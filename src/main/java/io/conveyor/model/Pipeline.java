@@ -13,10 +13,26 @@ import java.util.List;
 /**
  * A pipeline definition; its version is a hash of its canonical JSON, so equal definitions share it. retry is
  * the policy of steps without their own (null: none); onFailure (or null) the pipeline that compensates a
- * transaction of this one that failed or was cancelled; priority (0-9) that of its starts that name none.
+ * transaction of this one that failed or was cancelled; priority (0-9) that of its starts that name none;
+ * rateLimit (or null) how many of its transactions may be taken per second, minute or hour ("100/s").
  */
 public record Pipeline(String name, String nodeGroup, boolean transactionType, String description,
-                       Duration timeout, RetryPolicy retry, String onFailure, int priority, List<StepDef> steps) {
+                       Duration timeout, RetryPolicy retry, String onFailure, int priority, String rateLimit,
+                       List<StepDef> steps) {
+
+  /** rateLimit as transactions per second (0: none). */
+  public double ratePerSecond() {
+    if (rateLimit == null) {
+      return 0;
+    }
+    int slash = rateLimit.indexOf('/');
+    double n = Double.parseDouble(rateLimit.substring(0, slash));
+    return switch (rateLimit.substring(slash + 1)) {
+      case "s" -> n;
+      case "m" -> n / 60;
+      default -> n / 3600;
+    };
+  }
 
   /** The definition in a fixed field order: what is stored in Redis and hashed into the version. */
   public JsonObject toJson() {
@@ -47,6 +63,9 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
     }
     if (priority != 0) {
       j.put("priority", priority);
+    }
+    if (rateLimit != null) {
+      j.put("rateLimit", rateLimit);
     }
     return j.put("steps", s);
   }

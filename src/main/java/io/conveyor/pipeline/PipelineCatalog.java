@@ -30,7 +30,8 @@ public final class PipelineCatalog {
   public Future<PipelineStore.Published> publish(PipelineStore store, CompiledPipeline p, long publishedAt) {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
-        p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(), publishedAt)
+        p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(),
+        p.pipeline().ratePerSecond(), publishedAt)
         .compose(published -> {
           remember(p);
           if (published.kept() != null) {

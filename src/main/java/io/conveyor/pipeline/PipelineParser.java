@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
-      "retry", "onFailure", "priority", "steps");
+      "retry", "onFailure", "priority", "rateLimit", "steps");
   private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
@@ -79,6 +79,11 @@ public final class PipelineParser {
     if (!(priority instanceof Integer level) || level < 0 || level > 9) {
       throw new PipelineException(source + ": priority: expected a whole number from 0 to 9, got " + priority);
     }
+    Object rate = json.getValue("rateLimit");
+    if (rate != null && !(rate instanceof String r && r.matches("[1-9][0-9]{0,6}/[smh]"))) {
+      throw new PipelineException(source + ": rateLimit: expected a count per second, minute or hour such as "
+          + "\"100/s\" or \"30/m\" (1 to 9999999), got " + rate);
+    }
     Object rawSteps = json.getValue("steps");
     if (!(rawSteps instanceof JsonArray steps) || steps.isEmpty()) {
       throw new PipelineException(source + ": steps: expected a non-empty list of steps");
@@ -89,7 +94,7 @@ public final class PipelineParser {
       step(steps.getValue(i), i, source, defs, created);
     }
     Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, retry,
-        onFailure, (Integer) priority, List.copyOf(defs));
+        onFailure, (Integer) priority, (String) rate, List.copyOf(defs));
     return new CompiledPipeline(p, p.version(), List.copyOf(created), 0);
   }
 

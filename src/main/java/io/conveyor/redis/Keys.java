@@ -196,6 +196,21 @@ public final class Keys {
     return qOwnerZPrefix(p) + group + ":" + owner;
   }
 
+  /** The pipelines of a group with transactions held back by their rate limit (dequeue.lua). */
+  public String qHeldS(int p, String group) {
+    return in(p, "qHeldS:" + group);
+  }
+
+  /** A rate-limited pipeline's transactions held back (dequeue.lua), scored as they were in qInZ. */
+  public String qHeldZ(int p, String group, String pipeline) {
+    return in(p, "qHeldZ:" + group + ":" + pipeline);
+  }
+
+  /** A group's token buckets, one per rate-limited pipeline: fields pipeline:t (tokens) and pipeline:at (ms). */
+  public String qRateH(int p, String group) {
+    return in(p, "qRateH:" + group);
+  }
+
   /** What every qOwnerZ name of a partition begins with (a script that knows group and owner only from a state). */
   public String qOwnerZPrefix(int p) {
     return in(p, "qOwnerZ:");

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,6 +82,19 @@ class PipelineParserTest {
     assertTrue(refusal(base.replace("'steps'", "'onFailure':'p','steps'"))
         .contains("onFailure: a pipeline cannot compensate itself"));
     assertTrue(refusal(base.replace("'steps'", "'onFailure':'no good','steps'")).contains("f.json: onFailure:"));
+  }
+
+  @Test
+  void a_rate_limit_is_a_count_per_second_minute_or_hour_and_part_of_the_version() {
+    String base = "{'name':'p','nodeGroup':'g','steps':[{'type':'util/fail'}]}";
+    CompiledPipeline limited = parser.parse(json(base.replace("'steps'", "'rateLimit':'30/m','steps'")), "f.json");
+    assertEquals(0.5, limited.pipeline().ratePerSecond());
+    assertEquals("30/m", limited.pipeline().toJson().getString("rateLimit"));
+    assertNotEquals(parser.parse(json(base), "f.json").version(), limited.version());
+    for (String bad : List.of("'100'", "'0/s'", "'10/d'", "100", "'1.5/s'")) {
+      assertTrue(refusal(base.replace("'steps'", "'rateLimit':" + bad + ",'steps'")).contains("rateLimit: expected"),
+          bad);
+    }
   }
 
   @Test
