@@ -56,7 +56,8 @@ final class GroupAdmin {
         return drained(group, System.nanoTime() + waitMs * 1_000_000);
       }
       return Future.succeededFuture(s);
-    }).map(ControlStore.GroupState::toJson);
+    }).map(ControlStore.GroupState::toJson).compose(j -> !action.equals("read") ? Future.succeededFuture(j)
+        : control.waiting(group).map(j::mergeIn));
   }
 
   /** Reads the group's state every 100 ms until nothing is in flight, it is no longer draining, or the deadline. */

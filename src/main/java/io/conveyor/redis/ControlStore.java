@@ -99,6 +99,66 @@ public final class ControlStore {
   }
 
   /**
+   * Who waits in a group, summed over the partitions: per owner with starts under fair share, how many sit
+   * in the in-queue (admitted) and how many wait in its own queue; per rate-limited pipeline with work held
+   * back, how many are held. Read-only and not atomic across partitions (a view for operators).
+   */
+  public Future<io.vertx.core.json.JsonObject> waiting(String group) {
+    List<Future<io.vertx.core.json.JsonObject>> per = new ArrayList<>();
+    for (int p : keys.all()) {
+      per.add(waitingIn(p, group));
+    }
+    return Future.all(per).map(all -> {
+      io.vertx.core.json.JsonObject owners = new io.vertx.core.json.JsonObject();
+      io.vertx.core.json.JsonObject held = new io.vertx.core.json.JsonObject();
+      for (Future<io.vertx.core.json.JsonObject> f : per) {
+        f.result().getJsonObject("owners").forEach(e -> {
+          io.vertx.core.json.JsonObject one = (io.vertx.core.json.JsonObject) e.getValue();
+          io.vertx.core.json.JsonObject sum = owners.getJsonObject(e.getKey(), new io.vertx.core.json.JsonObject()
+              .put("admitted", 0L).put("waiting", 0L));
+          owners.put(e.getKey(), sum.put("admitted", sum.getLong("admitted") + one.getLong("admitted"))
+              .put("waiting", sum.getLong("waiting") + one.getLong("waiting")));
+        });
+        f.result().getJsonObject("held").forEach(e -> held.put(e.getKey(),
+            held.getLong(e.getKey(), 0L) + (Long) e.getValue()));
+      }
+      return new io.vertx.core.json.JsonObject().put("owners", owners).put("held", held);
+    });
+  }
+
+  private Future<io.vertx.core.json.JsonObject> waitingIn(int p, String group) {
+    return Future.all(r.send(Request.cmd(Command.HGETALL).arg(keys.qFairH(p, group))),
+        r.send(Request.cmd(Command.SMEMBERS).arg(keys.qHeldS(p, group)))).compose(both -> {
+          Response fair = both.resultAt(0);
+          Response heldNames = both.resultAt(1);
+          java.util.Map<String, Long> admitted = new java.util.TreeMap<>();
+          for (String field : fair.getKeys()) {
+            if (!field.equals("*")) {
+              admitted.put(field, fair.get(field).toLong());
+            }
+          }
+          List<Future<Response>> sizes = new ArrayList<>();
+          admitted.keySet().forEach(o -> sizes.add(r.send(Request.cmd(Command.ZCARD).arg(keys.qOwnerZ(p, group, o)))));
+          List<String> pipelines = new ArrayList<>();
+          heldNames.forEach(n -> pipelines.add(n.toString()));
+          pipelines.forEach(n -> sizes.add(r.send(Request.cmd(Command.ZCARD).arg(keys.qHeldZ(p, group, n)))));
+          return Future.all(sizes).map(done -> {
+            io.vertx.core.json.JsonObject owners = new io.vertx.core.json.JsonObject();
+            int i = 0;
+            for (java.util.Map.Entry<String, Long> e : admitted.entrySet()) {
+              owners.put(e.getKey(), new io.vertx.core.json.JsonObject().put("admitted", e.getValue())
+                  .put("waiting", sizes.get(i++).result().toLong()));
+            }
+            io.vertx.core.json.JsonObject held = new io.vertx.core.json.JsonObject();
+            for (String n : pipelines) {
+              held.put(n, sizes.get(i++).result().toLong());
+            }
+            return new io.vertx.core.json.JsonObject().put("owners", owners).put("held", held);
+          });
+        });
+  }
+
+  /**
    * Pauses, drains or resumes a node group in every partition (action pause, drain, resume), or reads its state
    * (read); see group-state.lua. Answers the state after the action.
    */

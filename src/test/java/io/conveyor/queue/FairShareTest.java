@@ -77,6 +77,10 @@ class FairShareTest {
       startAll("late", 5).forEach(id -> ownerOf.put(id, "late"));
       // two of each in the in-queue; the rest wait in their owners' queues
       assertEquals("31", cmd("HGET", node.keys.qFairH(0, "master"), "*").toString(), "28 + 3 waiting");
+      // as an operator reads it (GET /api/v1/admin/groups/master)
+      JsonObject owners = node.store.control.waiting("master").await().getJsonObject("owners");
+      assertEquals(new JsonObject().put("admitted", 2L).put("waiting", 28L), owners.getJsonObject("flood"));
+      assertEquals(new JsonObject().put("admitted", 2L).put("waiting", 3L), owners.getJsonObject("late"));
     });
     List<String> order = runOrder(ownerOf, 35);
     // a1 a2 l1 l2 a3 a4 l3 l4 a5 a6 l5: the late owner's five ran by the 11th, not after the flood's 30

@@ -57,6 +57,7 @@ class RateLimitTest {
     }
     Future.all(started).await();
     settlesAt(10, 25);
+    assertEquals(25L, node.store.control.waiting("master").await().getJsonObject("held").getLong("paced"));
     // a pipeline without a limit is not held behind it
     String free = node.start("free", new JsonObject());
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(free).status());

@@ -1,0 +1,63 @@
+package io.conveyor.it;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conveyor.model.TxSummary;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * rateLimit 100/s on a pipeline with a deep queue, on a node with 200 workers: what runs never outpaces the
+ * bucket (a second's worth at once, then 100 a second). Prints the completions of each second;
+ * -Drate.seconds=30 for the issue's figure.
+ */
+class RateLimitIT {
+  private static final Logger log = LoggerFactory.getLogger(RateLimitIT.class);
+  private static final int SECONDS = Integer.getInteger("rate.seconds", 6);
+  private static final int RATE = 100;
+
+  @Test
+  @Timeout(300)
+  void a_deep_queue_runs_at_its_pipelines_rate() {
+    TestSteps steps = new TestSteps();
+    try (TestNode node = new TestNode().set("REDIS_PARTITIONS", "1").set("NODE_WORKERS", "200")
+        .pipeline("paced", "{'name':'paced','nodeGroup':'master','transactionType':true,'rateLimit':'" + RATE
+            + "/s','steps':[{'type':'test/record'}]}").start(steps.registry())) {
+      int n = RATE * (SECONDS + 2);
+      List<Future<TxSummary>> started = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        started.add(node.transactions.start(new JsonObject().put("type", "paced").put("owner", "acme")
+            .put("input", new JsonObject().put("i", i))));
+      }
+      Future.all(started).await();
+      long t0 = System.currentTimeMillis();
+      List<Integer> perSecond = new ArrayList<>();
+      int before = 0;
+      for (int s = 1; s <= SECONDS; s++) {
+        long until = t0 + s * 1000L;
+        Eventually.until(Duration.ofSeconds(2), "second " + s, System::currentTimeMillis, t -> t >= until);
+        int now = steps.recorded.size();
+        perSecond.add(now - before);
+        before = now;
+        // never more than the bucket allows: a second's worth at once, then the rate (+ one second's slack
+        // for the first taken before t0)
+        assertTrue(now <= RATE * (s + 2), now + " ran in " + s + " s at " + RATE + "/s");
+      }
+      double steady = perSecond.subList(1, perSecond.size()).stream().mapToInt(Integer::intValue).average()
+          .orElse(0);
+      log.info("rate limit {}/s over {} s: per second {}; after the first second {} a second on average",
+          RATE, SECONDS, perSecond, String.format("%.1f", steady));
+      assertTrue(steady > 0, "it ran");
+    }
+  }
+}
