@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  */
 class FairShareIT {
   private static final Logger log = LoggerFactory.getLogger(FairShareIT.class);
-  private static final int FLOOD = Integer.getInteger("fair.flood", 20_000);
+  private static final int FLOOD = Integer.getInteger("fair.flood", 10_000);
   private static final String WORK = "{'name':'work','nodeGroup':'master','transactionType':true,'steps':["
       + "{'type':'util/delay','params':{'duration':'5ms'}},{'type':'test/record'}]}";
 
