@@ -66,6 +66,24 @@ final class BridgeRules {
     return null;
   }
 
+  /**
+   * Decides a bridge event: lets it pass (its frame rewritten by check), or hands the refused address and why
+   * to refuse, which answers the client itself. A refused event is left open, so the bridge neither sends
+   * its own unspecific refusal nor logs one.
+   */
+  void decide(io.vertx.ext.bridge.BaseBridgeEvent event, java.util.function.BiConsumer<String, String> refuse) {
+    JsonObject raw = event.getRawMessage();
+    String refused = raw == null ? null : check(event.type(), raw);
+    if (refused == null) {
+      if (raw != null) {
+        event.setRawMessage(raw);
+      }
+      event.complete(true);
+    } else {
+      refuse.accept(String.valueOf(raw.getValue("address")), refused);
+    }
+  }
+
   /** The frame a refusal answers with. */
   static JsonObject refusalFrame(String address, String reason, String messageField) {
     return new JsonObject().put("type", "err").put(messageField, "access_denied").put("address", address)

@@ -41,18 +41,10 @@ public final class BridgeVerticle extends VerticleBase {
    * left open, so the bridge neither sends its own unspecific "blocked by bridgeEvent handler" nor logs.
    */
   private void check(BridgeEvent event) {
-    JsonObject raw = event.getRawMessage();
-    String refused = raw == null ? null : rules.check(event.type(), raw);
-    if (refused == null) {
-      if (raw != null) {
-        event.setRawMessage(raw);
-      }
-      event.complete(true);
-      return;
-    }
-    String address = String.valueOf(raw.getValue("address"));
-    log.debug("TCP bridge: refused a {} for {}: {}", event.type(), address, refused);
-    FrameHelper.writeFrame(BridgeRules.refusalFrame(address, refused, "message"), event.socket());
+    rules.decide(event, (address, refused) -> {
+      log.debug("TCP bridge: refused a {} for {}: {}", event.type(), address, refused);
+      FrameHelper.writeFrame(BridgeRules.refusalFrame(address, refused, "message"), event.socket());
+    });
   }
 
   @Override

@@ -83,23 +83,15 @@ public final class HttpApiVerticle extends VerticleBase {
   private Router sockJsBridge() {
     BridgeRules rules = new BridgeRules(config.bridge(), config.api().keys());
     return io.vertx.ext.web.handler.sockjs.SockJSHandler.create(vertx).bridge(
-        rules.permit(new io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions()), event -> {
-          JsonObject raw = event.getRawMessage();
-          String refused = raw == null ? null : rules.check(event.type(), raw);
-          if (refused == null) {
-            if (raw != null) {
-              event.setRawMessage(raw);
-            }
-            event.complete(true);
-            return;
-          }
-          String address = String.valueOf(raw.getValue("address"));
-          log.debug("SockJS bridge: refused a {} for {}: {}", event.type(), address, refused);
-          event.socket().write(new JsonObject().put("type", "err")
-              .put("address", raw.getValue("replyAddress") instanceof String reply ? reply : address)
-              .put("sourceAddress", address).put("failureCode", 403).put("failureType", "RECIPIENT_FAILURE")
-              .put("message", "access_denied: " + address + ": " + refused).toBuffer());
-        });
+        rules.permit(new io.vertx.ext.web.handler.sockjs.SockJSBridgeOptions()), event -> rules.decide(event,
+            (address, refused) -> {
+              log.debug("SockJS bridge: refused a {} for {}: {}", event.type(), address, refused);
+              Object reply = event.getRawMessage().getValue("replyAddress");
+              event.socket().write(new JsonObject().put("type", "err")
+                  .put("address", reply instanceof String r ? r : address).put("sourceAddress", address)
+                  .put("failureCode", 403).put("failureType", "RECIPIENT_FAILURE")
+                  .put("message", "access_denied: " + address + ": " + refused).toBuffer());
+            }));
   }
 
   /** Every route the API serves; a test holds it against docs/openapi.yaml. */

@@ -36,7 +36,7 @@ final class ConfigReader {
         new Config.Http(r.integer("http.port", 0, 65535), r.text("http.host", false),
             r.integer("http.maxBodyBytes", 1024, 512 * 1024 * 1024), r.duration("http.maxWait", Duration.ZERO),
             r.integer("http.startRate", 1, 10_000_000), r.integer("http.startBurst", 1, 10_000_000),
-            r.ownerRates("http.ownerStartRates")),
+            r.ownerNumbers("http.ownerStartRates", "starts per second", 10_000_000)),
         new Config.Api(r.apiKeys("api.keys")),
         new Config.Bridge(r.integer("bridge.tcp.port", 0, 65535), r.text("bridge.tcp.host", false),
             r.regex("bridge.tcp.stepAddresses"), r.bool("bridge.sockjs.enabled")),
@@ -48,7 +48,8 @@ final class ConfigReader {
             r.integer("transactions.maxMetadataBytes", 2, 64 * 1024 * 1024),
             r.integer("transactions.maxInputBytes", 2, 512 * 1024 * 1024),
             r.duration("transactions.priorityAging", Duration.ofMillis(9)),
-            r.integer("transactions.ownerShare", 0, 1_000_000), r.ownerWeights("transactions.ownerWeights")),
+            r.integer("transactions.ownerShare", 0, 1_000_000),
+            r.ownerNumbers("transactions.ownerWeights", "weight", 1000)),
         r.archive(), r.webhooks(),
         new Config.Schedules(r.text("schedules.dir", true), r.duration("schedules.interval", Duration.ofMillis(10)),
             r.lease("schedules.lease", "schedules.interval"), r.duration("schedules.grace", Duration.ZERO),
@@ -314,31 +315,17 @@ final class ConfigReader {
     }
   }
 
-  java.util.Map<String, Integer> ownerWeights(String path) {
+  /** An object of owner → a whole number from 1 to max (what each number is, for the message). */
+  java.util.Map<String, Integer> ownerNumbers(String path, String each, int max) {
     Object v = raw(path);
     if (!(v instanceof JsonObject o)) {
-      throw bad(path, "an object of owner → weight, e.g. {\"acme\": 3}");
+      throw bad(path, "an object of owner → " + each + ", e.g. {\"acme\": 3}");
     }
     java.util.Map<String, Integer> out = new java.util.HashMap<>();
     for (String owner : o.fieldNames()) {
-      if (!(o.getValue(owner) instanceof Number n) || n.intValue() < 1 || n.intValue() > 1000
-          || n.doubleValue() != n.intValue()) {
-        throw bad(path, "a whole weight from 1 to 1000 for owner " + owner);
-      }
-      out.put(owner, n.intValue());
-    }
-    return java.util.Map.copyOf(out);
-  }
-
-  java.util.Map<String, Integer> ownerRates(String path) {
-    Object v = raw(path);
-    if (!(v instanceof JsonObject o)) {
-      throw bad(path, "an object of owner → starts per second, e.g. {\"acme\": 100}");
-    }
-    java.util.Map<String, Integer> out = new java.util.HashMap<>();
-    for (String owner : o.fieldNames()) {
-      if (!(o.getValue(owner) instanceof Number n) || n.intValue() < 1) {
-        throw bad(path, "a whole number of starts per second above 0 for owner " + owner);
+      if (!(o.getValue(owner) instanceof Number n) || n.doubleValue() != n.intValue() || n.intValue() < 1
+          || n.intValue() > max) {
+        throw bad(path, "a whole number from 1 to " + max + " (" + each + ") for owner " + owner);
       }
       out.put(owner, n.intValue());
     }

@@ -117,6 +117,13 @@ class ConfigLoaderTest {
     assertEquals(Map.of("acme", 100, "globex", 50), ConfigLoader.load(null,
         Map.of("CONVEYOR_HTTP_OWNER_START_RATES", "acme=100, globex=50", "CONVEYOR_TEST_ANYTHING", "x")).http()
         .ownerStartRates());
+    io.conveyor.config.Config.Transactions fair = ConfigLoader.load(null, Map.of("CONVEYOR_TRANSACTIONS_OWNER_WEIGHTS",
+        "acme=3")).transactions();
+    assertEquals(300, fair.shareOf("acme"));
+    assertEquals(100, fair.shareOf("globex"), "weight 1 and the default share");
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_TRANSACTIONS_OWNER_WEIGHTS", "acme=0"))).getMessage()
+        .contains("a whole number from 1 to 1000 (weight) for owner acme"));
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_ROLES", "dequeue,x")));
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_URL", "localhost")));
     assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_EMBEDDED", "maybe")));

@@ -37,7 +37,7 @@ class HttpRequestStepTest {
     HttpServer server = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
       seen.add(new JsonObject().put("atNanos", System.nanoTime()).put("method", req.method().name())
           .put("path", req.path()).put("tx", req.getHeader("X-Tx")).put("key", req.getHeader("Idempotency-Key"))
-          .put("body", body.toString()));
+          .put("body", body.toString()).put("traceparent", req.getHeader("traceparent")));
       answer.accept(seen.size(), req);
     }));
     port = server.listen(0, "127.0.0.1").await().actualPort();
@@ -147,5 +147,27 @@ class HttpRequestStepTest {
     assertEquals(TxStatus.FAILED, done.status());
     assertEquals("${input.id} has no value in this transaction", done.note());
     assertEquals(0, seen.size());
+  }
+
+  @Test
+  void a_traced_transactions_call_carries_the_steps_span_as_traceparent() {
+    var exporter = io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
+    var sdk = io.opentelemetry.sdk.OpenTelemetrySdk.builder().setTracerProvider(
+        io.opentelemetry.sdk.trace.SdkTracerProvider.builder().addSpanProcessor(
+            io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(exporter)).build()).build();
+    serve((n, req) -> req.response().end("ok"));
+    node = new TestNode().tracing(io.conveyor.trace.Tracing.of(sdk)).set("WEBHOOKS_ALLOW_HOSTS", "127.0.0.1")
+        .pipeline("call", ("{'name':'call','nodeGroup':'master','transactionType':true,'steps':[" + POST + "]}")
+            .replace("PORT", Integer.toString(port)));
+    node.start(new TestSteps().registry());
+    String txId = node.start("call", new JsonObject().put("id", "t-1").put("lines", 1));
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+    var step = io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(5), "the step's span",
+        () -> exporter.getFinishedSpanItems().stream().filter(x -> x.getName().equals("step http/request"))
+            .findFirst().orElse(null), x -> x != null);
+    String header = seen.get(0).getString("traceparent");
+    assertTrue(header != null && header.startsWith("00-" + step.getTraceId() + "-" + step.getSpanId() + "-"),
+        header + " against " + step.getSpanContext());
+    sdk.close();
   }
 }

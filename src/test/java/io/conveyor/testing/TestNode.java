@@ -163,8 +163,10 @@ public final class TestNode implements AutoCloseable {
     // another time, than the node's own writes
     StoreContext context = new StoreContext(link, keys, node.redis().scripts(), clock);
     store = new Stores(context);
+    // the test's own starts are traced as the node's are, when the test gave a Tracing
     transactions = new Transactions(context, node.catalog(), config,
-        io.vertx.core.Future.succeededFuture(node.archive()), new io.conveyor.metrics.NodeMetrics(false));
+        io.vertx.core.Future.succeededFuture(node.archive()), new io.conveyor.metrics.NodeMetrics(false),
+        tracing == null ? io.conveyor.trace.Tracing.OFF : tracing);
     return this;
   }
 
