@@ -98,6 +98,7 @@ for i = 1, (#KEYS - 9) / 2 do
     end
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', KEYS[2], id)
+    queue_slot_free(key)
     publish(KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
     if not compensate_start(key, id, status, note, now, prefixes, counts) then
       redis.call('ZADD', KEYS[3], archiveAt, id)

@@ -10,15 +10,20 @@
 -- ARGV[5] the group (for the stats)
 -- ARGV[6] the group's qOwnerZ key prefix (Keys.qOwnerZ(group, "")): an owner's own queue is known only from
 --   the owner of a popped start
--- KEYS[12] qHeldS:<group>   KEYS[13] qRateH:<group>   (rate limits, below)
+-- KEYS[12] qHeldS:<group>   KEYS[13] qRateH:<group>   (rate limits, below)   KEYS[14] qRunH:<group> (caps)
 -- ARGV[7] the partition's pipelineH key prefix   ARGV[8] the group's qHeldZ key prefix (Keys.qHeldZ(group, ""))
---   ARGV[9] the number of partitions: a popped transaction's pipeline, and so its limit and held queue, are
---   known only from its state
+--   ARGV[9] the number of partitions, ARGV[10] this one's index: a popped transaction's pipeline, and so its
+--   limits and held queue, are known only from its state
 -- Rate limits: a pipeline with a rate (pipelineH field rate, per second; each partition takes its
 -- 1/partitions share) has a token bucket in qRateH:<group> (fields <pipeline>:t tokens, <pipeline>:at when
 -- counted), holding at most one second's worth. A transaction from the in-queue whose pipeline has no token
 -- is held in qHeldZ:<group>:<pipeline> (its score kept; the pipeline named in qHeldS:<group>), off any
 -- worker, and a later call takes it, before the in-queue, once tokens have come.
+-- Concurrency caps: a pipeline with maxConcurrency (pipelineH field cap; partition i of P takes
+-- floor(cap / P), plus 1 when i < cap mod P, so the shares add up to the cap) counts its runs in
+-- qRunH:<group>. A transaction from any queue whose pipeline has no free slot is held the same way (from the
+-- admin and out queues at score 0, ahead); taking it holds a slot, noted on its state for whatever ends the
+-- run (lib/queue.lua queue_slot_free, which also rings the group when work waits for the slot).
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
@@ -49,6 +54,24 @@ local node, now, statePrefix = ARGV[2], ARGV[3], ARGV[4]
 local names = {'admin', 'out', 'in', 'in'}
 local taken = {}
 local parts = tonumber(ARGV[9]) or 1
+
+-- pipeline -> its cap {cap, running} this call (false: no cap); the runs added are written at the end
+local caps = {}
+local function cap_of(pipeline)
+  local c = caps[pipeline]
+  if c == nil then
+    local total = tonumber(redis.call('HGET', ARGV[7] .. pipeline, 'cap') or '')
+    if not total or total <= 0 then
+      caps[pipeline] = false
+      return false
+    end
+    local p = tonumber(ARGV[10]) or 0
+    local share = math.floor(total / parts) + ((p < total % parts) and 1 or 0)
+    c = {cap = share, running = tonumber(redis.call('HGET', KEYS[14], pipeline) or '0'), added = 0}
+    caps[pipeline] = c
+  end
+  return c
+end
 
 -- pipeline -> its bucket {perSec, tokens} this call (false: no rate limit); written back at the end
 local rates = {}
@@ -104,9 +127,10 @@ local function take(q, heldKey)
         released[s[7]] = (released[s[7]] or 0) + 1
       end
       local rate = (q >= 3 and s[1] == 'queued') and rate_of(s[2]) or false
-      if rate and rate.tokens < 1 then
-        -- over its pipeline's rate: held, off any worker, until tokens come (a later call takes it)
-        redis.call('ZADD', ARGV[8] .. s[2], scores[i], id)
+      local cap = s[1] == 'queued' and cap_of(s[2]) or false
+      if (rate and rate.tokens < 1) or (cap and cap.running >= cap.cap) then
+        -- over its pipeline's rate or cap: held, off any worker, until tokens or a slot come
+        redis.call('ZADD', ARGV[8] .. s[2], q >= 3 and scores[i] or 0, id)
         redis.call('SADD', KEYS[12], s[2])
         if admitted then
           redis.call('HSET', key, 'share', '')
@@ -114,6 +138,11 @@ local function take(q, heldKey)
       elseif s[1] == 'queued' then
         if rate then
           rate.tokens = rate.tokens - 1
+        end
+        if cap then
+          cap.running = cap.running + 1
+          cap.added = cap.added + 1
+          redis.call('HSET', key, 'slot', KEYS[14], 'slotHeld', KEYS[12], 'slotRing', KEYS[6])
         end
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
@@ -149,18 +178,28 @@ local function take_held()
   for _, pipeline in ipairs(redis.call('SMEMBERS', KEYS[12])) do
     local heldKey = ARGV[8] .. pipeline
     local r = rate_of(pipeline)
-    if not r then
+    local c = cap_of(pipeline)
+    if not r and not c then
       -- no longer limited: what it held goes back on the in-queue, in its order
       local all = redis.call('ZRANGE', heldKey, 0, -1, 'WITHSCORES')
       for j = 1, #all, 2 do
         redis.call('ZADD', KEYS[3], all[j + 1], all[j])
       end
       redis.call('DEL', heldKey)
-    elseif r.tokens >= 1 and #taken < max then
-      local before = max
-      max = math.min(max, #taken + math.floor(r.tokens))
-      take(4, heldKey)
-      max = before
+    else
+      local allow = max - #taken
+      if r then
+        allow = math.min(allow, math.floor(r.tokens))
+      end
+      if c then
+        allow = math.min(allow, c.cap - c.running)
+      end
+      if allow > 0 then
+        local before = max
+        max = #taken + allow
+        take(4, heldKey)
+        max = before
+      end
     end
     if redis.call('EXISTS', heldKey) == 0 then
       redis.call('SREM', KEYS[12], pipeline)
@@ -189,6 +228,11 @@ if left == 0 then
   redis.call('DEL', KEYS[6])
 elseif #taken >= max or budget <= 0 then
   queue_ring(KEYS[6], true)
+end
+for pipeline, c in pairs(caps) do
+  if c and c.added > 0 then
+    redis.call('HINCRBY', KEYS[14], pipeline, c.added)
+  end
 end
 for pipeline, r in pairs(rates) do
   if r then

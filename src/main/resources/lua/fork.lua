@@ -76,5 +76,6 @@ redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', 'fork',
     next = math.min(max, n)}))
 redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
+queue_slot_free(KEYS[1])
 stats_write({KEYS[4], KEYS[5], KEYS[6]}, now, counts)
 return {CODE.OK}

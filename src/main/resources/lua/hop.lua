@@ -46,6 +46,7 @@ end
 queue_push_in(KEYS[4], KEYS[5], child, now, parent[8])
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
 redis.call('ZREM', KEYS[6], ARGV[1])
+queue_slot_free(KEYS[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
 local counts = {}
 stats_tally(counts, 'queued', p[2], ARGV[5], parent[3])

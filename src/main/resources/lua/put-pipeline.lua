@@ -7,6 +7,7 @@
 -- ARGV[8] when this publication was made (ms): an upload's time, or the pipeline file's last change
 -- ARGV[9] its default priority (0-9) for starts that name none
 -- ARGV[10] its rate limit in transactions per second (dequeue.lua holds back what exceeds it), or '' for none
+-- ARGV[11] its maxConcurrency (how many may run at once; dequeue.lua holds back the rest), or '' for none
 -- Replies:
 --   {'OK', 1}            the current version changed
 --   {'OK', 0}            the same version was current already
@@ -24,5 +25,5 @@ if current[1] and tonumber(current[2] or '0') >= tonumber(ARGV[8]) then
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'nodeGroup', ARGV[2], 'isTransactionType', ARGV[3],
   'definition', ARGV[4], 'updated', ARGV[5], 'onFailure', ARGV[7], 'publishedAt', ARGV[8], 'priority', ARGV[9],
-  'rate', ARGV[10])
+  'rate', ARGV[10], 'cap', ARGV[11])
 return {CODE.OK, 1}

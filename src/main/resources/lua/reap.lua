@@ -36,6 +36,7 @@ end
 local out = {}
 
 local function requeue(key, id, group)
+  queue_slot_free(key) -- a capped pipeline's slot held by the dead node's run frees
   redis.call('HINCRBY', key, 'attempt', 1)
   redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
   queue_push_in(inPrefix .. group, ringPrefix .. group, id, 0, 0, true)

@@ -29,6 +29,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
       redis.call('ZREM', KEYS[2], id)
     end
     if mine and s[2] then
+      queue_slot_free(key)
       redis.call('HINCRBY', key, 'attempt', 1)
       redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
       queue_push_in(inPrefix .. s[2], ringPrefix .. s[2], id, 0, 0, true)

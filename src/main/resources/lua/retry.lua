@@ -12,6 +12,8 @@
 --   {'CANCELLED'}                           its owner asked to cancel it: nothing written; the caller
 --                                           completes it cancelled instead of retrying
 -- #include codes
+-- #include publish
+-- #include queue
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested', 'errors')
 if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
@@ -22,6 +24,7 @@ if s[3] == '1' then
 end
 local id = ARGV[1]
 redis.call('ZREM', KEYS[3], id)
+queue_slot_free(KEYS[1])
 redis.call('ZREM', KEYS[4], id)
 -- appended as text: the history is only ever read whole, by a client
 local errors = s[4] and (string.sub(s[4], 1, -2) .. ',' .. ARGV[6] .. ']') or ('[' .. ARGV[6] .. ']')

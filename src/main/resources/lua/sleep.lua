@@ -26,6 +26,7 @@ if s[5] == '1' then
 end
 local id, now, name = ARGV[1], ARGV[5], ARGV[4]
 redis.call('ZREM', KEYS[3], id)
+queue_slot_free(KEYS[1])
 redis.call('ZREM', KEYS[4], id)
 redis.call('HINCRBY', KEYS[1], 'stepRetry', 1)
 if name ~= '' and s[3] then

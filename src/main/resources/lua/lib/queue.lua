@@ -125,3 +125,23 @@ local function queue_release(fairKey, ownerKey, queueKey, statePrefix, owner, no
   local ownerPrefix = string.sub(ownerKey, 1, #ownerKey - #owner)
   return queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, {[owner] = 1}, now) > 0
 end
+
+-- Concurrency caps (dequeue.lua): a run of a pipeline with maxConcurrency holds a slot, counted in
+-- qRunH:<group> field <pipeline> and noted on its stateH: slot = that qRunH key, slotHeld = the group's
+-- qHeldS key, slotRing = its qRingL key (names dequeue had from Keys, kept so that every script that ends a
+-- run can free the slot without knowing more). When the run leaves its worker (completes, sleeps, retries,
+-- hops, forks, or is taken back from a node), the slot frees; when work of the pipeline is held for a slot,
+-- the group's ring wakes a node to take it.
+local function queue_slot_free(stateKey)
+  local s = redis.call('HMGET', stateKey, 'slot', 'slotHeld', 'slotRing', 'type')
+  if not s[1] or s[1] == '' then
+    return
+  end
+  redis.call('HDEL', stateKey, 'slot', 'slotHeld', 'slotRing')
+  if redis.call('HINCRBY', s[1], s[4], -1) <= 0 then
+    redis.call('HDEL', s[1], s[4])
+  end
+  if redis.call('SISMEMBER', s[2], s[4]) == 1 then
+    queue_ring(s[3], true)
+  end
+end

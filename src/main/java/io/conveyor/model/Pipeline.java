@@ -14,11 +14,12 @@ import java.util.List;
  * A pipeline definition; its version is a hash of its canonical JSON, so equal definitions share it. retry is
  * the policy of steps without their own (null: none); onFailure (or null) the pipeline that compensates a
  * transaction of this one that failed or was cancelled; priority (0-9) that of its starts that name none;
- * rateLimit (or null) how many of its transactions may be taken per second, minute or hour ("100/s").
+ * rateLimit (or null) how many of its transactions may be taken per second, minute or hour ("100/s");
+ * maxConcurrency (0: no cap) how many of its transactions may run at once across the cluster.
  */
 public record Pipeline(String name, String nodeGroup, boolean transactionType, String description,
                        Duration timeout, RetryPolicy retry, String onFailure, int priority, String rateLimit,
-                       List<StepDef> steps) {
+                       int maxConcurrency, List<StepDef> steps) {
 
   /** rateLimit as transactions per second (0: none). */
   public double ratePerSecond() {
@@ -66,6 +67,9 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
     }
     if (rateLimit != null) {
       j.put("rateLimit", rateLimit);
+    }
+    if (maxConcurrency != 0) {
+      j.put("maxConcurrency", maxConcurrency);
     }
     return j.put("steps", s);
   }

@@ -31,7 +31,7 @@ public final class PipelineCatalog {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
         p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(),
-        p.pipeline().ratePerSecond(), publishedAt)
+        p.pipeline().ratePerSecond(), p.pipeline().maxConcurrency(), publishedAt)
         .compose(published -> {
           remember(p);
           if (published.kept() != null) {

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
-      "retry", "onFailure", "priority", "rateLimit", "steps");
+      "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps");
   private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
@@ -84,6 +84,11 @@ public final class PipelineParser {
       throw new PipelineException(source + ": rateLimit: expected a count per second, minute or hour such as "
           + "\"100/s\" or \"30/m\" (1 to 9999999), got " + rate);
     }
+    Object cap = json.getValue("maxConcurrency", 0);
+    if (!(cap instanceof Integer c) || c < 0 || c > 1_000_000) {
+      throw new PipelineException(source + ": maxConcurrency: expected how many may run at once, a whole number "
+          + "from 1 to 1000000 (0 or absent: no cap), got " + cap);
+    }
     Object rawSteps = json.getValue("steps");
     if (!(rawSteps instanceof JsonArray steps) || steps.isEmpty()) {
       throw new PipelineException(source + ": steps: expected a non-empty list of steps");
@@ -94,7 +99,7 @@ public final class PipelineParser {
       step(steps.getValue(i), i, source, defs, created);
     }
     Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, retry,
-        onFailure, (Integer) priority, (String) rate, List.copyOf(defs));
+        onFailure, (Integer) priority, (String) rate, (Integer) cap, List.copyOf(defs));
     return new CompiledPipeline(p, p.version(), List.copyOf(created), 0);
   }
 

@@ -211,6 +211,11 @@ public final class Keys {
     return in(p, "qRateH:" + group);
   }
 
+  /** A group's runs of capped pipelines (maxConcurrency): field pipeline → how many run now (dequeue.lua). */
+  public String qRunH(int p, String group) {
+    return in(p, "qRunH:" + group);
+  }
+
   /** What every qOwnerZ name of a partition begins with (a script that knows group and owner only from a state). */
   public String qOwnerZPrefix(int p) {
     return in(p, "qOwnerZ:");

@@ -32,11 +32,12 @@ public final class PipelineStore {
    */
   public Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
                                        String definition, String onFailure, int priority, double ratePerSecond,
-                                       long publishedAt) {
+                                       int maxConcurrency, long publishedAt) {
     return r.run(r.scripts().putPipeline, List.of(keys.pipelineH(name), keys.pipelineVersionsH(name),
             keys.pipelinesS()), List.of(version, group, transactionType ? "1" : "0", definition, r.now(), name,
             onFailure == null ? "" : onFailure, Long.toString(publishedAt), Integer.toString(priority),
-            ratePerSecond > 0 ? Double.toString(ratePerSecond) : ""))
+            ratePerSecond > 0 ? Double.toString(ratePerSecond) : "", maxConcurrency > 0
+                ? Integer.toString(maxConcurrency) : ""))
         .map(reply -> Code.of(reply) == Code.KEPT ? new Published(false, reply.get(1).toString())
             : new Published(reply.get(1).toInteger() == 1, null))
         .compose(p -> copy(name).map(p));
@@ -52,7 +53,8 @@ public final class PipelineStore {
       return Future.succeededFuture();
     }
     return r.send(Request.cmd(Command.HMGET).arg(keys.pipelineH(name)).arg("version").arg("nodeGroup")
-        .arg("isTransactionType").arg("updated").arg("onFailure").arg("disabled").arg("priority").arg("rate"))
+        .arg("isTransactionType").arg("updated").arg("onFailure").arg("disabled").arg("priority").arg("rate")
+        .arg("cap"))
         .compose(p -> {
           if (p.get(0) == null) {
             return Future.succeededFuture();
@@ -60,7 +62,7 @@ public final class PipelineStore {
           List<String> args = List.of(str(p.get(0)), str(p.get(1)), str(p.get(2)),
               p.get(3) == null ? "0" : str(p.get(3)), p.get(4) == null ? "" : str(p.get(4)),
               "1".equals(str(p.get(5))) ? "1" : "0", p.get(6) == null ? "0" : str(p.get(6)),
-              p.get(7) == null ? "" : str(p.get(7)));
+              p.get(7) == null ? "" : str(p.get(7)), p.get(8) == null ? "" : str(p.get(8)));
           List<Future<Response>> copies = new ArrayList<>();
           for (int part : keys.all()) {
             copies.add(r.run(r.scripts().pipelineCopy, List.of(keys.pipelineInPartitionH(part, name)), args));

@@ -109,10 +109,11 @@ public final class QueueStore {
         keys.processingZ(p), keys.inflightZ(p, nodeId), keys.qRingL(p, group)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.groupH(p, group));
-    k.addAll(List.of(keys.qFairH(p, group), keys.qHeldS(p, group), keys.qRateH(p, group)));
+    k.addAll(List.of(keys.qFairH(p, group), keys.qHeldS(p, group), keys.qRateH(p, group), keys.qRunH(p, group)));
     return r.run(r.scripts().dequeue, k, List.of(Integer.toString(max), nodeId, Long.toString(now),
         keys.stateH(p, ""), group, keys.qOwnerZ(p, group, ""), keys.pipelineInPartitionH(p, ""),
-        keys.qHeldZ(p, group, ""), Integer.toString(keys.partitions()))).map(QueueStore::dequeued);
+        keys.qHeldZ(p, group, ""), Integer.toString(keys.partitions()), Integer.toString(p)))
+        .map(QueueStore::dequeued);
   }
 
   /** Each entry on its own: the script has taken them all, so one bad state must not hide the others. */
