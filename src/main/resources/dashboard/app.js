@@ -55,7 +55,8 @@
       const tr = document.createElement('tr');
       tr.className = 'group-row';
       tr.dataset.group = g;
-      cell(tr, g); cell(tr, l.in); cell(tr, l.out); cell(tr, l.admin); cell(tr, l.inFlight);
+      cell(tr, g); cell(tr, l.in); cell(tr, l.out); cell(tr, l.admin); cell(tr, l.waiting); cell(tr, l.held);
+      cell(tr, l.inFlight);
       cell(tr, l.nodes === 0 ? '0: its work waits for a node' : l.nodes);
       if (l.nodes === 0 && l.in + l.out + l.admin > 0) { tr.classList.add('warn'); }
       cell(tr, l.state);

@@ -394,15 +394,22 @@ public final class HttpApiVerticle extends VerticleBase {
       for (String g : groups) {
         per.add(stats.queueLengths(g));
         per.add(control.groupState(g, "read", null));
+        per.add(control.waiting(g));
       }
       return Future.all(per).map(q -> {
         JsonObject queues = new JsonObject();
         int i = 0;
         for (String g : groups) {
-          ControlStore.GroupState state = q.resultAt(i * 2 + 1);
+          ControlStore.GroupState state = q.resultAt(i * 3 + 1);
+          JsonObject waiting = q.resultAt(i * 3 + 2);
           long serving = nodes.values().stream().filter(n -> g.equals(n.getString("group"))).count();
-          queues.put(g, q.<JsonObject>resultAt(i * 2).copy().put("state", state.state()).put("inFlight",
-              state.inFlight()).put("nodes", serving));
+          // beyond the group's queues: starts waiting their owner's turn (fair share), work held by its
+          // pipeline's rate limit or concurrency cap
+          long owners = waiting.getJsonObject("owners").stream()
+              .mapToLong(e -> ((JsonObject) e.getValue()).getLong("waiting")).sum();
+          long held = waiting.getJsonObject("held").stream().mapToLong(e -> (Long) e.getValue()).sum();
+          queues.put(g, q.<JsonObject>resultAt(i * 3).copy().put("state", state.state()).put("inFlight",
+              state.inFlight()).put("nodes", serving).put("waiting", owners).put("held", held));
           i++;
         }
         JsonObject out = new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())

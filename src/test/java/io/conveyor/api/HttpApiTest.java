@@ -320,6 +320,8 @@ class HttpApiTest {
     assertEquals(0L, cluster.getJsonObject("queues").getJsonObject("master").getLong("in"));
     assertEquals("running", cluster.getJsonObject("queues").getJsonObject("master").getString("state"));
     assertEquals(1L, cluster.getJsonObject("queues").getJsonObject("master").getLong("nodes"));
+    assertEquals(0L, cluster.getJsonObject("queues").getJsonObject("master").getLong("waiting"));
+    assertEquals(0L, cluster.getJsonObject("queues").getJsonObject("master").getLong("held"));
 
     // a pipeline for a group no live node serves: accepted, with a warning; the cluster view shows the group
     Reply elsewhere = call("PUT", "/api/v1/pipelines/far", "k-ops", pipeline.copy().put("name", "far")
