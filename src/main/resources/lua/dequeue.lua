@@ -55,43 +55,41 @@ local names = {'admin', 'out', 'in', 'in'}
 local taken = {}
 local parts = tonumber(ARGV[9]) or 1
 
--- pipeline -> its cap {cap, running} this call (false: no cap); the runs added are written at the end
-local caps = {}
-local function cap_of(pipeline)
-  local c = caps[pipeline]
-  if c == nil then
-    local total = tonumber(redis.call('HGET', ARGV[7] .. pipeline, 'cap') or '')
-    if not total or total <= 0 then
-      caps[pipeline] = false
-      return false
-    end
-    local p = tonumber(ARGV[10]) or 0
-    local share = math.floor(total / parts) + ((p < total % parts) and 1 or 0)
-    c = {cap = share, running = tonumber(redis.call('HGET', KEYS[14], pipeline) or '0'), added = 0}
-    caps[pipeline] = c
+-- pipeline -> its limits this call: cap {cap, running, added} and rate {perSec, tokens}, each false when it
+-- has none (pipelineH fields cap and rate, read once); what changed is written at the end
+local limits = {}
+local function limits_of(pipeline)
+  local l = limits[pipeline]
+  if l then
+    return l
   end
-  return c
-end
-
--- pipeline -> its bucket {perSec, tokens} this call (false: no rate limit); written back at the end
-local rates = {}
-local function rate_of(pipeline)
-  local r = rates[pipeline]
-  if r == nil then
-    local perSec = tonumber(redis.call('HGET', ARGV[7] .. pipeline, 'rate') or '')
-    if not perSec or perSec <= 0 then
-      rates[pipeline] = false
-      return false
-    end
+  local f = redis.call('HMGET', ARGV[7] .. pipeline, 'cap', 'rate')
+  l = {cap = false, rate = false}
+  local total = tonumber(f[1] or '')
+  if total and total > 0 then
+    local p = tonumber(ARGV[10]) or 0
+    l.cap = {cap = math.floor(total / parts) + ((p < total % parts) and 1 or 0),
+      running = tonumber(redis.call('HGET', KEYS[14], pipeline) or '0'), added = 0}
+  end
+  local perSec = tonumber(f[2] or '')
+  if perSec and perSec > 0 then
     perSec = perSec / parts
     local burst = math.max(1, perSec)
     local b = redis.call('HMGET', KEYS[13], pipeline .. ':t', pipeline .. ':at')
     local tokens = tonumber(b[1]) or burst
     tokens = math.min(burst, tokens + math.max(0, tonumber(now) - (tonumber(b[2]) or tonumber(now))) * perSec / 1000)
-    r = {perSec = perSec, tokens = tokens}
-    rates[pipeline] = r
+    l.rate = {perSec = perSec, tokens = tokens}
   end
-  return r
+  limits[pipeline] = l
+  return l
+end
+
+local function cap_of(pipeline)
+  return limits_of(pipeline).cap
+end
+
+local function rate_of(pipeline)
+  return limits_of(pipeline).rate
 end
 
 -- owner -> how many of its admitted starts (fair share) left the in-queue here: as many of its waiting ones
@@ -229,14 +227,12 @@ if left == 0 then
 elseif #taken >= max or budget <= 0 then
   queue_ring(KEYS[6], true)
 end
-for pipeline, c in pairs(caps) do
-  if c and c.added > 0 then
-    redis.call('HINCRBY', KEYS[14], pipeline, c.added)
+for pipeline, l in pairs(limits) do
+  if l.cap and l.cap.added > 0 then
+    redis.call('HINCRBY', KEYS[14], pipeline, l.cap.added)
   end
-end
-for pipeline, r in pairs(rates) do
-  if r then
-    redis.call('HSET', KEYS[13], pipeline .. ':t', tostring(r.tokens), pipeline .. ':at', now)
+  if l.rate then
+    redis.call('HSET', KEYS[13], pipeline .. ':t', tostring(l.rate.tokens), pipeline .. ':at', now)
   end
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
