@@ -2,7 +2,7 @@
 // Exits 0 when every check passed; prints what it saw.
 import { chromium } from 'playwright-core';
 
-const [base, key, sleeping, out] = process.argv.slice(2);
+const [base, key, sleeping, out, deadNode] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
@@ -71,6 +71,42 @@ try {
   await page.click(nightly + ' button.schedule-trigger');
   await page.waitForSelector(nightly + ' a.tx-link');
   console.log('schedule paused and triggered from the page: ' + await page.textContent(nightly));
+
+  // search the failed transactions of one pipeline, select three and retry them: the list shows the result
+  // without a reload, and the address keeps the search
+  await page.fill('#s-status', 'failed');
+  await page.fill('#s-pipeline', 'fragile');
+  await page.click('#btn-search');
+  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 4);
+  if (!(await page.evaluate(() => location.hash)).includes('status=failed')) {
+    throw new Error('the address does not keep the search: ' + await page.evaluate(() => location.hash));
+  }
+  const picks = page.locator('#results tr.result-row input.pick');
+  for (let i = 0; i < 3; i++) { await picks.nth(i).check(); }
+  const retried = await page.$$eval('#results tr.result-row input.pick:checked', bs => bs.map(b => b.dataset.tx));
+  await page.click('#btn-bulk-retry');
+  await page.waitForFunction(() => (document.querySelector('#search-result').textContent || '').startsWith('retry: 3 of 3 done'));
+  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 1);
+  console.log('retried from a search: ' + retried.join(','));
+  // the one left: its detail lists its failed attempt with the node that ran it
+  await page.click('#results tr.result-row a.tx-link');
+  await page.waitForSelector('#detail-attempts li.attempt');
+  const attempt = await page.textContent('#detail-attempts li.attempt');
+  if (!attempt.includes(' on node-') || !attempt.includes('test/broken')) { throw new Error('attempt shown as: ' + attempt); }
+  console.log('failed attempt shown: ' + attempt);
+  await page.screenshot({ path: out + '/search.png', fullPage: true });
+
+  // a node death shows in the events list within 5 s of Redis judging it (the test registers a node with no
+  // heartbeat once it reads the line below)
+  const death = `#events tr.event-row[data-kind="node-dead"]`;
+  console.log('ready for a node death');
+  const t0 = Date.now();
+  await page.waitForFunction(([sel, id]) => [...document.querySelectorAll(sel)].some(r => r.textContent.includes(id)),
+    [death, deadNode], { timeout: 5000 });
+  console.log('node death shown after ' + (Date.now() - t0) + ' ms');
+  await page.selectOption('#events-kind', 'schedule-paused');
+  await page.waitForFunction(() => document.querySelectorAll('#events tr.event-row[data-kind="node-dead"]').length === 0);
+  console.log('events filtered by kind');
 
   // the key is kept: a reload opens the dashboard without asking again
   await page.reload();

@@ -26,6 +26,16 @@
   }
 
   function text(el, value) { el.textContent = value == null ? '' : String(value); return el; }
+  /** A link that opens a transaction's detail (shown as label, or its txId). */
+  function txLink(id, label) {
+    const a = document.createElement('a');
+    a.className = 'tx-link';
+    a.dataset.tx = id;
+    text(a, label || id);
+    a.title = id;
+    a.addEventListener('click', () => openDetail(id));
+    return a;
+  }
   function cell(row, value) { row.appendChild(text(document.createElement('td'), value)); }
 
   function showKeyForm(message) {
@@ -72,6 +82,19 @@
       }
       tr.appendChild(td);
       q.appendChild(tr);
+    });
+    // limits that hold work back or count runs: a pipeline's, or an owner's (@owner)
+    const lim = $('#limits tbody');
+    lim.replaceChildren();
+    Object.entries(c.queues).forEach(([g, l]) => {
+      Object.entries(l.limits || {}).forEach(([name, x]) => {
+        const tr = document.createElement('tr');
+        tr.className = 'limit-row';
+        cell(tr, g); cell(tr, name);
+        cell(tr, x.maxConcurrency ? x.running + ' / ' + x.maxConcurrency : x.running);
+        cell(tr, x.held); cell(tr, x.rateLimit || '');
+        lim.appendChild(tr);
+      });
     });
     const l = c.leaders || {};
     text($('#leaders'), 'Leaders: reaper ' + (l.reaper || '—') + ', archive ' + (l.archive || '—') +
@@ -177,17 +200,97 @@
     data.transactions.forEach(t => {
       const tr = document.createElement('tr');
       const td = document.createElement('td');
-      const a = document.createElement('a');
-      a.className = 'tx-link';
-      a.dataset.tx = t.txId;
-      text(a, t.txId.slice(0, 15) + '…');
-      a.title = t.txId;
-      a.addEventListener('click', () => openDetail(t.txId));
-      td.appendChild(a);
+      td.appendChild(txLink(t.txId, t.txId.slice(0, 15) + '…'));
       tr.appendChild(td);
       cell(tr, t.type); cell(tr, t.owner); cell(tr, t.status);
       body.appendChild(tr);
     });
+  }
+
+  // ---- search: the form's filters live in the address (#search?status=…), so a search is a link to keep
+  const FILTERS = ['status', 'pipeline', 'owner', 'externalId', 'from', 'to', 'q'];
+  let nextCursor = null;
+
+  function searchParams() {
+    const p = new URLSearchParams();
+    FILTERS.forEach(f => { const v = $('#s-' + f).value.trim(); if (v) { p.set(f, v); } });
+    return p;
+  }
+
+  function selectedIds() {
+    return [...document.querySelectorAll('#results input.pick:checked')].map(c => c.dataset.tx);
+  }
+
+  function updateBulk() {
+    const n = selectedIds().length;
+    $('#btn-bulk-retry').disabled = n === 0;
+    $('#btn-bulk-cancel').disabled = n === 0;
+  }
+
+  function renderResults(data, append) {
+    const body = $('#results tbody');
+    if (!append) { body.replaceChildren(); }
+    data.transactions.forEach(t => {
+      const tr = document.createElement('tr');
+      tr.className = 'result-row';
+      tr.dataset.tx = t.txId;
+      tr.dataset.phase = t.phase;
+      const pick = document.createElement('td');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.className = 'pick';
+      box.dataset.tx = t.txId;
+      box.addEventListener('change', updateBulk);
+      pick.appendChild(box);
+      tr.appendChild(pick);
+      const td = document.createElement('td');
+      td.appendChild(txLink(t.txId));
+      tr.appendChild(td);
+      cell(tr, t.type); cell(tr, t.phase); cell(tr, t.owner); cell(tr, t.externalId); cell(tr, t.created);
+      tr.children[3].className = 'phase';
+      body.appendChild(tr);
+    });
+    nextCursor = data.next;
+    $('#btn-more').hidden = !nextCursor;
+    updateBulk();
+  }
+
+  async function runSearch(append) {
+    const p = searchParams();
+    if (!append) { history.replaceState(null, '', '#search?' + p.toString()); }
+    if (append && nextCursor) { p.set('cursor', nextCursor); }
+    p.set('limit', '50');
+    try {
+      renderResults(await api('GET', '/api/v1/admin/transactions?' + p.toString()), append);
+      text($('#search-result'), $('#results tbody').children.length + ' shown' + (nextCursor ? ', more below' : ''));
+    } catch (e) {
+      if (e.message !== 'unauthorized') { text($('#search-result'), 'search refused: ' + e.message); }
+    }
+  }
+
+  /** Retries or cancels each selected transaction; says how many were done and why others were refused. */
+  async function bulk(action) {
+    const ids = selectedIds();
+    const refused = [];
+    let done = 0;
+    for (const id of ids) {
+      try {
+        await api('POST', '/api/v1/admin/transactions/' + id + '/' + action);
+        done++;
+      } catch (e) {
+        refused.push(id.slice(0, 12) + '…: ' + e.message);
+      }
+    }
+    await runSearch(false);
+    text($('#search-result'), action + ': ' + done + ' of ' + ids.length + ' done' +
+      (refused.length ? '; refused: ' + refused.join('; ') : ''));
+  }
+
+  function searchFromAddress() {
+    if (!location.hash.startsWith('#search?')) { return false; }
+    const p = new URLSearchParams(location.hash.slice('#search?'.length));
+    FILTERS.forEach(f => { $('#s-' + f).value = p.get(f) || ''; });
+    return true;
   }
 
   async function openDetail(txId) {
@@ -213,15 +316,35 @@
     branches.replaceChildren();
     (d.branches || []).forEach(id => {
       const li = document.createElement('li');
-      const a = document.createElement('a');
-      a.className = 'tx-link';
-      a.dataset.tx = id;
-      text(a, id);
-      a.addEventListener('click', () => openDetail(id));
-      li.appendChild(a);
+      li.appendChild(txLink(id));
       branches.appendChild(li);
     });
     $('#detail-branches-box').hidden = !(d.branches && d.branches.length);
+    const links = $('#detail-links');
+    links.replaceChildren();
+    const linked = [['parent', d.parent], ['waits for child', d.child],
+      ['compensates', d.summary.compensation ? null : d.compensationFor],
+      ['its compensation', d.summary.compensation && d.summary.compensation.txId]];
+    linked.filter(([, id]) => id).forEach(([what, id]) => {
+      const li = document.createElement('li');
+      li.appendChild(text(document.createElement('span'), what + ': '));
+      li.appendChild(txLink(id));
+      links.appendChild(li);
+    });
+    $('#detail-links-box').hidden = links.children.length === 0;
+    const attempts = $('#detail-attempts');
+    attempts.replaceChildren();
+    (d.summary.errors || []).forEach(e => {
+      const li = document.createElement('li');
+      li.className = 'attempt';
+      text(li, 'step ' + e.step + ' (' + e.stepType + ') attempt ' + e.attempt + ' at ' + new Date(e.at).toISOString() +
+        (e.node ? ' on ' + e.node : '') + ': ' + e.code + (e.message && e.message !== e.code ? ' - ' + e.message : ''));
+      attempts.appendChild(li);
+    });
+    $('#detail-attempts-box').hidden = attempts.children.length === 0;
+    const w = d.summary.webhook;
+    text($('#detail-webhook'), w ? 'webhook: ' + w.status + (w.attempts != null ? ' after ' + w.attempts + ' attempt(s)' : '') +
+      (w.lastError ? ', last error ' + w.lastError : '') : '');
     text($('#detail-summary'), JSON.stringify(d.summary, null, 2));
     text($('#detail-input'), JSON.stringify(d.input, null, 2));
     text($('#detail-data'), JSON.stringify(d.data, null, 2));
@@ -243,6 +366,26 @@
     refresh();
   }
 
+  function renderEvents(data) {
+    const body = $('#events tbody');
+    body.replaceChildren();
+    data.events.forEach(e => {
+      const tr = document.createElement('tr');
+      tr.className = 'event-row';
+      tr.dataset.kind = e.kind;
+      cell(tr, new Date(e.time).toISOString()); cell(tr, e.kind); cell(tr, e.node); cell(tr, e.subject);
+      cell(tr, JSON.stringify(e.details));
+      body.appendChild(tr);
+    });
+  }
+
+  function eventsQuery() {
+    const q = ['limit=50'];
+    if ($('#events-kind').value) { q.push('kind=' + encodeURIComponent($('#events-kind').value)); }
+    if ($('#events-subject').value.trim()) { q.push('subject=' + encodeURIComponent($('#events-subject').value.trim())); }
+    return '/api/v1/admin/events?' + q.join('&');
+  }
+
   async function refresh() {
     if (!key()) { return; }
     try {
@@ -252,6 +395,7 @@
       renderPipelines(pipelines);
       renderSchedules(schedules);
       renderChart(stats);
+      renderEvents(await api('GET', eventsQuery()));
       for (const name of ['inplay', 'sleeping', 'exceptions', 'recent']) {
         renderList(name, await api('GET', '/api/v1/admin/transactions?limit=20&list=' + name));
       }
@@ -267,6 +411,7 @@
     $('#main').hidden = false;
     $('#btn-forget').hidden = false;
     refresh();
+    if (searchFromAddress()) { runSearch(false); }
   }
 
   $('#key-form').addEventListener('submit', (e) => {
@@ -285,6 +430,16 @@
     try { value = JSON.parse($('#switch-value').value); } catch (e) { value = $('#switch-value').value; }
     act('PUT', '/switches/' + encodeURIComponent($('#switch-name').value), { value });
   });
+  $('#search-form').addEventListener('submit', (e) => { e.preventDefault(); runSearch(false); });
+  $('#btn-more').addEventListener('click', () => runSearch(true));
+  $('#btn-bulk-retry').addEventListener('click', () => bulk('retry'));
+  $('#btn-bulk-cancel').addEventListener('click', () => bulk('cancel'));
+  $('#s-all').addEventListener('change', () => {
+    document.querySelectorAll('#results input.pick').forEach(c => { c.checked = $('#s-all').checked; });
+    updateBulk();
+  });
+  $('#events-kind').addEventListener('change', () => refresh());
+  $('#events-subject').addEventListener('change', () => refresh());
   if (key()) { start(); } else { showKeyForm(); }
   setInterval(refresh, 2000);
 })();

@@ -1,7 +1,8 @@
 -- archive: confirm what the caller has written to the archive (only now is it deleted from Redis), then,
 -- if the caller leads the archive role, hand out the next batch of due, finished transactions.
 -- KEYS[1] toArchiveZ   KEYS[2] toArchiveLock1   KEYS[3] toArchiveLock2   KEYS[4] exceptionZ
--- KEYS[4 + i] stateH:<txId> of the i-th transaction the caller wrote
+-- KEYS[5] liveZ (the search index: what is deleted here leaves it)
+-- KEYS[5 + i] stateH:<txId> of the i-th transaction the caller wrote
 -- ARGV[1] nodeId   ARGV[2] now (ms)   ARGV[3] batch size (0: confirm only)   ARGV[4] lease (ms)
 -- ARGV[5] grace (ms)   ARGV[6] the stateH key prefix (Keys.stateH("")): the due transactions are known only
 --   once toArchiveZ is read, so their keys are the prefix and the txId
@@ -34,19 +35,25 @@ local function compensating(key)
 end
 
 local confirmed = 0
-for i = 1, #KEYS - 4 do
-  local key, id, handed = KEYS[4 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
+local gone = {}
+for i = 1, #KEYS - 5 do
+  local key, id, handed = KEYS[5 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
   if redis.call('EXISTS', key) == 0 then
     redis.call('ZREM', KEYS[1], id)
+    gone[#gone + 1] = id
   elseif stamp(key) == handed then
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], id)
+    gone[#gone + 1] = id
     confirmed = confirmed + 1
   elseif redis.call('HGET', key, 'processingState') == 'complete' and not compensating(key) then
     redis.call('ZADD', KEYS[1], now, id)
   else
     redis.call('ZREM', KEYS[1], id)
   end
+end
+for from = 1, #gone, 1000 do
+  redis.call('ZREM', KEYS[5], unpack(gone, from, math.min(from + 999, #gone)))
 end
 
 -- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:

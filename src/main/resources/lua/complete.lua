@@ -2,7 +2,8 @@
 -- Takes a batch: a node completes everything that finished since its last call in one round trip.
 -- KEYS[1] processingZ   KEYS[2] inflightZ:<nodeId>   KEYS[3] toArchiveZ   KEYS[4] notify (channel)
 -- KEYS[5] webhooksZ   KEYS[6..8] stats1H, stats2H, stats3H of the slots that hold now   KEYS[9] sleepingZ
--- For transaction i (1..n), two keys from KEYS[9 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
+-- KEYS[10] liveZ (the search index: a compensation started here is added)
+-- For transaction i (1..n), two keys from KEYS[10 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
 -- ARGV[3], ARGV[4], ARGV[5] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): a completed
 --   child's parent, and the parent's group, are known only from the child's state, so the parent's keys
@@ -38,7 +39,8 @@
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 local now = ARGV[1]
 local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
-local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8]}
+local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
+  live = KEYS[10]}
 local archiveAt = tonumber(now) + tonumber(ARGV[2])
 local replies = {}
 local counts = {}
@@ -61,12 +63,12 @@ local function wakeParent(parent, group, child, status, output, note)
   queue_push(outPrefix .. group, ringPrefix .. group, parent)
 end
 
-for i = 1, (#KEYS - 9) / 2 do
-  local key, webhookKey = KEYS[9 + 2 * (i - 1) + 1], KEYS[9 + 2 * (i - 1) + 2]
+for i = 1, (#KEYS - 10) / 2 do
+  local key, webhookKey = KEYS[10 + 2 * (i - 1) + 1], KEYS[10 + 2 * (i - 1) + 2]
   local a = 8 + 7 * (i - 1) + 1
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
-    'group', 'type', 'cancelRequested', 'errors', 'compensationFor')
+    'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
     replies[i] = CODE.BAD_STATUS
@@ -98,7 +100,9 @@ for i = 1, (#KEYS - 9) / 2 do
     end
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', KEYS[2], id)
-    queue_slot_free(key)
+    if s[12] then
+      queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
+    end
     publish(KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
     if not compensate_start(key, id, status, note, now, prefixes, counts) then
       redis.call('ZADD', KEYS[3], archiveAt, id)

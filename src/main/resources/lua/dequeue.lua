@@ -14,19 +14,27 @@
 -- ARGV[7] the partition's pipelineH key prefix   ARGV[8] the group's qHeldZ key prefix (Keys.qHeldZ(group, ""))
 --   ARGV[9] the number of partitions, ARGV[10] this one's index: a popped transaction's pipeline, and so its
 --   limits and held queue, are known only from its state
+-- ARGV[11] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's limits, like a
+--   pipeline's, are known only from a popped transaction's state
+-- Limits are a pipeline's (pipelineH fields cap and rate) and an owner's (ownerH, set through the admin API),
+-- each counted per group under its name: the pipeline's, or '@' and the owner's (neither begins with '@'). A
+-- transaction runs only when both have room; it is held under the first that has none.
 -- Rate limits: a pipeline with a rate (pipelineH field rate, per second; each partition takes its
 -- 1/partitions share) has a token bucket in qRateH:<group> (fields <pipeline>:t tokens, <pipeline>:at when
--- counted), holding at most one second's worth. A transaction from the in-queue whose pipeline has no token
+-- counted), holding at most a tenth of a second's worth (a node that finds no token is told when the next
+-- comes, and rings the group then: see the reply). A transaction from the in-queue whose pipeline has no token
 -- is held in qHeldZ:<group>:<pipeline> (its score kept; the pipeline named in qHeldS:<group>), off any
 -- worker, and a later call takes it, before the in-queue, once tokens have come.
 -- Concurrency caps: a pipeline with maxConcurrency (pipelineH field cap; partition i of P takes
--- floor(cap / P), plus 1 when i < cap mod P, so the shares add up to the cap) counts its runs in
+-- floor(cap / P), plus 1 when i < cap mod P, so the shares add up to the cap; at least 1) counts its runs in
 -- qRunH:<group>. A transaction from any queue whose pipeline has no free slot is held the same way (from the
 -- admin and out queues at score 0, ahead); taking it holds a slot, noted on its state for whatever ends the
 -- run (lib/queue.lua queue_slot_free, which also rings the group when work waits for the slot).
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
+--   and, last, when work is held by a rate limit with no token now, a number instead of an entry: the ms until
+--   the first such limit has one (the node rings the group then, rather than waiting for a start or idleWait);
 --   where queue is 'admin', 'out' or 'in', and the child fields are set when a child pipeline the
 --   transaction waited for has ended (its result stands for the step at 'step'); stepAttempt is the
 --   step's attempt under its retry policy (1 unless retry.lua raised it).
@@ -55,48 +63,79 @@ local names = {'admin', 'out', 'in', 'in'}
 local taken = {}
 local parts = tonumber(ARGV[9]) or 1
 
--- pipeline -> its limits this call: cap {cap, running, added} and rate {perSec, tokens}, each false when it
--- has none (pipelineH fields cap and rate, read once); what changed is written at the end
+-- limit name (a pipeline, or '@' and an owner) -> its limits this call: cap {cap, running, added} and rate
+-- {perSec, tokens}, each false when it has none (fields cap and rate of its pipelineH or ownerH, read once);
+-- what changed is written at the end
 local limits = {}
-local function limits_of(pipeline)
-  local l = limits[pipeline]
+local function limits_of(name)
+  local l = limits[name]
   if l then
     return l
   end
-  local f = redis.call('HMGET', ARGV[7] .. pipeline, 'cap', 'rate')
+  local f
+  if string.sub(name, 1, 1) == '@' then
+    f = redis.call('HMGET', ARGV[11] .. string.sub(name, 2), 'cap', 'rate')
+  else
+    f = redis.call('HMGET', ARGV[7] .. name, 'cap', 'rate')
+  end
   l = {cap = false, rate = false}
   local total = tonumber(f[1] or '')
   if total and total > 0 then
     local p = tonumber(ARGV[10]) or 0
-    l.cap = {cap = math.floor(total / parts) + ((p < total % parts) and 1 or 0),
-      running = tonumber(redis.call('HGET', KEYS[14], pipeline) or '0'), added = 0}
+    -- at least one: a cap below the number of partitions would otherwise leave some partitions' work held
+    -- for good (such a cap lets up to one run per partition; see docs/decisions.md)
+    l.cap = {cap = math.max(1, math.floor(total / parts) + ((p < total % parts) and 1 or 0)),
+      running = tonumber(redis.call('HGET', KEYS[14], name) or '0'), added = 0}
   end
   local perSec = tonumber(f[2] or '')
   if perSec and perSec > 0 then
     perSec = perSec / parts
-    local burst = math.max(1, perSec)
-    local b = redis.call('HMGET', KEYS[13], pipeline .. ':t', pipeline .. ':at')
+    local burst = math.max(1, perSec / 10)
+    local b = redis.call('HMGET', KEYS[13], name .. ':t', name .. ':at')
     local tokens = tonumber(b[1]) or burst
     tokens = math.min(burst, tokens + math.max(0, tonumber(now) - (tonumber(b[2]) or tonumber(now))) * perSec / 1000)
     l.rate = {perSec = perSec, tokens = tokens}
   end
-  limits[pipeline] = l
+  limits[name] = l
   return l
 end
 
-local function cap_of(pipeline)
-  return limits_of(pipeline).cap
+-- A transaction's limits: {pipeline's, owner's} (names and limits), or false when neither has a cap or rate
+-- (the common case, decided once per pipeline and owner in a call)
+local pairs_of = {}
+local function limits_for(pipeline, owner)
+  local byOwner = pairs_of[pipeline]
+  if not byOwner then
+    byOwner = {}
+    pairs_of[pipeline] = byOwner
+  end
+  local both = byOwner[owner]
+  if both == nil then
+    local on = '@' .. owner
+    local pl, ol = limits_of(pipeline), limits_of(on)
+    both = (pl.cap or pl.rate or ol.cap or ol.rate) and {{pipeline, pl}, {on, ol}} or false
+    byOwner[owner] = both
+  end
+  return both
 end
 
-local function rate_of(pipeline)
-  return limits_of(pipeline).rate
+-- The first of a transaction's limits with no room: no slot, or (rate: from the in-queue and held work only)
+-- no token; nil when both have room.
+local function blocked_by(q, both)
+  for _, nl in ipairs(both) do
+    local l = nl[2]
+    if (l.rate and q >= 3 and l.rate.tokens < 1) or (l.cap and l.cap.running >= l.cap.cap) then
+      return nl[1]
+    end
+  end
+  return nil
 end
 
 -- owner -> how many of its admitted starts (fair share) left the in-queue here: as many of its waiting ones
 -- come in (lib/queue.lua queue_refill), and may be taken in the same call
 local released = {}
 
--- q: 1 admin, 2 out, 3 in, 4 held (a rate-limited pipeline's, with tokens: see take_held)
+-- q: 1 admin, 2 out, 3 in, 4 held (a limit's with tokens or slots again: see take_held)
 local function take(q, heldKey)
   while #taken < max and budget > 0 do
     local want = math.min(max - #taken, budget)
@@ -124,23 +163,33 @@ local function take(q, heldKey)
       if admitted then
         released[s[7]] = (released[s[7]] or 0) + 1
       end
-      local rate = (q >= 3 and s[1] == 'queued') and rate_of(s[2]) or false
-      local cap = s[1] == 'queued' and cap_of(s[2]) or false
-      if (rate and rate.tokens < 1) or (cap and cap.running >= cap.cap) then
-        -- over its pipeline's rate or cap: held, off any worker, until tokens or a slot come
-        redis.call('ZADD', ARGV[8] .. s[2], q >= 3 and scores[i] or 0, id)
-        redis.call('SADD', KEYS[12], s[2])
+      local both = s[1] == 'queued' and limits_for(s[2], s[7])
+      local blocked = both and blocked_by(q, both)
+      if blocked then
+        -- over its pipeline's or owner's rate or cap: held, off any worker, until tokens or a slot come
+        redis.call('ZADD', ARGV[8] .. blocked, q >= 3 and scores[i] or 0, id)
+        redis.call('SADD', KEYS[12], blocked)
         if admitted then
           redis.call('HSET', key, 'share', '')
         end
       elseif s[1] == 'queued' then
-        if rate then
-          rate.tokens = rate.tokens - 1
-        end
-        if cap then
-          cap.running = cap.running + 1
-          cap.added = cap.added + 1
-          redis.call('HSET', key, 'slot', KEYS[14], 'slotHeld', KEYS[12], 'slotRing', KEYS[6])
+        if both then
+          local slots = {}
+          for _, nl in ipairs(both) do
+            local l = nl[2]
+            if l.rate and q >= 3 then
+              l.rate.tokens = l.rate.tokens - 1
+            end
+            if l.cap then
+              l.cap.running = l.cap.running + 1
+              l.cap.added = l.cap.added + 1
+              slots[#slots + 1] = nl[1]
+            end
+          end
+          if #slots > 0 then
+            redis.call('HSET', key, 'slot', KEYS[14], 'slotNames', table.concat(slots, ' '), 'slotHeld', KEYS[12],
+              'slotRing', KEYS[6])
+          end
         end
         local attempt = redis.call('HINCRBY', key, 'attempt', 1)
         if attempt == 1 then
@@ -171,12 +220,13 @@ local function take(q, heldKey)
   end
 end
 
--- held work of rate-limited pipelines whose tokens have come, after the admin and out queues, before the in-queue
+-- held work whose limit (a pipeline's or an owner's) has tokens or slots again, after the admin and out queues,
+-- before the in-queue
 local function take_held()
-  for _, pipeline in ipairs(redis.call('SMEMBERS', KEYS[12])) do
-    local heldKey = ARGV[8] .. pipeline
-    local r = rate_of(pipeline)
-    local c = cap_of(pipeline)
+  for _, name in ipairs(redis.call('SMEMBERS', KEYS[12])) do
+    local heldKey = ARGV[8] .. name
+    local r = limits_of(name).rate
+    local c = limits_of(name).cap
     if not r and not c then
       -- no longer limited: what it held goes back on the in-queue, in its order
       local all = redis.call('ZRANGE', heldKey, 0, -1, 'WITHSCORES')
@@ -200,7 +250,7 @@ local function take_held()
       end
     end
     if redis.call('EXISTS', heldKey) == 0 then
-      redis.call('SREM', KEYS[12], pipeline)
+      redis.call('SREM', KEYS[12], name)
     end
   end
 end
@@ -227,13 +277,25 @@ if left == 0 then
 elseif #taken >= max or budget <= 0 then
   queue_ring(KEYS[6], true)
 end
-for pipeline, l in pairs(limits) do
+for name, l in pairs(limits) do
   if l.cap and l.cap.added > 0 then
-    redis.call('HINCRBY', KEYS[14], pipeline, l.cap.added)
+    redis.call('HINCRBY', KEYS[14], name, l.cap.added)
   end
   if l.rate then
-    redis.call('HSET', KEYS[13], pipeline .. ':t', tostring(l.rate.tokens), pipeline .. ':at', now)
+    redis.call('HSET', KEYS[13], name .. ':t', tostring(l.rate.tokens), name .. ':at', now)
   end
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
+local hint = false
+for name, l in pairs(limits) do
+  if l.rate and l.rate.tokens < 1 and redis.call('SISMEMBER', KEYS[12], name) == 1 then
+    local ms = math.max(1, math.ceil((1 - l.rate.tokens) * 1000 / l.rate.perSec))
+    if not hint or ms < hint then
+      hint = ms
+    end
+  end
+end
+if hint then
+  taken[#taken + 1] = hint
+end
 return taken

@@ -2,7 +2,8 @@
 -- worker to wait for their join (lib/fork.lua decides it as branches end, in complete.lua and cancel.lua).
 -- KEYS[1] stateH:<parentTxId>   KEYS[2] processingZ   KEYS[3] inflightZ:<nodeId>
 -- KEYS[4..6] stats1H, stats2H, stats3H of the slots that hold now (each branch counts as queued)
--- For branch i (1..n), four keys from KEYS[6 + 4(i-1) + 1]: stateH:<branchTxId>, pipelineH:<its pipeline>,
+-- KEYS[7] liveZ (the search index: each branch is added)
+-- For branch i (1..n), four keys from KEYS[7 + 4(i-1) + 1]: stateH:<branchTxId>, pipelineH:<its pipeline>,
 --   qInZ:<its group>, qRingL:<its group> (the group the caller expects; checked)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parallel step   ARGV[4] now
 -- ARGV[5] branches that must succeed (need)   ARGV[6] '1' when the join is all   ARGV[7] '1' to continue on
@@ -28,11 +29,11 @@ local parent, refused = child_parent(KEYS[1], ARGV[2])
 if refused then
   return refused
 end
-local n = (#KEYS - 6) / 4
+local n = (#KEYS - 7) / 4
 local versions = {}
 for i = 1, n do
   local name, group = ARGV[8 + 4 * (i - 1) + 2], ARGV[8 + 4 * (i - 1) + 4]
-  local p = redis.call('HMGET', KEYS[6 + 4 * (i - 1) + 2], 'version', 'nodeGroup', 'onFailure')
+  local p = redis.call('HMGET', KEYS[7 + 4 * (i - 1) + 2], 'version', 'nodeGroup', 'onFailure')
   if not p[1] then
     return {CODE.UNKNOWN_PIPELINE, name}
   end
@@ -45,7 +46,7 @@ local id, now, max = ARGV[1], ARGV[4], tonumber(ARGV[8])
 local counts, ids = {}, {}
 local trace = ARGV[8 + 4 * n + 1] or ''
 for i = 1, n do
-  local k, a = 6 + 4 * (i - 1), 8 + 4 * (i - 1)
+  local k, a = 7 + 4 * (i - 1), 8 + 4 * (i - 1)
   local child, name, p = ARGV[a + 1], ARGV[a + 2], versions[i]
   ids[i] = child
   redis.call('HSET', KEYS[k + 1],
@@ -63,6 +64,7 @@ for i = 1, n do
   if i <= max then
     queue_push_in(KEYS[k + 3], KEYS[k + 4], child, now, parent[8], false, i)
   end
+  redis.call('ZADD', KEYS[7], now, child)
   stats_tally(counts, 'queued', p[2], name, parent[3])
 end
 -- what an earlier fork of this transaction left (one cancelled before its join was decided)

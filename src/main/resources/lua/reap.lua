@@ -46,7 +46,7 @@ local function takeOver(node)
   local inflight = inflightPrefix .. node
   if redis.call('EXISTS', inflight) == 0 then
     if logsAll then
-      event_log(KEYS[2], 'node-dead', now, {nodeId = node, reason = 'heartbeat expired', recovered = 0})
+      event_log(KEYS[2], 'node-dead', now, node, node, {nodeId = node, reason = 'heartbeat expired', recovered = 0})
     end
     out[#out + 1] = node
     out[#out + 1] = 0
@@ -63,7 +63,8 @@ local function takeOver(node)
     end
   end
   redis.call('DEL', inflight)
-  event_log(KEYS[2], 'node-dead', now, {nodeId = node, reason = 'heartbeat expired', recovered = recovered})
+  event_log(KEYS[2], 'node-dead', now, node, node, {nodeId = node, reason = 'heartbeat expired',
+    recovered = recovered})
   out[#out + 1] = node
   out[#out + 1] = recovered
 end
@@ -80,7 +81,7 @@ for _, id in ipairs(old) do
   if not s[1] then
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZADD', KEYS[3], now, id)
-    event_log(KEYS[2], 'exception', now, {txId = id, reason = 'in processingZ without a state'})
+    event_log(KEYS[2], 'exception', now, '', id, {txId = id, reason = 'in processingZ without a state'})
     garbage = garbage + 1
   elseif s[1] ~= 'processing' then
     redis.call('ZREM', KEYS[1], id)
@@ -91,7 +92,7 @@ for _, id in ipairs(old) do
       requeue(key, id, s[3])
     else
       redis.call('ZADD', KEYS[3], now, id)
-      event_log(KEYS[2], 'exception', now, {txId = id, reason = 'processing without a group'})
+      event_log(KEYS[2], 'exception', now, '', id, {txId = id, reason = 'processing without a group'})
     end
     garbage = garbage + 1
   end

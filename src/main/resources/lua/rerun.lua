@@ -1,6 +1,7 @@
 -- rerun: run an ended transaction again under its txId, from the step that failed (with the input that step
 -- had, and so the outputs of the steps before it) or from the first step with the transaction's input.
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3..5] stats1H, stats2H, stats3H of the slots that hold now
+-- KEYS[6] liveZ (the search index: a transaction brought back from the archive is added again)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] 'failed' (from the step that failed) or 'start'
 -- ARGV[5], ARGV[6] the qInZ and qRingL key prefixes (Keys.qInZ(""), …): the transaction's group is known only
 --   from its state, so its queue keys are a prefix and the group
@@ -30,6 +31,7 @@ if redis.call('EXISTS', key) == 0 then
   for f, v in pairs(archived) do
     redis.call('HSET', key, f, v)
   end
+  redis.call('ZADD', KEYS[6], tonumber(archived.created) or tonumber(now), id)
 end
 
 local s = redis.call('HMGET', key, 'owner', 'status', 'processingState', 'step', 'data', 'input', 'group', 'type',

@@ -33,7 +33,7 @@ for i = 1, #KEYS - 3 do
       redis.call('HSET', key, 'paused', '1', 'pausedBy', 'system', 'pauseReason', note, 'updated', now)
       redis.call('HDEL', key, 'nextFire')
       redis.call('ZREM', KEYS[2], id)
-      event_log(KEYS[3], 'schedule-paused', now, {scheduleId = id, reason = note})
+      event_log(KEYS[3], 'schedule-paused', now, '', id, {scheduleId = id, reason = note})
     end
   end
 end

@@ -1,14 +1,17 @@
 -- start: create transactions and queue each on its pipeline's node group.
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
 -- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)   KEYS[4] sleepingZ
--- For transaction i (1..n), seven keys from KEYS[4 + 7(i-1) + 1]:
+-- KEYS[5] liveZ (the search index: every transaction started is added, scored by its created time)
+-- For transaction i (1..n), seven keys from KEYS[5 + 7(i-1) + 1]:
 --   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
 --   qFairH:<group>   qOwnerZ:<group>:<owner>   (fair share: lib/queue.lua queue_share)
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
---   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)
--- For transaction i, fifteen args from ARGV[3 + 15(i-1) + 1]:
+--   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)   ARGV[4] transactions.ownerShare
+--   ARGV[5] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's weight set through
+--   the admin API replaces its configured one (lib/queue.lua queue_share)
+-- For transaction i, fifteen args from ARGV[5 + 15(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
@@ -34,6 +37,7 @@
 local now, period = ARGV[1], ARGV[2]
 local replies = {}
 local counts = {}
+local live = {}
 
 local function start(k, a, i)
   if redis.call('EXISTS', KEYS[k]) == 1 then
@@ -63,7 +67,8 @@ local function start(k, a, i)
   end
   local share, fair
   if ARGV[a + 11] == '' then
-    share, fair = queue_share(KEYS[k + 5], KEYS[k + 6], ARGV[a + 1], tonumber(ARGV[a + 14]) or 0)
+    share, fair = queue_share(KEYS[k + 5], KEYS[k + 6], ARGV[a + 1], tonumber(ARGV[a + 14]) or 0,
+      tonumber(ARGV[4]), ARGV[5] .. ARGV[a + 1])
   end
   local fields = {'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group',
     p[2], 'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
@@ -98,11 +103,16 @@ local function start(k, a, i)
     queue_push_in(KEYS[k + 2], KEYS[k + 3], txId, now, boost, false, i)
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
+  live[#live + 1] = now
+  live[#live + 1] = txId
   return {CODE.OK, p[1]}
 end
 
-for i = 1, (#KEYS - 4) / 7 do
-  replies[i] = start(4 + 7 * (i - 1) + 1, 3 + 15 * (i - 1) + 1, i)
+for i = 1, (#KEYS - 5) / 7 do
+  replies[i] = start(5 + 7 * (i - 1) + 1, 5 + 15 * (i - 1) + 1, i)
+end
+if #live > 0 then
+  redis.call('ZADD', KEYS[5], unpack(live))
 end
 queue_fair_flush()
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)

@@ -30,8 +30,9 @@ local webhookPrefix, statePrefix, counterPrefix, pausePrefix = ARGV[6], ARGV[11]
 local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'processingState', 'attempt', 'created',
   'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl'}
 
-local function event(type, details)
-  event_log(KEYS[4], type, now, details)
+-- the delivering node acted; the subject is the transaction, or the URL a pause is about
+local function event(kind, details)
+  event_log(KEYS[4], kind, now, ARGV[1], details.txId or details.url, details)
 end
 
 local function finish(id, key)

@@ -1,36 +1,99 @@
 package io.conveyor;
 
-import io.conveyor.domain.Transactions;
+import io.conveyor.api.AdminApi;
 import io.conveyor.config.Config;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.domain.Search;
+import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
-
+import io.conveyor.redis.EventStore;
+import io.conveyor.redis.OwnerStore;
+import io.conveyor.redis.ReadStore;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A client in the jar, for trying a node from a shell: start a transaction or read one, through the same
- * scripts the node uses, on the Redis of the config. Prints the summary as one JSON line.
- *   start TYPE [INPUT_JSON] [--owner NAME] [--external-id ID] [--delay D | --start-at TIME] [--wait]
- *   status TXID [--owner NAME]
- *   cancel TXID [--owner NAME]
- *   retry TXID [--owner NAME] [--from-start]
- *   group pause|drain|resume|status GROUP [--wait]   (drain --wait: until nothing of it is in flight)
- *   schedule list | schedule show|pause|resume|trigger ID
+ * The operator's command line, in the jar: it works on the Redis (and archive) of the config, through the same
+ * scripts and stores the node uses, so it needs no node's API key. Each command prints readable lines, or with
+ * --json one JSON document per line. Exit codes: 0 done, 1 refused (not found, not allowed now), 2 bad usage
+ * (an unknown option, a malformed value), 3 Redis or the archive unreachable. `help` and `COMMAND --help` show usage with examples.
  */
 final class Cli {
   private static final long WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+  static final int OK = 0;
+  static final int REFUSED = 1;
+  static final int USAGE = 2;
+  static final int UNAVAILABLE = 3;
 
-  private Cli() {
+  /** Each command: its usage line and an example or two. */
+  static final Map<String, String> HELP = new LinkedHashMap<>();
+
+  static {
+    HELP.put("start", "start TYPE [INPUT_JSON] [--owner NAME] [--external-id ID] [--delay D | --start-at TIME] [--wait]\n"
+        + "    conveyor start order '{\"sku\":\"A-1\"}' --owner acme --wait");
+    HELP.put("status", "status TXID [--owner NAME]   (live or archived; without --owner, any owner's)\n"
+        + "    conveyor status tx-0f3a… --json");
+    HELP.put("list", "list [--status S[,S…]] [--pipeline P] [--owner O] [--external-id X] [--from TIME] [--to TIME]\n"
+        + "     [--q TEXT] [--limit N] [--cursor C] [--all]   (search, live and archived, newest first; search is the same)\n"
+        + "    conveyor list --status failed --pipeline order --from 2026-11-24T00:00:00Z\n"
+        + "    conveyor search --q 'order-17' --all --json");
+    HELP.put("cancel", "cancel TXID   (ends it cancelled: at once when it waits, at its next step when it runs)\n"
+        + "    conveyor cancel tx-0f3a…");
+    HELP.put("retry", "retry TXID [--from-start]   (runs an ended transaction again, from the failed step or the start)\n"
+        + "    conveyor retry tx-0f3a… --from-start");
+    HELP.put("switch", "switch TXID NAME VALUE_JSON   (sets a switch a waiting step listens for)\n"
+        + "    conveyor switch tx-0f3a… approved true");
+    HELP.put("wake", "wake TXID   (a sleeping transaction runs at the reaper's next round)\n"
+        + "    conveyor wake tx-0f3a…");
+    HELP.put("tail", "tail [--kind K] [--subject S] [--limit N] [--follow [--for SECONDS]]   (operational events, oldest\n"
+        + "     first; --follow prints new ones as they come, until interrupted or --for runs out)\n"
+        + "    conveyor tail --kind node-dead --follow");
+    HELP.put("group", "group pause|drain|resume|status GROUP [--wait]   (drain --wait: until nothing of it is in flight)\n"
+        + "    conveyor group drain master --wait");
+    HELP.put("schedule", "schedule list | schedule show|pause|resume|trigger ID\n"
+        + "    conveyor schedule trigger nightly-report");
+    HELP.put("owner", "owner list | owner show|clear OWNER | owner set OWNER [--weight N] [--max-concurrency N]\n"
+        + "     [--rate-limit R]   (an owner's limits per node group)\n"
+        + "    conveyor owner set acme --max-concurrency 20 --rate-limit 100/s");
+    HELP.put("new-key", "new-key OWNER [ROLE[+ROLE]]   (a fresh API key and the api.keys entry holding its hash)\n"
+        + "    conveyor new-key acme client+admin");
+  }
+
+  private final PrintStream out;
+  private final PrintStream err;
+  private final boolean json;
+
+  private Cli(PrintStream out, PrintStream err, boolean json) {
+    this.out = out;
+    this.err = err;
+    this.json = json;
   }
 
   static boolean handles(String[] args) {
-    return args.length > 0 && List.of("start", "status", "cancel", "retry", "group", "schedule", "new-key").contains(args[0]);
+    return args.length > 0 && (HELP.containsKey(args[0]) || List.of("search", "help", "--help").contains(args[0]));
+  }
+
+  /** The usage of every command, or of one. */
+  static String usage(String command) {
+    if (command != null && HELP.containsKey(command)) {
+      return "usage: java -jar conveyor.jar " + HELP.get(command) + "\n";
+    }
+    StringBuilder b = new StringBuilder("usage: java -jar conveyor.jar COMMAND … [--config FILE] [--json]\n"
+        + "Works on the Redis and archive of the config (conf/config.json, CONVEYOR_* variables). Exit codes: 0 done,"
+        + " 1 refused, 2 bad usage, 3 Redis or the archive unreachable.\n\n");
+    HELP.values().forEach(h -> b.append("  ").append(h).append("\n\n"));
+    return b.toString();
   }
 
   /**
@@ -38,67 +101,187 @@ final class Cli {
    * hash. The key is printed once, here; config and logs never see it.
    */
   static int newKey(List<String> args) {
+    return newKey(args, System.out, System.err);
+  }
+
+  static int newKey(List<String> args, PrintStream out, PrintStream err) {
+    if (args.contains("--help")) {
+      out.print(usage("new-key"));
+      return OK;
+    }
     if (args.size() < 2 || !args.get(1).matches("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}")) {
-      System.err.println("usage: new-key OWNER [ROLE[+ROLE]]   (roles: client, step, admin)");
-      return 2;
+      err.print(usage("new-key"));
+      return USAGE;
     }
     List<String> roles = List.of((args.size() > 2 ? args.get(2) : "client").split("\\+"));
     for (String role : roles) {
       if (!List.of("client", "step", "admin").contains(role)) {
-        System.err.println("conveyor: new-key: no role " + role + io.conveyor.model.Strict.suggestion(role,
+        err.println("conveyor: new-key: no role " + role + io.conveyor.model.Strict.suggestion(role,
             List.of("client", "step", "admin")) + " (roles: client, step, admin; join several with +)");
-        return 2;
+        return USAGE;
       }
     }
     byte[] random = new byte[24];
     new java.security.SecureRandom().nextBytes(random);
     String key = "ck_" + java.util.HexFormat.of().formatHex(random);
-    JsonObject entry = new JsonObject().put("owner", args.get(1)).put("roles", new io.vertx.core.json.JsonArray(roles))
+    JsonObject entry = new JsonObject().put("owner", args.get(1)).put("roles", new JsonArray(roles))
         .put("sha256", io.conveyor.config.ApiKeyHash.of(key));
-    System.out.println("key:   " + key);
-    System.out.println("entry: " + entry.encode() + "   (add it to api.keys in the config)");
-    return 0;
+    out.println("key:   " + key);
+    out.println("entry: " + entry.encode() + "   (add it to api.keys in the config)");
+    return OK;
   }
 
-  /** Runs the command; the exit code is 0 on success, 1 when refused, 2 for bad usage. */
   static int run(List<String> args, Config config) {
+    return run(args, config, System.out, System.err);
+  }
+
+  /** Runs the command; the exit code is OK, REFUSED, USAGE or UNAVAILABLE. */
+  static int run(List<String> given, Config config, PrintStream out, PrintStream err) {
+    List<String> args = new ArrayList<>(given);
+    boolean json = args.remove("--json");
+    String command = args.isEmpty() ? "help" : args.get(0);
+    if (command.equals("help") || command.equals("--help")) {
+      out.print(usage(args.size() > 1 ? args.get(1) : null));
+      return OK;
+    }
+    if (command.equals("new-key")) {
+      return newKey(args, out, err);
+    }
+    if (args.contains("--help")) {
+      out.print(usage(command.equals("search") ? "list" : command));
+      return OK;
+    }
     Vertx vertx = Vertx.vertx();
+    Transactions tx = null;
     try {
-      Transactions tx = Transactions.client(vertx, config);
-      String owner = option(args, "--owner", "cli");
-      if (args.get(0).equals("group")) {
-        return group(vertx, tx, args);
-      }
-      if (args.get(0).equals("schedule")) {
-        return schedule(tx, args);
-      }
-      TxSummary s = switch (args.get(0)) {
-        case "start" -> start(vertx, tx, args, owner);
-        case "cancel" -> tx.cancel(args.get(1), owner).await();
-        case "retry" -> tx.rerun(args.get(1), owner, args.contains("--from-start")).await();
-        default -> tx.status(args.get(1), owner).await();
-      };
-      System.out.println(s.toJson().encode());
-      return 0;
+      Cli cli = new Cli(out, err, json);
+      checkOptions(command, args);
+      tx = Transactions.client(vertx, config);
+      return cli.dispatch(vertx, tx, command, args);
     } catch (TxException e) {
-      System.err.println("conveyor: " + e.toJson().encode());
-      return 1;
+      err.println("conveyor: " + (json ? e.toJson().encode() : e.getMessage()));
+      return switch (e.kind()) {
+        case UNAVAILABLE -> UNAVAILABLE;
+        case INVALID_INPUT -> USAGE;
+        default -> REFUSED;
+      };
     } catch (io.conveyor.config.ConfigException e) {
-      System.err.println("conveyor: " + e.getMessage());
-      return 2;
+      err.println("conveyor: " + e.getMessage());
+      return USAGE;
     } catch (IllegalArgumentException | IndexOutOfBoundsException | DecodeException e) {
-      System.err.println("conveyor: " + e.getMessage() + "\nusage: start TYPE [INPUT_JSON] [--owner NAME] "
-          + "[--external-id ID] [--delay D | --start-at TIME] [--wait] | status TXID [--owner NAME] | cancel TXID [--owner NAME] | retry TXID "
-          + "[--owner NAME] [--from-start] | group pause|drain|resume|status GROUP [--wait] | schedule list | schedule "
-          + "show|pause|resume|trigger ID");
-      return 2;
+      err.println("conveyor: " + (e instanceof IndexOutOfBoundsException ? "missing an argument" : e.getMessage()));
+      err.print(usage(command.equals("search") ? "list" : command));
+      return USAGE;
+    } catch (RuntimeException e) {
+      // Redis or the archive could not be reached or answered with an error
+      err.println("conveyor: cannot reach Redis or the archive: " + e.getMessage());
+      return UNAVAILABLE;
     } finally {
+      if (tx != null) {
+        tx.archive().onSuccess(a -> {
+          if (a != null) {
+            a.close();
+          }
+        });
+      }
       vertx.close().await();
     }
   }
 
+  /** Options each command takes (with a value, or a flag): an unknown one is refused, never ignored. */
+  private static final Map<String, List<String>> OPTIONS = Map.ofEntries(
+      Map.entry("start", List.of("--owner=", "--external-id=", "--delay=", "--start-at=", "--wait")),
+      Map.entry("status", List.of("--owner=")),
+      Map.entry("list", List.of("--status=", "--pipeline=", "--owner=", "--external-id=", "--from=", "--to=", "--q=",
+          "--limit=", "--cursor=", "--all")),
+      Map.entry("cancel", List.of()), Map.entry("retry", List.of("--from-start")), Map.entry("switch", List.of()),
+      Map.entry("wake", List.of()),
+      Map.entry("tail", List.of("--kind=", "--subject=", "--limit=", "--follow", "--for=")),
+      Map.entry("group", List.of("--wait")), Map.entry("schedule", List.of()),
+      Map.entry("owner", List.of("--weight=", "--max-concurrency=", "--rate-limit=")));
+
+  private static void checkOptions(String command, List<String> args) {
+    List<String> known = OPTIONS.get(command.equals("search") ? "list" : command);
+    if (known == null) {
+      throw new IllegalArgumentException("no command " + command + io.conveyor.model.Strict.suggestion(command,
+          HELP.keySet()));
+    }
+    for (int i = 1; i < args.size(); i++) {
+      String a = args.get(i);
+      if (!a.startsWith("--")) {
+        continue;
+      }
+      if (known.contains(a + "=")) {
+        if (i + 1 >= args.size()) {
+          throw new IllegalArgumentException(a + " needs a value");
+        }
+        i++;
+      } else if (!known.contains(a)) {
+        List<String> names = known.stream().map(k -> k.replace("=", "")).toList();
+        throw new IllegalArgumentException(command + ": unknown option " + a
+            + io.conveyor.model.Strict.suggestion(a, names) + (names.isEmpty() ? "" : "; options: "
+            + String.join(" ", names)));
+      }
+    }
+  }
+
+  private int dispatch(Vertx vertx, Transactions tx, String command, List<String> args) {
+    AdminApi admin = AdminApi.of(tx, tx.archive().await());
+    String owner = option(args, "--owner", null);
+    switch (command) {
+      case "start" -> print(start(vertx, tx, args, owner == null ? "cli" : owner));
+      case "status" -> print(owner == null ? admin.status(arg(args, 1, "TXID")).await()
+          : tx.status(arg(args, 1, "TXID"), owner).await());
+      case "list", "search" -> {
+        return list(tx, args);
+      }
+      case "cancel" -> print(admin.cancel(arg(args, 1, "TXID")).await());
+      case "retry" -> print(admin.rerun(arg(args, 1, "TXID"), args.contains("--from-start")).await());
+      case "switch" -> print(admin.setSwitch(arg(args, 1, "TXID"), arg(args, 2, "NAME"),
+          Json.decodeValue(arg(args, 3, "VALUE_JSON"))).await());
+      case "wake" -> print(admin.wake(arg(args, 1, "TXID")).await());
+      case "tail" -> {
+        return tail(vertx, tx, args);
+      }
+      case "group" -> {
+        return group(vertx, tx, args);
+      }
+      case "schedule" -> {
+        return schedule(tx, args);
+      }
+      default -> {
+        return owner(tx, args);
+      }
+    }
+    return OK;
+  }
+
+  private static String arg(List<String> args, int i, String name) {
+    if (i >= args.size() || args.get(i).startsWith("--")) {
+      throw new IllegalArgumentException("missing " + name);
+    }
+    return args.get(i);
+  }
+
+  private void print(TxSummary s) {
+    if (json) {
+      out.println(s.toJson().encode());
+      return;
+    }
+    JsonObject j = s.toJson();
+    out.println(s.txId() + "  " + s.type() + "  " + s.status().wire() + " (" + s.processingState() + ")  owner "
+        + s.owner() + (s.externalId() == null ? "" : "  externalId " + s.externalId()) + "  created " + s.created()
+        + (s.completed() == null ? "" : "  completed " + s.completed()));
+    if (j.getValue("output") != null) {
+      out.println("  output: " + Json.encode(j.getValue("output")));
+    }
+    if (s.note() != null) {
+      out.println("  note: " + s.note());
+    }
+  }
+
   private static TxSummary start(Vertx vertx, Transactions tx, List<String> args, String owner) {
-    JsonObject body = new JsonObject().put("type", args.get(1)).put("owner", owner)
+    JsonObject body = new JsonObject().put("type", arg(args, 1, "TYPE")).put("owner", owner)
         .put("externalId", option(args, "--external-id", null)).put("delay", option(args, "--delay", null))
         .put("startAt", option(args, "--start-at", null))
         .put("input", args.size() > 2 && !args.get(2).startsWith("--") ? new JsonObject(args.get(2)) : new JsonObject());
@@ -107,16 +290,122 @@ final class Cli {
         : started;
   }
 
-  /** schedule list, or schedule ACTION ID: prints the schedules (one JSON line each) or the one acted on. */
-  private static int schedule(Transactions tx, List<String> args) {
-    io.conveyor.api.ScheduleAdmin admin = new io.conveyor.api.ScheduleAdmin(tx.schedules(), tx, tx.clock());
-    String action = args.get(1);
-    if (action.equals("list")) {
-      admin.list().await().getJsonArray("schedules").forEach(s -> System.out.println(((JsonObject) s).encode()));
-      return 0;
+  /** list/search: a page (or, with --all, every page) of the search, one transaction a line. */
+  private int list(Transactions tx, List<String> args) {
+    Map<String, String> params = new LinkedHashMap<>();
+    for (String[] o : new String[][] {{"--status", "status"}, {"--pipeline", "pipeline"}, {"--owner", "owner"},
+        {"--external-id", "externalId"}, {"--from", "from"}, {"--to", "to"}, {"--q", "q"}, {"--limit", "limit"},
+        {"--cursor", "cursor"}}) {
+      String v = option(args, o[0], null);
+      if (v != null) {
+        params.put(o[1], v);
+      }
     }
-    String id = args.get(2);
-    JsonObject out = switch (action) {
+    Search search = new Search(new ReadStore(tx.context()), tx.context().keys(), tx.archive().await());
+    int shown = 0;
+    while (true) {
+      JsonObject page = search.run(Search.parse(params, null)).await();
+      for (Object o : page.getJsonArray("transactions")) {
+        JsonObject t = (JsonObject) o;
+        shown++;
+        out.println(json ? t.encode() : t.getString("txId") + "  " + t.getString("type") + "  " + t.getString("phase")
+            + "  owner " + t.getString("owner") + "  created " + t.getString("created")
+            + (t.getString("externalId") == null ? "" : "  externalId " + t.getString("externalId")));
+      }
+      String next = page.getString("next");
+      if (next == null) {
+        break;
+      }
+      if (!args.contains("--all")) {
+        out.println(json ? new JsonObject().put("next", next).encode() : "more: --cursor " + next);
+        break;
+      }
+      params.put("cursor", next);
+    }
+    if (!json && shown == 0) {
+      out.println("no transaction matches");
+    }
+    return OK;
+  }
+
+  /** tail: the events, oldest first; --follow prints new ones each second until --for runs out (or forever). */
+  private int tail(Vertx vertx, Transactions tx, List<String> args) {
+    EventStore events = new EventStore(tx.context());
+    int limit = Integer.parseInt(option(args, "--limit", "20"));
+    if (limit < 1 || limit > EventStore.MAX_LENGTH) {
+      throw new IllegalArgumentException("--limit: 1 to " + EventStore.MAX_LENGTH);
+    }
+    String kind = option(args, "--kind", null);
+    String subject = option(args, "--subject", null);
+    JsonArray first = events.read(new EventStore.Filter(kind, null, subject, null, null, limit)).await();
+    long last = -1;
+    java.util.Set<String> atLast = new java.util.HashSet<>();
+    for (int i = first.size() - 1; i >= 0; i--) {
+      JsonObject e = first.getJsonObject(i);
+      printEvent(e);
+      if (e.getLong("time") > last) {
+        last = e.getLong("time");
+        atLast.clear();
+      }
+      atLast.add(e.encode());
+    }
+    if (!args.contains("--follow")) {
+      return OK;
+    }
+    String forSeconds = option(args, "--for", null);
+    long deadline = forSeconds == null ? Long.MAX_VALUE : System.nanoTime() + Long.parseLong(forSeconds) * 1_000_000_000L;
+    if (last < 0) {
+      last = tx.clock().millis();
+    }
+    while (System.nanoTime() < deadline) {
+      Promise<Void> tick = Promise.promise();
+      vertx.setTimer(Math.max(1, Math.min(1000, (deadline - System.nanoTime()) / 1_000_000)), t -> tick.complete());
+      tick.future().await();
+      JsonArray fresh = events.read(new EventStore.Filter(kind, null, subject, last, null, EventStore.MAX_LENGTH))
+          .await();
+      for (int i = fresh.size() - 1; i >= 0; i--) {
+        JsonObject e = fresh.getJsonObject(i);
+        long t = e.getLong("time");
+        if (t == last && atLast.contains(e.encode())) {
+          continue;
+        }
+        if (t > last) {
+          last = t;
+          atLast.clear();
+        }
+        atLast.add(e.encode());
+        printEvent(e);
+      }
+      out.flush();
+    }
+    return OK;
+  }
+
+  private void printEvent(JsonObject e) {
+    out.println(json ? e.encode() : java.time.Instant.ofEpochMilli(e.getLong("time")) + "  " + e.getString("kind")
+        + "  " + e.getString("subject") + (e.getString("node", "").isEmpty() ? "" : "  node " + e.getString("node"))
+        + "  " + e.getJsonObject("details", new JsonObject()).encode());
+  }
+
+  /** schedule list, or schedule ACTION ID. */
+  private int schedule(Transactions tx, List<String> args) {
+    io.conveyor.api.ScheduleAdmin admin = new io.conveyor.api.ScheduleAdmin(tx.schedules(), tx, tx.clock());
+    String action = arg(args, 1, "list, show, pause, resume or trigger");
+    if (action.equals("list")) {
+      JsonArray all = admin.list().await().getJsonArray("schedules");
+      for (Object o : all) {
+        JsonObject s = (JsonObject) o;
+        out.println(json ? s.encode() : s.getString("id") + "  " + s.getJsonObject("definition").getString("pipeline")
+            + "  " + (s.getBoolean("paused") ? "paused" : "next " + s.getJsonArray("next", new JsonArray()).stream()
+            .findFirst().orElse("-")));
+      }
+      if (!json && all.isEmpty()) {
+        out.println("no schedules");
+      }
+      return OK;
+    }
+    String id = arg(args, 2, "ID");
+    JsonObject result = switch (action) {
       case "show" -> admin.get(id).await();
       case "pause" -> admin.setPaused(id, true, "cli").await();
       case "resume" -> admin.setPaused(id, false, "cli").await();
@@ -124,19 +413,20 @@ final class Cli {
       default -> throw new IllegalArgumentException("schedule: expected list, show, pause, resume or trigger, got "
           + action);
     };
-    System.out.println(out.encode());
-    return 0;
+    out.println(json ? result.encode() : result.getString("id") + "  " + (result.getBoolean("paused") ? "paused"
+        : "active") + (result.getString("triggered") == null ? "" : "  triggered " + result.getString("triggered")));
+    return OK;
   }
 
-  /** group ACTION GROUP: prints the group's state as one JSON line; drain --wait prints again once drained. */
-  private static int group(Vertx vertx, Transactions tx, List<String> args) {
-    String action = args.get(1);
+  /** group ACTION GROUP; drain --wait prints again once drained (exit 1 if it was not within five minutes). */
+  private int group(Vertx vertx, Transactions tx, List<String> args) {
+    String action = arg(args, 1, "pause, drain, resume or status");
     if (!List.of("pause", "drain", "resume", "status").contains(action)) {
       throw new IllegalArgumentException("group: expected pause, drain, resume or status, got " + action);
     }
-    String group = args.get(2);
+    String group = arg(args, 2, "GROUP");
     var s = tx.group(group, action.equals("status") ? "read" : action, "cli").await();
-    System.out.println(s.toJson().encode());
+    printGroup(s);
     if (action.equals("drain") && args.contains("--wait")) {
       long deadline = System.nanoTime() + WAIT_NANOS * 5;
       while (s.inFlight() > 0 && s.state().equals("draining") && System.nanoTime() - deadline < 0) {
@@ -145,10 +435,67 @@ final class Cli {
         tick.future().await();
         s = tx.group(group, "read", "cli").await();
       }
-      System.out.println(s.toJson().encode());
-      return s.inFlight() == 0 ? 0 : 1;
+      printGroup(s);
+      return s.inFlight() == 0 ? OK : REFUSED;
     }
-    return 0;
+    return OK;
+  }
+
+  private void printGroup(io.conveyor.redis.ControlStore.GroupState s) {
+    out.println(json ? s.toJson().encode() : s.group() + "  " + s.state() + "  in flight " + s.inFlight()
+        + "  queued " + s.queued());
+  }
+
+  /** owner list | owner show|clear OWNER | owner set OWNER [--weight N] [--max-concurrency N] [--rate-limit R]. */
+  private int owner(Transactions tx, List<String> args) {
+    OwnerStore store = new OwnerStore(tx.context());
+    String action = arg(args, 1, "list, show, set or clear");
+    if (action.equals("list")) {
+      JsonObject all = store.list().await();
+      all.forEach(e -> out.println(json ? new JsonObject().put("owner", e.getKey()).mergeIn((JsonObject) e.getValue())
+          .encode() : e.getKey() + "  " + ((JsonObject) e.getValue()).encode()));
+      if (!json && all.isEmpty()) {
+        out.println("no owner has limits set");
+      }
+      return OK;
+    }
+    String name = arg(args, 2, "OWNER");
+    if (!io.conveyor.model.StartRequest.OWNER.matcher(name).matches()) {
+      throw new IllegalArgumentException("not an owner name: " + name);
+    }
+    switch (action) {
+      case "show" -> { }
+      case "clear" -> store.put(name, new OwnerStore.Limits(null, null, null, 0)).await();
+      case "set" -> {
+        Integer weight = whole(option(args, "--weight", null), "--weight", 1000);
+        Integer cap = whole(option(args, "--max-concurrency", null), "--max-concurrency", 1_000_000);
+        String rate = option(args, "--rate-limit", null);
+        if (rate != null && !rate.matches(io.conveyor.model.Pipeline.RATE_LIMIT)) {
+          throw new IllegalArgumentException("--rate-limit: a count per second, minute or hour such as 100/s, got "
+              + rate);
+        }
+        store.put(name, new OwnerStore.Limits(weight, cap, rate, 0)).await();
+      }
+      default -> throw new IllegalArgumentException("owner: expected list, show, set or clear, got " + action);
+    }
+    JsonObject l = OwnerStore.json(store.get(name).await());
+    out.println(json ? new JsonObject().put("owner", name).mergeIn(l).encode() : name + "  " + l.encode());
+    return OK;
+  }
+
+  private static Integer whole(String v, String name, int max) {
+    if (v == null) {
+      return null;
+    }
+    try {
+      int n = Integer.parseInt(v);
+      if (n >= 1 && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new IllegalArgumentException(name + ": a whole number from 1 to " + max + ", got " + v);
   }
 
   /** Polls until the transaction ends or the deadline (System.nanoTime) passes. */

@@ -181,6 +181,7 @@ public final class Node {
               }
             })).toList()))
         .compose(v -> store.copyAll())
+        .compose(v -> new io.conveyor.redis.OwnerStore(r).copyAll())
         .compose(v -> store.pipelines().onSuccess(known -> pipelines.forEach(p -> {
           List<String> missing = p.pipeline().references().stream().filter(ref -> !known.containsKey(ref)).toList();
           if (!missing.isEmpty()) {
@@ -236,7 +237,8 @@ public final class Node {
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
         registration).sharing(assignment))
         // every node hears of every completion, whoever waits on it here
-        .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)));
+        .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)))
+        .compose(v -> deploy("events", new io.conveyor.bus.EventsVerticle(redis)));
     if (n.has("reaper")) {
       for (int p = 0; p < partitions; p++) {
         int part = p;
@@ -329,6 +331,7 @@ public final class Node {
             })).toList()))
         // a partition's master may have failed over without the copies the last publication made
         .compose(v -> store.copyAll())
+        .compose(v -> new io.conveyor.redis.OwnerStore(r).copyAll())
         .mapEmpty();
   }
 

@@ -35,6 +35,7 @@ local function compensate_start(key, id, status, note, now, prefixes, counts)
     'updated', now, 'metadata', s[3] or '{}', 'input', input, 'compensationFor', id, 'priority', s[11] or '0',
     'qBoost', s[12] or '0')
   queue_push_in(prefixes.queue .. p[2], prefixes.ring .. p[2], childId, now, s[12])
+  redis.call('ZADD', prefixes.live, now, childId)
   stats_tally(counts, 'queued', p[2], s[1], s[2])
   redis.call('HSET', key, 'compensation', cjson.encode({txId = childId, pipeline = s[1], status = 'running'}))
   return true

@@ -42,7 +42,10 @@ end
 local queue_fair = {}
 
 -- Where a start goes: 'in' (admitted) or 'wait', with its owner's entry to hand to queue_wait; nil when off.
-local function queue_share(fairKey, ownerKey, owner, cap)
+-- cap is the owner's share from the node's config (transactions.ownerShare x ownerWeights); a weight set
+-- through the admin API (field weight of limitsKey, the owner's ownerH copy in this partition) replaces the
+-- configured one: the share is then base (transactions.ownerShare) x that weight.
+local function queue_share(fairKey, ownerKey, owner, cap, base, limitsKey)
   if cap <= 0 then
     return nil
   end
@@ -50,10 +53,14 @@ local function queue_share(fairKey, ownerKey, owner, cap)
   local f = queue_fair[name]
   if not f then
     f = {fairKey = fairKey, ownerKey = ownerKey, owner = owner, added = 0, waiting = {},
-      admitted = tonumber(redis.call('HGET', fairKey, owner) or '0')}
+      admitted = tonumber(redis.call('HGET', fairKey, owner) or '0'), cap = cap}
+    local weight = limitsKey and tonumber(redis.call('HGET', limitsKey, 'weight') or '')
+    if weight and base and base > 0 then
+      f.cap = math.max(1, math.floor(base * weight))
+    end
     queue_fair[name] = f
   end
-  if f.admitted + f.added >= cap then
+  if f.admitted + f.added >= f.cap then
     return 'wait', f
   end
   f.added = f.added + 1
@@ -126,22 +133,29 @@ local function queue_release(fairKey, ownerKey, queueKey, statePrefix, owner, no
   return queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, {[owner] = 1}, now) > 0
 end
 
--- Concurrency caps (dequeue.lua): a run of a pipeline with maxConcurrency holds a slot, counted in
--- qRunH:<group> field <pipeline> and noted on its stateH: slot = that qRunH key, slotHeld = the group's
+-- Concurrency caps (dequeue.lua): a run of a pipeline or an owner with maxConcurrency holds a slot, counted in
+-- qRunH:<group> field <pipeline> or @<owner>, and noted on its stateH: slot = that qRunH key, slotNames = the
+-- limits it holds slots of, slotHeld = the group's
 -- qHeldS key, slotRing = its qRingL key (names dequeue had from Keys, kept so that every script that ends a
 -- run can free the slot without knowing more). When the run leaves its worker (completes, sleeps, retries,
 -- hops, forks, or is taken back from a node), the slot frees; when work of the pipeline is held for a slot,
 -- the group's ring wakes a node to take it.
 local function queue_slot_free(stateKey)
-  local s = redis.call('HMGET', stateKey, 'slot', 'slotHeld', 'slotRing', 'type')
+  local s = redis.call('HMGET', stateKey, 'slot', 'slotHeld', 'slotRing', 'type', 'slotNames')
   if not s[1] or s[1] == '' then
     return
   end
-  redis.call('HDEL', stateKey, 'slot', 'slotHeld', 'slotRing')
-  if redis.call('HINCRBY', s[1], s[4], -1) <= 0 then
-    redis.call('HDEL', s[1], s[4])
+  redis.call('HDEL', stateKey, 'slot', 'slotHeld', 'slotRing', 'slotNames')
+  -- slotNames: the limits whose slots the run holds (its pipeline's, '@' and its owner's), space-separated;
+  -- a run taken before owner caps held its pipeline's only and has no slotNames
+  local ring = false
+  for name in string.gmatch(s[5] or s[4], '%S+') do
+    if redis.call('HINCRBY', s[1], name, -1) <= 0 then
+      redis.call('HDEL', s[1], name)
+    end
+    ring = ring or redis.call('SISMEMBER', s[2], name) == 1
   end
-  if redis.call('SISMEMBER', s[2], s[4]) == 1 then
+  if ring then
     queue_ring(s[3], true)
   end
 end

@@ -19,12 +19,18 @@ import java.util.Locale;
  * transactions in play, sleeping, set aside and recently finished; one transaction in full (its state,
  * its pipeline's steps with where it stands, the events that name it); and cancel, wake, set switch.
  */
-final class AdminApi {
+public final class AdminApi {
   private final Transactions tx;
   private final ReadStore reads;
   private final ControlStore control;
   private final PipelineStore pipelines;
   private final ArchiveStore archive;
+
+  /** An operator's view over a Transactions service's own stores (the CLI's). */
+  public static AdminApi of(Transactions tx, ArchiveStore archive) {
+    return new AdminApi(tx, new ReadStore(tx.context()), new ControlStore(tx.context()),
+        new io.conveyor.redis.PipelineStore(tx.context()), archive);
+  }
 
   /** archive is null on a node without one: then only what Redis holds is found. */
   AdminApi(Transactions tx, ReadStore reads, ControlStore control, PipelineStore pipelines, ArchiveStore archive) {
@@ -80,6 +86,10 @@ final class AdminApi {
                     .put("data", json(fields.getString("data")))
                     .put("branches", fields.getString("fork") == null ? null
                         : new JsonObject(fields.getString("fork")).getJsonArray("ids"))
+                    // the transactions it is linked to: its parent, the child it waits for, its compensation
+                    .put("parent", fields.getString("parentTxId"))
+                    .put("child", Ids.isTxId(fields.getString("waitingFor", "")) ? fields.getString("waitingFor") : null)
+                    .put("compensationFor", fields.getString("compensationFor"))
                     .put("priority", Integer.parseInt(fields.getString("priority", "0")))
                     .put("switches", json(fields.getString("switches")))
                     .put("steps", steps(definition, fields))
@@ -145,20 +155,25 @@ final class AdminApi {
             : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId)));
   }
 
-  Future<TxSummary> cancel(String txId) {
+  /** Any owner's transaction, from Redis or the archive. */
+  public Future<TxSummary> status(String txId) {
+    return ownerOf(txId).compose(owner -> tx.status(txId, owner));
+  }
+
+  public Future<TxSummary> cancel(String txId) {
     return ownerOf(txId).compose(owner -> tx.cancel(txId, owner));
   }
 
-  Future<TxSummary> rerun(String txId, boolean fromStart) {
+  public Future<TxSummary> rerun(String txId, boolean fromStart) {
     return ownerOf(txId).compose(owner -> tx.rerun(txId, owner, fromStart));
   }
 
-  Future<TxSummary> setSwitch(String txId, String name, Object value) {
+  public Future<TxSummary> setSwitch(String txId, String name, Object value) {
     return ownerOf(txId).compose(owner -> tx.setSwitch(txId, owner, name, value));
   }
 
   /** A sleeping transaction wakes at the reaper leader's next round; one that does not sleep is a conflict. */
-  Future<TxSummary> wake(String txId) {
+  public Future<TxSummary> wake(String txId) {
     return ownerOf(txId).compose(owner -> control.wakeNow(txId).compose(sleeping -> sleeping
         ? tx.status(txId, owner)
         : Future.failedFuture(new TxException(Kind.ALREADY_FINAL, "transaction " + txId + " is not sleeping", null,

@@ -2,6 +2,7 @@ package io.conveyor.api;
 
 import io.conveyor.bus.Addresses;
 import io.conveyor.config.Config;
+import io.conveyor.domain.Search;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
@@ -110,8 +111,15 @@ public final class HttpApiVerticle extends VerticleBase {
       r.route("/eventbus/*").subRouter(sockJsBridge());
     }
     r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(http.maxBodyBytes()));
-    r.get("/metrics").handler(ctx -> ctx.response().putHeader("content-type",
-        "text/plain; version=0.0.4; charset=utf-8").end(factory.metrics().scrape()));
+    // the node's group's limits and fair-share waits are read from Redis for each scrape (a few reads)
+    ControlStore limitsView = new ControlStore(redis);
+    r.get("/metrics").handler(ctx -> limitsView.waiting(config.node().group()).onComplete(ar -> {
+      if (ar.succeeded()) {
+        factory.metrics().limits(config.node().group(), ar.result());
+      }
+      ctx.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+          .end(factory.metrics().scrape());
+    }));
     r.route("/api/v1/*").handler(this::authenticate);
     r.route("/api/v1/*").handler(HttpApiVerticle::knownQuery);
     r.route("/api/v1/transactions*").handler(ctx -> requireRole(ctx, "client"));
@@ -148,8 +156,16 @@ public final class HttpApiVerticle extends VerticleBase {
         .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
         .compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
-    r.get("/api/v1/transactions").handler(ctx -> answer(ctx,
-        tx.byExternalId(ctx.request().getParam("externalId"), owner(ctx)), s -> 200));
+    Search search = new Search(reads, redis.keys(), factory.archive());
+    // ?externalId=… alone is the lookup it always was (one transaction, or 404); any other query is a search
+    r.get("/api/v1/transactions").handler(ctx -> {
+      java.util.Map<String, String> params = params(ctx);
+      if (params.size() == 1 && params.containsKey("externalId")) {
+        answer(ctx, tx.byExternalId(params.get("externalId"), owner(ctx)), s -> 200);
+      } else {
+        json(ctx, searched(search, params, owner(ctx)));
+      }
+    });
     r.get("/api/v1/transactions/:txId").handler(ctx -> answer(ctx, tx.status(ctx.pathParam("txId"), owner(ctx))
         .compose(s -> awaitOutcome(ctx, s)), s -> 200));
     r.post("/api/v1/transactions/:txId/cancel").handler(ctx -> answer(ctx,
@@ -159,8 +175,15 @@ public final class HttpApiVerticle extends VerticleBase {
     r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx, "value").compose(b ->
         tx.setSwitch(ctx.pathParam("txId"), owner(ctx), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
     AdminApi admin = new AdminApi(tx, reads, new ControlStore(redis), pipelines, factory.archive());
-    r.get("/api/v1/admin/transactions").handler(ctx -> json(ctx, admin.list(ctx.request().getParam("list"),
-        ctx.request().getParam("limit"))));
+    // ?list=… is the dashboard's fixed lists; otherwise a search across owners
+    r.get("/api/v1/admin/transactions").handler(ctx -> {
+      java.util.Map<String, String> params = params(ctx);
+      if (params.containsKey("list")) {
+        json(ctx, admin.list(params.get("list"), params.get("limit")));
+      } else {
+        json(ctx, searched(search, params, null));
+      }
+    });
     r.get("/api/v1/admin/transactions/:txId").handler(ctx -> json(ctx, admin.detail(ctx.pathParam("txId"))));
     r.post("/api/v1/admin/transactions/:txId/cancel").handler(ctx -> answer(ctx, admin.cancel(ctx.pathParam("txId")),
         s -> 200));
@@ -192,6 +215,21 @@ public final class HttpApiVerticle extends VerticleBase {
       r.post("/api/v1/admin/groups/:group/" + action).handler(ctx -> json(ctx, groups.act(ctx.pathParam("group"),
           action, owner(ctx), action.equals("drain") ? ctx.request().getParam("wait") : null)));
     }
+    io.conveyor.redis.EventStore eventStore = new io.conveyor.redis.EventStore(redis);
+    r.get("/api/v1/admin/events").handler(ctx -> {
+      java.util.Map<String, String> p = params(ctx);
+      try {
+        json(ctx, eventStore.read(eventFilter(p)).map(list -> new JsonObject().put("events", list)));
+      } catch (TxException e) {
+        problem(ctx, e);
+      }
+    });
+    OwnerAdmin owners = new OwnerAdmin(new io.conveyor.redis.OwnerStore(redis), config.transactions());
+    r.get("/api/v1/admin/owners").handler(ctx -> json(ctx, owners.list()));
+    r.get("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.get(ctx.pathParam("owner"))));
+    r.put("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, body(ctx).compose(b ->
+        owners.put(ctx.pathParam("owner"), b))));
+    r.delete("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.delete(ctx.pathParam("owner"))));
     // the dashboard: static files from the jar; its API calls carry the admin key the page keeps
     r.get("/dashboard").handler(ctx -> {
       if (ctx.request().path().endsWith("/")) {
@@ -264,15 +302,52 @@ public final class HttpApiVerticle extends VerticleBase {
     }
   }
 
+  /** The query parameters, each once (a repeated one is refused rather than one of its values dropped). */
+  private static java.util.Map<String, String> params(RoutingContext ctx) {
+    java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (String name : ctx.queryParams().names()) {
+      java.util.List<String> all = ctx.queryParams().getAll(name);
+      out.put(name, all.size() == 1 ? all.get(0) : null);
+    }
+    return out;
+  }
+
+  /** GET /api/v1/admin/events: kind, node, subject, since and until (ISO-8601 or ms), limit (1-1000, default 100). */
+  private static io.conveyor.redis.EventStore.Filter eventFilter(java.util.Map<String, String> p) {
+    for (java.util.Map.Entry<String, String> e : p.entrySet()) {
+      if (e.getValue() == null || e.getValue().isBlank()) {
+        throw TxException.invalid(e.getKey(), e.getValue() == null ? "given more than once" : "empty: leave it out");
+      }
+    }
+    return new io.conveyor.redis.EventStore.Filter(p.get("kind"), p.get("node"), p.get("subject"),
+        Search.time(p, "since"), Search.time(p, "until"), Search.limit(p, 100, io.conveyor.redis.EventStore.MAX_LENGTH));
+  }
+
+  private static Future<JsonObject> searched(Search search, java.util.Map<String, String> params, String owner) {
+    for (java.util.Map.Entry<String, String> e : params.entrySet()) {
+      if (e.getValue() == null) {
+        return Future.failedFuture(TxException.invalid(e.getKey(), "given more than once"));
+      }
+    }
+    try {
+      return search.run(Search.parse(params, owner));
+    } catch (TxException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
   /** The query parameters each route takes (method, path pattern); a route not listed takes none. */
   private static final List<java.util.Map.Entry<java.util.regex.Pattern, java.util.Set<String>>> QUERIES = List.of(
-      query("GET /api/v1/transactions", "externalId"),
+      query("GET /api/v1/transactions", "externalId", "status", "pipeline", "owner", "from", "to", "q", "limit",
+          "cursor"),
       query("POST /api/v1/transactions", "wait"),
       query("GET /api/v1/transactions/[^/]+", "wait"),
       query("POST /api/v1/(admin/)?transactions/[^/]+/retry", "from"),
       query("DELETE /api/v1/pipelines/[^/]+", "force"),
       query("GET /api/v1/stats", "series", "from", "to", "pipeline", "group", "owner"),
-      query("GET /api/v1/admin/transactions", "list", "limit"),
+      query("GET /api/v1/admin/events", "kind", "node", "subject", "since", "until", "limit"),
+      query("GET /api/v1/admin/transactions", "list", "limit", "externalId", "status", "pipeline", "owner", "from",
+          "to", "q", "cursor"),
       query("POST /api/v1/admin/pipelines/[^/]+/retry", "since", "until", "status", "from", "limit"),
       query("POST /api/v1/admin/groups/[^/]+/drain", "wait"));
 
@@ -361,6 +436,29 @@ public final class HttpApiVerticle extends VerticleBase {
   }
 
   /**
+   * Per limit of a group that holds work back or counts runs (a pipeline's name, or '@' and an owner's):
+   * {running, held, maxConcurrency, rateLimit}, the last two as set (null when not).
+   */
+  private static JsonObject limits(JsonObject waiting, JsonObject pipelines, JsonObject owners) {
+    java.util.TreeSet<String> names = new java.util.TreeSet<>(waiting.getJsonObject("held").fieldNames());
+    names.addAll(waiting.getJsonObject("running").fieldNames());
+    JsonObject out = new JsonObject();
+    for (String n : names) {
+      JsonObject set;
+      if (n.startsWith("@")) {
+        set = owners.getJsonObject(n.substring(1), new JsonObject());
+      } else {
+        JsonObject p = pipelines.getJsonObject(n);
+        set = p == null || p.getString("definition") == null ? new JsonObject() : new JsonObject(p.getString("definition"));
+      }
+      out.put(n, new JsonObject().put("running", waiting.getJsonObject("running").getLong(n, 0L))
+          .put("held", waiting.getJsonObject("held").getLong(n, 0L))
+          .put("maxConcurrency", set.getValue("maxConcurrency")).put("rateLimit", set.getValue("rateLimit")));
+    }
+    return out;
+  }
+
+  /**
    * The nodes with their heartbeat, the queues of every group they serve, and each role's leader: a lease
    * holder whose heartbeat is gone is shown as no leader (null), never as a dead node leading. With several
    * partitions, leaders.reaper is the judge of dead nodes, and partitions lists each partition's leaders.
@@ -376,9 +474,11 @@ public final class HttpApiVerticle extends VerticleBase {
       reads.add(liveness.leader(LeaderRole.ARCHIVE, p));
       reads.add(liveness.leader(LeaderRole.WEBHOOKS, p));
     }
+    reads.add(new io.conveyor.redis.OwnerStore(redis).list());
     reads.add(pipelines.pipelines());
     ControlStore control = new ControlStore(redis);
     return Future.all(reads).compose(f -> {
+      JsonObject ownerLimits = f.resultAt(reads.size() - 2);
       java.util.Map<String, JsonObject> nodes = f.resultAt(0);
       java.util.Set<String> groups = new java.util.TreeSet<>();
       nodes.values().forEach(n -> groups.add(n.getString("group")));
@@ -409,7 +509,8 @@ public final class HttpApiVerticle extends VerticleBase {
               .mapToLong(e -> ((JsonObject) e.getValue()).getLong("waiting")).sum();
           long held = waiting.getJsonObject("held").stream().mapToLong(e -> (Long) e.getValue()).sum();
           queues.put(g, q.<JsonObject>resultAt(i * 3).copy().put("state", state.state()).put("inFlight",
-              state.inFlight()).put("nodes", serving).put("waiting", owners).put("held", held));
+              state.inFlight()).put("nodes", serving).put("waiting", owners).put("held", held)
+              .put("limits", limits(waiting, known, ownerLimits)));
           i++;
         }
         JsonObject out = new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())

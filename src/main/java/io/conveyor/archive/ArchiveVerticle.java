@@ -14,6 +14,7 @@ import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
+import java.time.Instant;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import java.time.Duration;
@@ -142,6 +143,7 @@ public final class ArchiveVerticle extends VerticleBase {
         return;
       }
       leadership.update(ar.result().leader(), asked);
+      retention();
       // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
       // another node may lead by now. What came, and what waits here, is given back to be due at once
       if (!leadership.leads()) {
@@ -170,6 +172,54 @@ public final class ArchiveVerticle extends VerticleBase {
       }
       // else: the write in progress ticks when it ends
       checkIdle();
+    });
+  }
+
+  /** How often the leader of partition 0 deletes what is past archive.retention (by the node's clock). */
+  static final long RETENTION_EVERY_MS = 60_000;
+  /** Rows deleted per statement: a large backlog goes in many short deletes, never one long one. */
+  static final int RETENTION_BATCH = 1000;
+  /** One pass deletes for at most this long; the next pass goes on. */
+  static final long RETENTION_PASS_MS = 30_000;
+  private long nextRetention;
+  private boolean retaining;
+
+  /**
+   * archive.retention: the archive leader of partition 0 (one node, however many partitions share the archive)
+   * deletes the transactions that completed longer ago, in batches, once a minute; logs what it deleted.
+   */
+  private void retention() {
+    long now = millis();
+    if (settings.retention().isZero() || partition != 0 || !leadership.leads() || retaining || now < nextRetention
+        || stopping) {
+      return;
+    }
+    retaining = true;
+    nextRetention = now + RETENTION_EVERY_MS;
+    long before = now - settings.retention().toMillis();
+    long until = System.nanoTime() + RETENTION_PASS_MS * 1_000_000;
+    deleteBatches(before, until, 0).onComplete(ar -> {
+      retaining = false;
+      if (ar.failed()) {
+        log.warn("archive retention: deleting what completed before {} failed: {}", Instant.ofEpochMilli(before),
+            ar.cause().getMessage());
+      } else if (ar.result() > 0) {
+        log.info("archive retention: deleted {} transactions completed before {} (archive.retention {})", ar.result(),
+            Instant.ofEpochMilli(before), io.conveyor.config.Durations.format(settings.retention()));
+      }
+    });
+  }
+
+  private Future<Integer> deleteBatches(long before, long untilNanos, int done) {
+    return archive.deleteCompletedBefore(before, RETENTION_BATCH).compose(n -> {
+      int total = done + n;
+      if (n < RETENTION_BATCH || System.nanoTime() > untilNanos || stopping) {
+        return Future.succeededFuture(total);
+      }
+      if (total % 100_000 < RETENTION_BATCH) {
+        log.info("archive retention: {} deleted so far", total);
+      }
+      return deleteBatches(before, untilNanos, total);
     });
   }
 

@@ -25,6 +25,11 @@ public final class Addresses {
 
   /** Fact, published on each node (local only) when any transaction completes: TxCompleted. */
   public static final String TX_COMPLETED = "conveyor.tx.completed";
+  /**
+   * Fact, published on each node (local only) for every operational event any node records (eventsL), in the
+   * one shape {time, kind, node, subject, details}: each node reads the events of every partition each second.
+   */
+  public static final String EVENTS = "conveyor.events";
   /** Fact, published cluster-wide by the reaper leader when it took a dead node's work over: NodeDied. */
   public static final String NODE_DIED = "conveyor.node.died";
   /** Fact, published cluster-wide by a node that began or stopped leading a role: LeaseChanged. */
@@ -47,7 +52,8 @@ public final class Addresses {
   public static final String NODE_REGISTERED = "conveyor.node.registered";
 
   /** The facts and hints, for docs and the bridge: every address a client may listen to. */
-  public static final java.util.List<String> PUBLISHED = java.util.List.of(TX_COMPLETED, NODE_DIED, LEASE_CHANGED);
+  public static final java.util.List<String> PUBLISHED = java.util.List.of(TX_COMPLETED, NODE_DIED, LEASE_CHANGED,
+      EVENTS);
 
   /** Published on each node (local only) when one of this owner's transactions completes: TxCompleted. */
   public static String completedFor(String owner) {

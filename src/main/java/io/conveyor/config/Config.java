@@ -125,7 +125,12 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
    * retries of a failed write, how long a write may take before it counts as failed, and the table.
    */
   public record Archive(String url, Duration delay, Duration lease, Duration grace, int batchSize, Duration interval,
-                        Duration maxBackoff, Duration timeout, String table) {
+                        Duration maxBackoff, Duration timeout, String table, Duration retention) {
+    /** The settings before retention (kept forever: retention zero). */
+    public Archive(String url, Duration delay, Duration lease, Duration grace, int batchSize, Duration interval,
+                   Duration maxBackoff, Duration timeout, String table) {
+      this(url, delay, lease, grace, batchSize, interval, maxBackoff, timeout, table, Duration.ZERO);
+    }
   }
 
   /**

@@ -34,6 +34,23 @@ public interface ArchiveStore {
    */
   Future<List<String>> ended(String type, String status, long from, long to, int limit);
 
+  /**
+   * Archived transactions matching a search, newest first (see ArchiveQuery), at most q.limit() rows looked at:
+   * the answer is short when rows fell to the exact text check after a coarser one in SQL, so fewer than
+   * limit rows answered does not mean the end; rowsLooked tells (see Found).
+   */
+  Future<Found> search(ArchiveQuery q);
+
+  /** A search's answer: the rows that match, how many rows it read, and the last one read (its created, txId). */
+  record Found(List<ArchivedTx> rows, int rowsLooked, long lastCreated, String lastTx) {
+  }
+
+  /**
+   * Deletes up to limit transactions that completed before the time (ms), oldest first; answers how many went.
+   * Called in batches, so a large backlog never holds the table long.
+   */
+  Future<Integer> deleteCompletedBefore(long before, int limit);
+
   /** A time in ms as a timestamp column holds it (clamped to the years 0–9999 SQL can hold). */
   static java.time.OffsetDateTime timestamp(long ms) {
     long clamped = Math.max(-62_167_219_200_000L, Math.min(ms, 253_402_300_799_999L));

@@ -293,6 +293,91 @@ final class H2ArchiveStore implements ArchiveStore {
     });
   }
 
+  @Override
+  public Future<Found> search(ArchiveQuery q) {
+    StringBuilder sql = new StringBuilder("SELECT tx_id, state, webhook FROM " + table + " WHERE TRUE");
+    java.util.List<Object> params = new java.util.ArrayList<>();
+    if (q.owner() != null) {
+      sql.append(" AND owner = ?");
+      params.add(q.owner());
+    }
+    if (q.type() != null) {
+      sql.append(" AND type = ?");
+      params.add(q.type());
+    }
+    if (q.statuses() != null && !q.statuses().isEmpty()) {
+      sql.append(" AND status IN (").append(String.join(", ", java.util.Collections.nCopies(q.statuses().size(), "?")))
+          .append(")");
+      params.addAll(q.statuses());
+    }
+    if (q.externalId() != null) {
+      sql.append(" AND external_id = ?");
+      params.add(q.externalId());
+    }
+    if (q.from() != null) {
+      sql.append(" AND created >= ?");
+      params.add(ArchiveStore.timestamp(q.from()));
+    }
+    if (q.to() != null) {
+      sql.append(" AND created < ?");
+      params.add(ArchiveStore.timestamp(q.to()));
+    }
+    if (q.beforeCreated() != null) {
+      sql.append(" AND (created < ? OR (created = ? AND tx_id < ?))");
+      params.add(ArchiveStore.timestamp(q.beforeCreated()));
+      params.add(ArchiveStore.timestamp(q.beforeCreated()));
+      params.add(q.beforeTx());
+    }
+    if (q.text() != null) {
+      // H2 has no JSON operators here: the whole state narrows, the metadata check below decides
+      sql.append(" AND LOWER(state) LIKE ? ESCAPE '\\'");
+      params.add(q.likePattern());
+    }
+    sql.append(" ORDER BY created DESC, tx_id DESC LIMIT ?");
+    params.add(q.limit());
+    return blocking(() -> {
+      try (PreparedStatement p = connection.prepareStatement(sql.toString())) {
+        for (int i = 0; i < params.size(); i++) {
+          p.setObject(i + 1, params.get(i));
+        }
+        java.util.List<ArchivedTx> out = new java.util.ArrayList<>();
+        int looked = 0;
+        ArchivedTx last = null;
+        try (ResultSet rs = p.executeQuery()) {
+          while (rs.next()) {
+            looked++;
+            ArchivedTx t = ArchivedTx.fromState(rs.getString(1), new JsonObject(rs.getString(2)));
+            String webhook = rs.getString(3);
+            if (webhook != null) {
+              t = new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(), t.created(),
+                  t.completed(), t.state(), new JsonObject(webhook));
+            }
+            last = t;
+            if (q.metadataHolds(t.state().getString("metadata"))) {
+              out.add(t);
+            }
+          }
+        }
+        connection.commit();
+        return new Found(out, looked, last == null ? 0 : last.created(), last == null ? null : last.txId());
+      }
+    });
+  }
+
+  @Override
+  public Future<Integer> deleteCompletedBefore(long before, int limit) {
+    return blocking(() -> {
+      try (PreparedStatement p = connection.prepareStatement("DELETE FROM " + table + " WHERE tx_id IN (SELECT tx_id FROM "
+          + table + " WHERE completed < ? ORDER BY completed LIMIT ?)")) {
+        p.setObject(1, ArchiveStore.timestamp(before));
+        p.setInt(2, limit);
+        int n = p.executeUpdate();
+        connection.commit();
+        return n;
+      }
+    });
+  }
+
   private Future<ArchivedTx> query(String sql, String... params) {
     return blocking(() -> {
       try (PreparedStatement p = connection.prepareStatement(sql)) {

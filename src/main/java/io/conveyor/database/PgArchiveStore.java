@@ -158,6 +158,66 @@ final class PgArchiveStore implements ArchiveStore {
         });
   }
 
+  @Override
+  public Future<Found> search(ArchiveQuery q) {
+    StringBuilder sql = new StringBuilder("SELECT tx_id, state::text, webhook::text FROM " + table + " WHERE true");
+    java.util.List<Object> params = new java.util.ArrayList<>();
+    if (q.owner() != null) {
+      params.add(q.owner());
+      sql.append(" AND owner = $").append(params.size());
+    }
+    if (q.type() != null) {
+      params.add(q.type());
+      sql.append(" AND type = $").append(params.size());
+    }
+    if (q.statuses() != null && !q.statuses().isEmpty()) {
+      params.add(q.statuses().toArray(new String[0]));
+      sql.append(" AND status = ANY($").append(params.size()).append(")");
+    }
+    if (q.externalId() != null) {
+      params.add(q.externalId());
+      sql.append(" AND external_id = $").append(params.size());
+    }
+    if (q.from() != null) {
+      params.add(ArchiveStore.timestamp(q.from()));
+      sql.append(" AND created >= $").append(params.size());
+    }
+    if (q.to() != null) {
+      params.add(ArchiveStore.timestamp(q.to()));
+      sql.append(" AND created < $").append(params.size());
+    }
+    if (q.beforeCreated() != null) {
+      params.add(ArchiveStore.timestamp(q.beforeCreated()));
+      params.add(q.beforeTx());
+      sql.append(" AND (created, tx_id) < ($").append(params.size() - 1).append(", $").append(params.size())
+          .append(")");
+    }
+    if (q.text() != null) {
+      params.add(q.likePattern());
+      sql.append(" AND lower(state->>'metadata') LIKE $").append(params.size());
+    }
+    params.add(q.limit());
+    sql.append(" ORDER BY created DESC, tx_id DESC LIMIT $").append(params.size());
+    return pool.preparedQuery(sql.toString()).execute(Tuple.from(params)).map(rows -> {
+      java.util.List<ArchivedTx> out = new java.util.ArrayList<>();
+      for (Row r : rows) {
+        ArchivedTx t = ArchivedTx.fromState(r.getString(0), new JsonObject(r.getString(1)));
+        String webhook = r.getString(2);
+        out.add(webhook == null ? t : new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(),
+            t.created(), t.completed(), t.state(), new JsonObject(webhook)));
+      }
+      ArchivedTx last = out.isEmpty() ? null : out.get(out.size() - 1);
+      return new Found(out, out.size(), last == null ? 0 : last.created(), last == null ? null : last.txId());
+    });
+  }
+
+  @Override
+  public Future<Integer> deleteCompletedBefore(long before, int limit) {
+    return pool.preparedQuery("DELETE FROM " + table + " WHERE tx_id IN (SELECT tx_id FROM " + table
+            + " WHERE completed < $1 ORDER BY completed LIMIT $2)")
+        .execute(Tuple.of(ArchiveStore.timestamp(before), limit)).map(RowSet::rowCount);
+  }
+
   private static ArchivedTx first(RowSet<Row> rows) {
     if (rows.size() == 0) {
       return null;

@@ -96,7 +96,7 @@ public final class Transactions {
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
     this.starts = new Batcher<>(500, txs -> queue.start(txs, settings.externalIdPeriod(),
-        settings.priorityStepMillis()));
+        settings.priorityStepMillis(), settings.ownerShare()));
   }
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */
@@ -351,6 +351,16 @@ public final class Transactions {
   }
 
   /** The clock the stores run on. */
+  /** The stores' context (Redis link, keys, scripts, clock) this service runs on. */
+  public StoreContext context() {
+    return redis;
+  }
+
+  /** The archive, once open (null inside when there is none). */
+  public Future<ArchiveStore> archive() {
+    return archive;
+  }
+
   public java.time.Clock clock() {
     return redis.clock();
   }

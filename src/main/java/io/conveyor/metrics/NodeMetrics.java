@@ -135,4 +135,57 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
       scheduleLag.record(lagMs, TimeUnit.MILLISECONDS);
     }
   }
+
+  private io.micrometer.core.instrument.MultiGauge held;
+  private io.micrometer.core.instrument.MultiGauge running;
+  private io.micrometer.core.instrument.MultiGauge waiting;
+
+  /**
+   * The node's group as ControlStore.waiting read it (summed over the partitions), as gauges: per limit (a
+   * pipeline, or '@' and an owner) conveyor_limit_held (work held back by its rate or cap) and
+   * conveyor_limit_running (runs holding a slot of its cap), and conveyor_fair_waiting (starts waiting their
+   * owner's turn under fair share). An owner is named only when metrics.ownerLabels is true; else owners'
+   * limits are summed under limit "@owners" and waiting is one sum per group. Series of limits that no longer
+   * hold anything go.
+   */
+  public synchronized void limits(String group, io.vertx.core.json.JsonObject view) {
+    if (held == null) {
+      held = io.micrometer.core.instrument.MultiGauge.builder("conveyor.limit.held").description("transactions "
+          + "held back by a limit (a pipeline's, or an owner's: @owner) of the node's group").register(registry);
+      running = io.micrometer.core.instrument.MultiGauge.builder("conveyor.limit.running").description("runs "
+          + "holding a slot of a concurrency cap (a pipeline's, or an owner's: @owner) in the node's group")
+          .register(registry);
+      waiting = io.micrometer.core.instrument.MultiGauge.builder("conveyor.fair.waiting").description("starts "
+          + "waiting their owner's turn under fair share in the node's group").register(registry);
+    }
+    held.register(rows(group, "limit", sums(view.getJsonObject("held"), true)), true);
+    running.register(rows(group, "limit", sums(view.getJsonObject("running"), true)), true);
+    java.util.Map<String, Long> owners = new java.util.TreeMap<>();
+    view.getJsonObject("owners").forEach(e -> owners.merge(e.getKey(),
+        ((io.vertx.core.json.JsonObject) e.getValue()).getLong("waiting"), Long::sum));
+    if (ownerLabels) {
+      waiting.register(rows(group, "owner", owners), true);
+    } else {
+      waiting.register(java.util.List.of(io.micrometer.core.instrument.MultiGauge.Row.of(
+          io.micrometer.core.instrument.Tags.of("group", group),
+          owners.values().stream().mapToLong(Long::longValue).sum())), true);
+    }
+  }
+
+  private java.util.Map<String, Long> sums(io.vertx.core.json.JsonObject byLimit, boolean limits) {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    if (byLimit != null) {
+      byLimit.forEach(e -> out.merge(!ownerLabels && limits && e.getKey().startsWith("@") ? "@owners" : e.getKey(),
+          ((Number) e.getValue()).longValue(), Long::sum));
+    }
+    return out;
+  }
+
+  private static java.util.List<io.micrometer.core.instrument.MultiGauge.Row<?>> rows(String group, String label,
+      java.util.Map<String, Long> values) {
+    java.util.List<io.micrometer.core.instrument.MultiGauge.Row<?>> out = new java.util.ArrayList<>();
+    values.forEach((k, v) -> out.add(io.micrometer.core.instrument.MultiGauge.Row.of(
+        io.micrometer.core.instrument.Tags.of("group", group, label, k), v)));
+    return out;
+  }
 }

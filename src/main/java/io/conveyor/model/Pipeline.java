@@ -21,11 +21,16 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
                        Duration timeout, RetryPolicy retry, String onFailure, int priority, String rateLimit,
                        int maxConcurrency, List<StepDef> steps) {
 
+  /** What a rate limit looks like: a count from 1 to 9999999 per second, minute or hour ("100/s"). */
+  public static final String RATE_LIMIT = "[1-9][0-9]{0,6}/[smh]";
+
   /** rateLimit as transactions per second (0: none). */
   public double ratePerSecond() {
-    if (rateLimit == null) {
-      return 0;
-    }
+    return rateLimit == null ? 0 : perSecond(rateLimit);
+  }
+
+  /** A rate limit such as "100/s", "30/m" or "500/h" (RATE_LIMIT), as transactions per second. */
+  public static double perSecond(String rateLimit) {
     int slash = rateLimit.indexOf('/');
     double n = Double.parseDouble(rateLimit.substring(0, slash));
     return switch (rateLimit.substring(slash + 1)) {

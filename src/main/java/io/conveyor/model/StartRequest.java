@@ -20,7 +20,7 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
   /** Pipeline names, as in pipeline files. */
   private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
   /** No ':' in an owner: it ends the owner in the key externalId:<owner>:<externalId>, so owners cannot collide. */
-  private static final Pattern OWNER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}");
+  public static final Pattern OWNER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}");
 
   public StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input) {
     this(type, owner, externalId, metadata, input, metadata.encode(), input.encode(), null, null, null, null);

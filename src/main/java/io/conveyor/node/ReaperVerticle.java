@@ -211,7 +211,8 @@ public final class ReaperVerticle extends VerticleBase {
       Set<String> groups = new TreeSet<>(some);
       groups.add(settings.group());
       return stats.sampleQueues(p, groups);
-    }).onSuccess(n -> sampledSlot = slot).mapEmpty();
+    }).compose(n -> new io.conveyor.redis.EventStore(redisContext).trim(p))
+        .onSuccess(n -> sampledSlot = slot).mapEmpty();
   }
 
   /** The groups live nodes serve: the heartbeat's view (no read of its own), or read when there is none. */

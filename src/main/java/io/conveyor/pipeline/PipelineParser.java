@@ -80,7 +80,7 @@ public final class PipelineParser {
       throw new PipelineException(source + ": priority: expected a whole number from 0 to 9, got " + priority);
     }
     Object rate = json.getValue("rateLimit");
-    if (rate != null && !(rate instanceof String r && r.matches("[1-9][0-9]{0,6}/[smh]"))) {
+    if (rate != null && !(rate instanceof String r && r.matches(Pipeline.RATE_LIMIT))) {
       throw new PipelineException(source + ": rateLimit: expected a count per second, minute or hour such as "
           + "\"100/s\" or \"30/m\" (1 to 9999999), got " + rate);
     }

@@ -199,7 +199,8 @@ public final class PipelineRunner {
     String message = f.note() == null ? f.code() : f.note().length() > 1000 ? f.note().substring(0, 1000) + "…"
         : f.note();
     JsonObject error = new JsonObject().put("step", i + 1).put("stepType", p.pipeline().steps().get(i).type())
-        .put("attempt", n).put("code", f.code()).put("message", message).put("at", now);
+        .put("attempt", n).put("code", f.code()).put("message", message).put("at", now)
+        .put("node", settings.nodeId());
     if (!f.retryable() || !policy.retries(f.code(), n)) {
       String note = n > 1 ? message + " (attempt " + n + " of " + policy.maxAttempts() + ")" : f.note();
       return finish(tx, f.status(), f.output(), note, error);

@@ -263,7 +263,12 @@ public final class DequeueVerticle extends VerticleBase {
     wakePending = false;
     int asked = workers - runs;
     long ringsBefore = rings.getOrDefault(p, 0L);
-    store.dequeue(p, group, settings.nodeId(), asked).onComplete(ar -> {
+    store.take(p, group, settings.nodeId(), asked).map(t -> {
+      if (t.heldReadyMs() > 0) {
+        ringWhenReady(p, t.heldReadyMs());
+      }
+      return t.txs();
+    }).onComplete(ar -> {
       if (ar.failed()) {
         recoverLostTake(ar.cause());
         return;
@@ -292,6 +297,31 @@ public final class DequeueVerticle extends VerticleBase {
         take();
       }
       checkDrained();
+    });
+  }
+
+  /** Per partition, when a ring for work held by a rate limit is set to go (ms, the node's clock). */
+  private final Map<Integer, Long> heldRings = new HashMap<>();
+
+  /**
+   * Work held by a rate limit gets a token in ms: ring the group then, so an idle node (this one or another)
+   * takes it at once rather than at the next start or idleWait. One ring per partition is set at a time.
+   */
+  private void ringWhenReady(int p, long ms) {
+    long at = redisContext.clock().millis() + ms;
+    Long set = heldRings.get(p);
+    if (set != null && set <= at) {
+      return;
+    }
+    heldRings.put(p, at);
+    vertx.setTimer(ms, t -> {
+      if (!Long.valueOf(at).equals(heldRings.get(p))) {
+        return;
+      }
+      heldRings.remove(p);
+      if (!stopping) {
+        store.ringAll(p, group).onFailure(e -> log.debug("ringing for held work: {}", e.getMessage()));
+      }
     });
   }
 

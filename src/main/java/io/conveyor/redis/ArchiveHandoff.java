@@ -49,7 +49,7 @@ public final class ArchiveHandoff {
                                            Duration grace, Duration hold) {
     List<String> k = new ArrayList<>(4 + written.size());
     k.addAll(List.of(keys.toArchiveZ(p), keys.lock1(LeaderRole.ARCHIVE, p), keys.lock2(LeaderRole.ARCHIVE, p),
-        keys.exceptionZ(p)));
+        keys.exceptionZ(p), keys.liveZ(p)));
     List<String> args = new ArrayList<>(7 + 2 * written.size());
     args.addAll(List.of(nodeId, r.now(), Integer.toString(max), Long.toString(lease.toMillis()),
         Long.toString(grace.toMillis()), keys.stateH(p, ""), Long.toString(hold.toMillis())));

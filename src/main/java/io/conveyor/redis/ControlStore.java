@@ -31,6 +31,7 @@ public final class ControlStore {
     List<String> k = new ArrayList<>(List.of(keys.stateH(txId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.sleepingZ(p), keys.webhookH(txId), keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
+    k.add(keys.liveZ(p));
     return r.run(r.scripts().cancel, k, List.of(txId, owner, now, Long.toString(archiveDelay.toMillis()),
             keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""),
             keys.qInZ(p, ""), keys.webhookH(p, ""), keys.qFairH(p, ""), keys.qOwnerZPrefix(p)))
@@ -46,6 +47,7 @@ public final class ControlStore {
     int p = keys.partitionOf(txId);
     List<String> k = new ArrayList<>(List.of(keys.stateH(txId), keys.toArchiveZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
+    k.add(keys.liveZ(p));
     return r.run(r.scripts().rerun, k, List.of(txId, owner, now, fromStart ? "start" : "failed", keys.qInZ(p, ""),
             keys.qRingL(p, ""), archived == null ? "" : archived.encode()))
         .map(reply -> new Reply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
@@ -100,8 +102,9 @@ public final class ControlStore {
 
   /**
    * Who waits in a group, summed over the partitions: per owner with starts under fair share, how many sit
-   * in the in-queue (admitted) and how many wait in its own queue; per rate-limited pipeline with work held
-   * back, how many are held. Read-only and not atomic across partitions (a view for operators).
+   * in the in-queue (admitted) and how many wait in its own queue; per limit (a pipeline, or '@' and an owner)
+   * with work held back, how many are held; per capped limit, how many run. Read-only and not atomic across
+   * partitions (a view for operators).
    */
   public Future<io.vertx.core.json.JsonObject> waiting(String group) {
     List<Future<io.vertx.core.json.JsonObject>> per = new ArrayList<>();
@@ -111,6 +114,7 @@ public final class ControlStore {
     return Future.all(per).map(all -> {
       io.vertx.core.json.JsonObject owners = new io.vertx.core.json.JsonObject();
       io.vertx.core.json.JsonObject held = new io.vertx.core.json.JsonObject();
+      io.vertx.core.json.JsonObject running = new io.vertx.core.json.JsonObject();
       for (Future<io.vertx.core.json.JsonObject> f : per) {
         f.result().getJsonObject("owners").forEach(e -> {
           io.vertx.core.json.JsonObject one = (io.vertx.core.json.JsonObject) e.getValue();
@@ -121,16 +125,24 @@ public final class ControlStore {
         });
         f.result().getJsonObject("held").forEach(e -> held.put(e.getKey(),
             held.getLong(e.getKey(), 0L) + (Long) e.getValue()));
+        f.result().getJsonObject("running").forEach(e -> running.put(e.getKey(),
+            running.getLong(e.getKey(), 0L) + (Long) e.getValue()));
       }
-      return new io.vertx.core.json.JsonObject().put("owners", owners).put("held", held);
+      return new io.vertx.core.json.JsonObject().put("owners", owners).put("held", held).put("running", running);
     });
   }
 
   private Future<io.vertx.core.json.JsonObject> waitingIn(int p, String group) {
     return Future.all(r.send(Request.cmd(Command.HGETALL).arg(keys.qFairH(p, group))),
-        r.send(Request.cmd(Command.SMEMBERS).arg(keys.qHeldS(p, group)))).compose(both -> {
+        r.send(Request.cmd(Command.SMEMBERS).arg(keys.qHeldS(p, group))),
+        r.send(Request.cmd(Command.HGETALL).arg(keys.qRunH(p, group)))).compose(both -> {
           Response fair = both.resultAt(0);
           Response heldNames = both.resultAt(1);
+          io.vertx.core.json.JsonObject running = new io.vertx.core.json.JsonObject();
+          Response runs = both.resultAt(2);
+          for (String field : runs.getKeys()) {
+            running.put(field, runs.get(field).toLong());
+          }
           java.util.Map<String, Long> admitted = new java.util.TreeMap<>();
           for (String field : fair.getKeys()) {
             if (!field.equals("*")) {
@@ -153,7 +165,8 @@ public final class ControlStore {
             for (String n : pipelines) {
               held.put(n, sizes.get(i++).result().toLong());
             }
-            return new io.vertx.core.json.JsonObject().put("owners", owners).put("held", held);
+            return new io.vertx.core.json.JsonObject().put("owners", owners).put("held", held)
+                .put("running", running);
           });
         });
   }

@@ -196,24 +196,44 @@ public final class Keys {
     return qOwnerZPrefix(p) + group + ":" + owner;
   }
 
-  /** The pipelines of a group with transactions held back by their rate limit (dequeue.lua). */
+  /**
+   * The limits of a group with transactions held back (dequeue.lua): a pipeline's name, or '@' and an owner's
+   * (no pipeline name or owner begins with '@').
+   */
   public String qHeldS(int p, String group) {
     return in(p, "qHeldS:" + group);
   }
 
-  /** A rate-limited pipeline's transactions held back (dequeue.lua), scored as they were in qInZ. */
-  public String qHeldZ(int p, String group, String pipeline) {
-    return in(p, "qHeldZ:" + group + ":" + pipeline);
+  /**
+   * Transactions held back by a limit (a pipeline's, or '@' and an owner's: see qHeldS) until tokens or a slot
+   * come (dequeue.lua), scored as they were in qInZ.
+   */
+  public String qHeldZ(int p, String group, String limit) {
+    return in(p, "qHeldZ:" + group + ":" + limit);
   }
 
-  /** A group's token buckets, one per rate-limited pipeline: fields pipeline:t (tokens) and pipeline:at (ms). */
+  /**
+   * A group's token buckets, one per rate limit (a pipeline's, or '@' and an owner's): fields limit:t (tokens)
+   * and limit:at (ms).
+   */
   public String qRateH(int p, String group) {
     return in(p, "qRateH:" + group);
   }
 
-  /** A group's runs of capped pipelines (maxConcurrency): field pipeline → how many run now (dequeue.lua). */
+  /**
+   * A group's runs under concurrency caps (maxConcurrency): field pipeline, or '@' and an owner → how many run
+   * now (dequeue.lua).
+   */
   public String qRunH(int p, String group) {
     return in(p, "qRunH:" + group);
+  }
+
+  /**
+   * An owner's limits as start and dequeue read them (weight, cap, rate: see owner-put.lua), copied into each
+   * partition so that they read it in their own slot. With one partition it is ownerH itself.
+   */
+  public String ownerInPartitionH(int p, String owner) {
+    return partitions == 1 ? ownerH(owner) : in(p, "ownerH:" + owner);
   }
 
   /** What every qOwnerZ name of a partition begins with (a script that knows group and owner only from a state). */
@@ -253,6 +273,14 @@ public final class Keys {
 
   public String sleepingZ(int p) {
     return in(p, "sleepingZ");
+  }
+
+  /**
+   * Every transaction Redis holds in partition p, scored by its created time (ms): the index the search walks
+   * (search.lua). start, hop and fork add; archive removes what it deletes.
+   */
+  public String liveZ(int p) {
+    return in(p, "liveZ");
   }
 
   public String webhooksZ(int p) {
@@ -353,6 +381,16 @@ public final class Keys {
 
   public String pipelineVersionsH(String pipeline) {
     return global("pipelineVersionsH:" + pipeline);
+  }
+
+  /** An owner's limits set through the admin API: weight, cap (maxConcurrency), rate (per second), updated. */
+  public String ownerH(String owner) {
+    return global("ownerH:" + owner);
+  }
+
+  /** The owners with limits set (ownerH). */
+  public String ownersS() {
+    return global("ownersS");
   }
 
   public String rateH(String owner) {

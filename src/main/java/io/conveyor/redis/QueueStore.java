@@ -53,28 +53,32 @@ public final class QueueStore {
 
   /** Starts one transaction (priority levels give no head start: see lib/queue.lua). */
   public Future<StartReply> start(NewTx tx, Duration externalIdPeriod) {
-    return start(List.of(tx), externalIdPeriod, 0).map(replies -> replies.get(0));
+    return start(List.of(tx), externalIdPeriod, 0, 0).map(replies -> replies.get(0));
   }
 
   /**
    * Starts a batch of transactions, one script call per partition they are in (a txId names its partition:
    * Keys.newTxId); each answer stands on its own, in the order given.
    */
-  public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis) {
+  public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
+                                        int ownerShare) {
     return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
-        priorityStepMillis));
+        priorityStepMillis, ownerShare));
   }
 
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
-                                           long priorityStepMillis) {
+                                           long priorityStepMillis, int ownerShare) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(4 + 7 * txs.size());
+    List<String> k = new ArrayList<>(5 + 7 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
-    List<String> args = new ArrayList<>(3 + 15 * txs.size());
+    k.add(keys.liveZ(p));
+    List<String> args = new ArrayList<>(5 + 15 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
+    args.add(Integer.toString(ownerShare));
+    args.add(keys.ownerInPartitionH(p, ""));
     for (NewTx tx : txs) {
       StartRequest req = tx.req();
       String state = keys.stateH(tx.txId());
@@ -104,6 +108,18 @@ public final class QueueStore {
 
   /** Takes up to max transactions of a group in a partition for this node, admin first, then out, then in. */
   public Future<List<Dequeued>> dequeue(int p, String group, String nodeId, int max) {
+    return take(p, group, nodeId, max).map(Taken::txs);
+  }
+
+  /**
+   * What a dequeue took, and heldReadyMs: when work is held back by a rate limit with no token now, the ms until
+   * the first such limit has one (else 0); the caller rings the group then.
+   */
+  public record Taken(List<Dequeued> txs, long heldReadyMs) {
+  }
+
+  /** dequeue, with the hint for work held by a rate limit (see Taken). */
+  public Future<Taken> take(int p, String group, String nodeId, int max) {
     long now = r.clock().millis();
     List<String> k = new ArrayList<>(List.of(keys.qAdminL(p, group), keys.qOutL(p, group), keys.qInZ(p, group),
         keys.processingZ(p), keys.inflightZ(p, nodeId), keys.qRingL(p, group)));
@@ -112,14 +128,27 @@ public final class QueueStore {
     k.addAll(List.of(keys.qFairH(p, group), keys.qHeldS(p, group), keys.qRateH(p, group), keys.qRunH(p, group)));
     return r.run(r.scripts().dequeue, k, List.of(Integer.toString(max), nodeId, Long.toString(now),
         keys.stateH(p, ""), group, keys.qOwnerZ(p, group, ""), keys.pipelineInPartitionH(p, ""),
-        keys.qHeldZ(p, group, ""), Integer.toString(keys.partitions()), Integer.toString(p)))
-        .map(QueueStore::dequeued);
+        keys.qHeldZ(p, group, ""), Integer.toString(keys.partitions()), Integer.toString(p),
+        keys.ownerInPartitionH(p, "")))
+        .map(QueueStore::taken);
+  }
+
+  private static Taken taken(Response reply) {
+    long hint = 0;
+    Response last = reply.size() == 0 ? null : reply.get(reply.size() - 1);
+    if (last != null && last.type() == io.vertx.redis.client.ResponseType.NUMBER) {
+      hint = last.toLong();
+    }
+    return new Taken(dequeued(reply), hint);
   }
 
   /** Each entry on its own: the script has taken them all, so one bad state must not hide the others. */
   private static List<Dequeued> dequeued(Response reply) {
     List<Dequeued> out = new ArrayList<>(reply.size());
     for (Response e : reply) {
+      if (e.type() == io.vertx.redis.client.ResponseType.NUMBER) {
+        continue; // the held-work hint (see Taken)
+      }
       String txId = str(e.get(0));
       long attempt = e.get(1).toLong();
       try {
@@ -190,6 +219,11 @@ public final class QueueStore {
   /** Puts a wake-up token on a group's ring (a node that took one but cannot use it hands it on). */
   public Future<Void> ring(int p, String group) {
     return r.send(Request.cmd(Command.RPUSH).arg(keys.qRingL(p, group)).arg("1")).mapEmpty();
+  }
+
+  /** Rings a group in a partition (ring.lua): a token, and a publish for nodes that listen by subscription. */
+  public Future<Void> ringAll(int p, String group) {
+    return r.run(r.scripts().ring, List.of(keys.qRingL(p, group)), List.of()).mapEmpty();
   }
 
   /** Takes a start token from an owner's bucket: 0 when taken, else the milliseconds until one is there. */

@@ -81,6 +81,53 @@ public final class ReadStore {
   }
 
   /** The summary of a transaction, or null when Redis has none. */
+  /** What search.lua found in a partition: matches (txId, created, phase), and where the walk stopped (or null). */
+  public record LiveFound(List<LiveMatch> matches, Long nextCreated, String nextTx) {
+  }
+
+  public record LiveMatch(String txId, long created, String phase) {
+  }
+
+  /**
+   * Walks partition p's transactions newest first from below (beforeCreated, beforeTx) (or from to, exclusive,
+   * or the newest), down to from (inclusive), and answers at most want that match, having looked at no more
+   * than budget (see search.lua). Filters are null when not given; phases is a set of phases or empty (any);
+   * text is matched in the metadata JSON, case-insensitive.
+   */
+  public Future<LiveFound> search(int p, String owner, String type, java.util.Collection<String> phases,
+                                  String externalId, String text, Long from, Long to, Long beforeCreated,
+                                  String beforeTx, int want, int budget) {
+    String max;
+    String skip = "";
+    if (beforeCreated != null) {
+      max = Long.toString(beforeCreated);
+      skip = beforeTx;
+      if (to != null && to <= beforeCreated) {
+        max = "(" + to;
+        skip = "";
+      }
+    } else {
+      max = to == null ? "+inf" : "(" + to;
+    }
+    return r.run(r.scripts().search, List.of(keys.liveZ(p)), List.of(keys.stateH(p, ""), max, skip,
+        from == null ? "-inf" : Long.toString(from), Integer.toString(want), Integer.toString(budget),
+        owner == null ? "" : owner, type == null ? "" : type,
+        phases.isEmpty() ? "" : "," + String.join(",", phases) + ",", externalId == null ? "" : externalId,
+        text == null ? "" : text.toLowerCase(java.util.Locale.ROOT))).map(reply -> {
+          List<LiveMatch> out = new java.util.ArrayList<>();
+          Response m = reply.get(0);
+          for (int i = 0; i + 2 < m.size(); i += 3) {
+            out.add(new LiveMatch(m.get(i).toString(), Long.parseLong(m.get(i + 1).toString()), m.get(i + 2).toString()));
+          }
+          String next = reply.get(1).toString();
+          if (next.isEmpty()) {
+            return new LiveFound(out, null, null);
+          }
+          int space = next.indexOf(' ');
+          return new LiveFound(out, Long.parseLong(next.substring(0, space)), next.substring(space + 1));
+        });
+  }
+
   public Future<TxSummary> getState(String txId) {
     return r.run(r.scripts().getState, List.of(keys.stateH(txId), keys.webhookH(txId)), List.of())
         .map(reply -> reply.size() == 0 ? null : Summaries.fromGetState(txId, reply));
@@ -118,11 +165,7 @@ public final class ReadStore {
       for (Response e : reply) {
         String text = e.toString();
         if (text.contains(txId) && out.size() < 50) {
-          try {
-            out.add(new JsonObject(text));
-          } catch (RuntimeException notJson) {
-            out.add(new JsonObject().put("text", text));
-          }
+          out.add(EventStore.normalize(text));
         }
       }
       return out;

@@ -50,11 +50,12 @@ public final class RunStore {
 
   private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(9 + 2 * txs.size());
+    List<String> k = new ArrayList<>(10 + 2 * txs.size());
     k.addAll(List.of(keys.processingZ(p), keys.inflightZ(p, nodeId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
+    k.add(keys.liveZ(p));
     List<String> args = new ArrayList<>(8 + 7 * txs.size());
     args.addAll(List.of(Long.toString(now), Long.toString(archiveDelay.toMillis()), keys.stateH(p, ""),
         keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""),
@@ -98,6 +99,7 @@ public final class RunStore {
         keys.pipelineInPartitionH(p, childType), keys.qInZ(p, childGroup), keys.qRingL(p, childGroup),
         keys.processingZ(p), keys.inflightZ(p, nodeId)));
     k.addAll(keys.statsKeys(p, now));
+    k.add(keys.liveZ(p));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
         childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace);
     return r.run(r.scripts().hop, k, args)
@@ -128,6 +130,7 @@ public final class RunStore {
     List<String> k = new ArrayList<>(6 + 4 * branches.size());
     k.addAll(List.of(keys.stateH(parent.txId()), keys.processingZ(p), keys.inflightZ(p, nodeId)));
     k.addAll(keys.statsKeys(p, now));
+    k.add(keys.liveZ(p));
     List<String> args = new ArrayList<>(8 + 4 * branches.size());
     args.addAll(List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), Long.toString(now),
         Integer.toString(join.need()), join.all() ? "1" : "0", join.continueOnFailure() ? "1" : "0",

@@ -17,6 +17,7 @@ public final class Scripts {
   public final LuaScript putPipeline = LuaScript.load("put-pipeline");
   public final LuaScript pipelineCopy = LuaScript.load("pipeline-copy");
   public final LuaScript pipelineState = LuaScript.load("pipeline-state");
+  public final LuaScript ownerPut = LuaScript.load("owner-put");
   public final LuaScript requeue = LuaScript.load("requeue");
   public final LuaScript hop = LuaScript.load("hop");
   public final LuaScript fork = LuaScript.load("fork");
@@ -43,10 +44,13 @@ public final class Scripts {
   public final LuaScript webhookCancel = LuaScript.load("webhook-cancel");
   public final LuaScript progress = LuaScript.load("progress");
   public final LuaScript sample = LuaScript.load("sample");
+  public final LuaScript search = LuaScript.load("search");
+  public final LuaScript ring = LuaScript.load("ring");
+  public final LuaScript eventsTrim = LuaScript.load("trim");
 
   public List<LuaScript> all() {
-    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
-        wake, rate, archive, webhook, webhookCancel, progress, sample);
+    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
+        wake, rate, archive, webhook, webhookCancel, progress, sample, search, eventsTrim, ring);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

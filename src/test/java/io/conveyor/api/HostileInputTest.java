@@ -98,11 +98,14 @@ class HostileInputTest {
           new Route("PUT", "/api/v1/transactions/" + txId + "/switches/other", new JsonObject().put("value", 1)),
           new Route("PUT", "/api/v1/pipelines/up", pipeline),
           new Route("PUT", "/api/v1/admin/schedules/daily", new JsonObject().put("pipeline", "order")
-              .put("owner", "ops").put("cron", "0 7 * * *").put("timeZone", "UTC")));
+              .put("owner", "ops").put("cron", "0 7 * * *").put("timeZone", "UTC")),
+          new Route("PUT", "/api/v1/admin/owners/acme", new JsonObject().put("weight", 2).put("maxConcurrency", 10)
+              .put("rateLimit", "50/s")));
       List<String> bodyless = List.of("GET /api/v1/transactions/" + txId, "GET /api/v1/pipelines",
           "GET /api/v1/pipelines/order", "GET /api/v1/cluster", "GET /api/v1/stats", "GET /api/v1/admin/transactions",
           "GET /api/v1/admin/transactions/" + txId, "POST /api/v1/admin/transactions/" + txId + "/wake",
-          "GET /api/v1/admin/groups/master", "GET /api/v1/admin/schedules", "GET /api/v1/transactions?externalId=x");
+          "GET /api/v1/admin/groups/master", "GET /api/v1/admin/schedules", "GET /api/v1/transactions?externalId=x",
+          "GET /api/v1/admin/owners", "GET /api/v1/admin/owners/acme");
 
       // each valid request succeeds as it is
       for (Route r : withBodies) {

@@ -7,6 +7,7 @@ import io.conveyor.pipeline.StepResult;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -176,6 +177,21 @@ class HttpApiTest {
     assertEquals(txId, dup.body().getString("txId"));
     assertEquals(txId, call("GET", "/api/v1/transactions?externalId=o-1", "k-acme", null).body().getString("txId"));
     assertEquals(404, call("GET", "/api/v1/transactions?externalId=o-1", "k-globex", null).status());
+    // with any other parameter it is a search: a list, the caller's own only
+    JsonObject found = call("GET", "/api/v1/transactions?externalId=o-1&limit=5", "k-acme", null).body();
+    assertEquals(1, found.getJsonArray("transactions").size());
+    assertEquals(txId, found.getJsonArray("transactions").getJsonObject(0).getString("txId"));
+    assertEquals(0, call("GET", "/api/v1/transactions?externalId=o-1&limit=5", "k-globex", null).body()
+        .getJsonArray("transactions").size());
+    Reply other = call("GET", "/api/v1/transactions?owner=globex", "k-acme", null);
+    assertEquals(400, other.status());
+    assertEquals(400, call("GET", "/api/v1/transactions?status=done", "k-acme", null).status());
+    assertEquals(400, call("GET", "/api/v1/transactions?limit=2&limit=3", "k-acme", null).status());
+    // an admin searches across owners
+    JsonObject any = call("GET", "/api/v1/admin/transactions?owner=acme&pipeline=order", "k-ops", null).body();
+    assertEquals(txId, any.getJsonArray("transactions").getJsonObject(0).getString("txId"));
+    assertEquals(0, call("GET", "/api/v1/admin/transactions?owner=globex", "k-ops", null).body()
+        .getJsonArray("transactions").size());
   }
 
   @Test
@@ -348,6 +364,28 @@ class HttpApiTest {
     assertEquals(403, call("POST", "/api/v1/admin/groups/master/resume", "k-acme", null).status());
     assertEquals("running", call("POST", "/api/v1/admin/groups/master/resume", "k-ops", null).body()
         .getString("state"));
+    // an owner's limits through the API
+    JsonObject limits = new JsonObject().put("weight", 4).put("maxConcurrency", 20).put("rateLimit", "30/m");
+    assertEquals(403, call("PUT", "/api/v1/admin/owners/acme", "k-acme", limits).status());
+    JsonObject set = call("PUT", "/api/v1/admin/owners/acme", "k-ops", limits).body();
+    assertEquals(4, set.getInteger("weight"));
+    assertEquals("api", set.getString("weightFrom"));
+    assertEquals("30/m", set.getString("rateLimit"));
+    assertEquals(set, call("GET", "/api/v1/admin/owners/acme", "k-ops", null).body());
+    assertEquals(new JsonArray().add(set), call("GET", "/api/v1/admin/owners", "k-ops", null).body()
+        .getJsonArray("owners"));
+    Reply badRate = call("PUT", "/api/v1/admin/owners/acme", "k-ops", limits.copy().put("rateLimit", "fast"));
+    assertEquals(400, badRate.status());
+    assertTrue(badRate.body().getString("detail", badRate.body().encode()).contains("rateLimit"), badRate.body().encode());
+    Reply unknown = call("PUT", "/api/v1/admin/owners/acme", "k-ops", limits.copy().put("weigth", 2));
+    assertEquals(400, unknown.status());
+    assertTrue(unknown.body().encode().contains("did you mean weight"), unknown.body().encode());
+    assertEquals(400, call("PUT", "/api/v1/admin/owners/-bad", "k-ops", limits).status());
+    assertEquals(set, call("GET", "/api/v1/admin/owners/acme", "k-ops", null).body(), "refusals left it as it was");
+    JsonObject cleared = call("DELETE", "/api/v1/admin/owners/acme", "k-ops", null).body();
+    assertEquals("default", cleared.getString("weightFrom"));
+    assertEquals(null, cleared.getValue("maxConcurrency"));
+    assertEquals(0, call("GET", "/api/v1/admin/owners", "k-ops", null).body().getJsonArray("owners").size());
     assertEquals(node.node().nodeId(), cluster.getJsonObject("leaders").getString("reaper"));
     io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the archive and webhook leases",
         () -> call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("leaders"),

@@ -120,6 +120,49 @@ class MetricsTest {
   }
 
   @Test
+  void limits_show_what_they_hold_back_and_what_runs_under_them() {
+    int port = TestRedis.freePort();
+    io.conveyor.testing.TestSteps steps = new io.conveyor.testing.TestSteps();
+    // one partition (a hash-tag prefix on a Redis Cluster): the whole cap is this one queue's
+    TestNode node = TestNode.withPrefix("{" + TestRedis.newPrefix().replace(":", "") + "}:")
+        .set("REDIS_PARTITIONS", "1").set("HTTP_PORT", Integer.toString(port)).set("NODE_IDLE_WAIT", "200ms")
+        .set("API_KEYS", "ops:admin:k-ops")
+        .pipeline("capped", "{'name':'capped','nodeGroup':'master','transactionType':true,'maxConcurrency':1,"
+            + "'steps':[{'type':'test/hold'}]}")
+        .start(steps.registry());
+    Vertx client = Vertx.vertx();
+    try {
+      for (int i = 0; i < 3; i++) {
+        node.start("capped", new JsonObject());
+      }
+      var http = client.createHttpClient();
+      List<Sample> samples = Eventually.until(Duration.ofSeconds(10), "one running and two held", () -> parse(
+          http.request(HttpMethod.GET, port, "127.0.0.1", "/metrics").compose(r -> r.send()
+              .compose(resp -> resp.body())).await().toString()),
+          all -> value(all, "conveyor_limit_running", Map.of("group", "master", "limit", "capped")) == 1
+              && value(all, "conveyor_limit_held", Map.of("group", "master", "limit", "capped")) == 2);
+      assertEquals(0.0, value(samples, "conveyor_fair_waiting", Map.of("group", "master")));
+      // the cluster view (and so the dashboard's limits table) shows the same, with the cap
+      JsonObject cluster = new JsonObject(http.request(HttpMethod.GET, port, "127.0.0.1", "/api/v1/cluster")
+          .compose(r -> r.putHeader("Authorization", "Bearer k-ops").send().compose(resp -> resp.body())).await()
+          .toString());
+      assertEquals(new JsonObject().put("running", 1L).put("held", 2L).put("maxConcurrency", 1).putNull("rateLimit"),
+          cluster.getJsonObject("queues").getJsonObject("master").getJsonObject("limits").getJsonObject("capped"));
+      for (int i = 0; i < 3; i++) {
+        steps.nextHeld().complete(io.conveyor.pipeline.StepResult.success(new JsonObject()));
+      }
+      Eventually.until(Duration.ofSeconds(10), "nothing held or running", () -> parse(
+          http.request(HttpMethod.GET, port, "127.0.0.1", "/metrics").compose(r -> r.send()
+              .compose(resp -> resp.body())).await().toString()),
+          all -> all.stream().noneMatch(x -> x.name().equals("conveyor_limit_held")
+              || x.name().equals("conveyor_limit_running")));
+    } finally {
+      client.close().await();
+      node.close();
+    }
+  }
+
+  @Test
   void the_parser_refuses_what_is_not_prometheus_text() {
     assertEquals(1, parse("# TYPE x counter\nx_total{a=\"b\"} 3\n").size());
     org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> parse("x_total{a=b} 3"));

@@ -112,6 +112,28 @@ class ArchiveTest {
     assertEquals(TxException.Kind.NOT_FOUND, refusal(() -> node.transactions.cancel(txId, "globex").await()));
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"h2", "postgresql"})
+  void the_leader_deletes_what_completed_longer_ago_than_the_retention_and_keeps_the_rest(String store) {
+    MutableClock clock = new MutableClock(System.currentTimeMillis());
+    TestNode n = new TestNode().clock(clock).set("ARCHIVE_INTERVAL", "50ms").set("ARCHIVE_DELAY", "0s")
+        .set("ARCHIVE_RETENTION", "2h").pipeline("order", ORDER);
+    TestNode node = start(store.equals("h2") ? n : onPostgres(n), "a");
+    List<String> old = startMany(node, 3);
+    Eventually.until(Duration.ofSeconds(10), "the first three archived", () -> inRedis(node, old), left -> left == 0);
+    clock.advance(Duration.ofMinutes(90));
+    List<String> recent = startMany(node, 2);
+    Eventually.until(Duration.ofSeconds(10), "the next two archived", () -> inRedis(node, recent), left -> left == 0);
+    // 91 minutes on, the first three completed 3 h 1 min ago, the two others 91 min ago
+    clock.advance(Duration.ofMinutes(91));
+    Eventually.until(Duration.ofSeconds(10), "the first three deleted", () -> old.stream()
+        .filter(id -> node.node().archive().find(id).await() != null).count(), left -> left == 0);
+    for (String id : recent) {
+      assertEquals(io.conveyor.model.TxStatus.SUCCESS, node.node().archive().find(id).await().summary().status(),
+          id + " is within the retention");
+    }
+  }
+
   private static TxException.Kind refusal(Runnable call) {
     try {
       call.run();

@@ -134,7 +134,8 @@ class ConfigLoaderTest {
   void archive_settings_are_checked_a_lease_must_outlast_two_rounds_and_the_url_must_name_a_known_store() {
     Config c = ConfigLoader.load(null, Map.of());
     assertEquals(new Config.Archive("", Duration.ofSeconds(60), Duration.ofSeconds(2), Duration.ofSeconds(1), 1000,
-        Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30), "conveyor_transactions"), c.archive());
+        Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30), "conveyor_transactions", Duration.ofDays(90)),
+        c.archive());
     assertTrue(c.node().has("archive"));
     ConfigException lease = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
         Map.of("CONVEYOR_ARCHIVE_LEASE", "1s")));

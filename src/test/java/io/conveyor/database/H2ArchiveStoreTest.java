@@ -22,7 +22,7 @@ class H2ArchiveStoreTest extends ArchiveStoreContract {
   private static final String TABLE = "conveyor_transactions";
   /** The archive table's columns and index count at the newest version (shape()). */
   private static final String COLUMNS = "TX_ID,OWNER,EXTERNAL_ID,TYPE,STATUS,CREATED,COMPLETED,STATE,WEBHOOK,"
-      + "ARCHIVED,STATE_UPDATED,STATE_REV / 3 indexes";
+      + "ARCHIVED,STATE_UPDATED,STATE_REV / 6 indexes";
   private final Path file;
 
   H2ArchiveStoreTest() throws Exception {
@@ -135,7 +135,7 @@ class H2ArchiveStoreTest extends ArchiveStoreContract {
       Path fresh = newFile();
       openAtOnce(fresh, 6);
       // the schema holds the migration lock's table when Flyway first looks, so it starts from a baseline at 0
-      assertEquals(List.of("0 BASELINE", "1 SQL", "2 SQL"), history(fresh), "round " + round);
+      assertEquals(List.of("0 BASELINE", "1 SQL", "2 SQL", "3 SQL"), history(fresh), "round " + round);
       assertEquals(COLUMNS, shape(fresh), "round " + round);
     }
   }
@@ -147,7 +147,7 @@ class H2ArchiveStoreTest extends ArchiveStoreContract {
     ArchivedTx row = tx("acme", "legacy-1", 1_800_000_000_000L, "success", new JsonObject().put("old", true));
     createTheOldWay(old, 2, row);
     openAtOnce(old, 4);
-    assertEquals(List.of("2 BASELINE"), history(old), "baselined at 2, and nothing run again");
+    assertEquals(List.of("2 BASELINE", "3 SQL"), history(old), "baselined at 2: only the versions after it run");
     assertEquals(COLUMNS, shape(old));
     ArchiveStore opened = new H2ArchiveStore(vertx, old, TABLE);
     opened.open().await();
@@ -162,7 +162,7 @@ class H2ArchiveStoreTest extends ArchiveStoreContract {
     ArchivedTx row = tx("acme", "legacy-1", 1_800_000_000_000L, "success", new JsonObject().put("old", true));
     createTheOldWay(old, 1, row);
     openAtOnce(old, 4);
-    assertEquals(List.of("1 BASELINE", "2 SQL"), history(old));
+    assertEquals(List.of("1 BASELINE", "2 SQL", "3 SQL"), history(old));
     assertEquals(COLUMNS, shape(old));
     ArchiveStore opened = new H2ArchiveStore(vertx, old, TABLE);
     opened.open().await();

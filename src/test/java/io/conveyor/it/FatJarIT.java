@@ -68,7 +68,7 @@ class FatJarIT {
   /** The README's way to try a node: the jar's own client starts the example and waits for its summary. */
   private static void assertCliRunsTheExample(Map<String, String> env) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-jar", "target/conveyor.jar", "start", "example", "{\"name\":\"cli\"}", "--wait");
+        "-jar", "target/conveyor.jar", "start", "example", "{\"name\":\"cli\"}", "--wait", "--json");
     pb.environment().putAll(env);
     Process p = pb.redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

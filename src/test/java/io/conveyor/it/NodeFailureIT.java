@@ -192,7 +192,7 @@ class NodeFailureIT {
     paused.awaitLine("registered again (incarnation 2)", Duration.ofSeconds(30));
     // Redis judged liveness: only the paused node was taken over, never a healthy one its view had lost
     List<String> reaped = TestRedis.cmd("LRANGE", prefix + "eventsL", 0, -1).stream()
-        .map(e -> new JsonObject(e.toString())).filter(e -> "node-dead".equals(e.getString("type")))
+        .map(e -> new JsonObject(e.toString())).filter(e -> "node-dead".equals(e.getString("kind")))
         .map(e -> e.getJsonObject("details").getString("nodeId")).distinct().toList();
     assertEquals(List.of(nodeIds.get(1)), reaped);
   }

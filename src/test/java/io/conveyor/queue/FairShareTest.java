@@ -117,6 +117,25 @@ class FairShareTest {
   }
 
   @Test
+  void a_weight_set_through_the_admin_store_replaces_the_configured_one_for_the_next_starts() {
+    start("2", "heavy=3");
+    node.store.owners.put("heavy", new io.conveyor.redis.OwnerStore.Limits(5, null, null, 0)).await();
+    node.store.owners.put("light", new io.conveyor.redis.OwnerStore.Limits(2, null, null, 0)).await();
+    paused(() -> {
+      startAll("heavy", 20);
+      startAll("light", 20);
+      startAll("plain", 20);
+      JsonObject owners = node.store.control.waiting("master").await().getJsonObject("owners");
+      // ownerShare 2 x weight: 10 (5 from the store, not 3 from the config), 4, and 2 (no weight anywhere)
+      assertEquals(new JsonObject().put("admitted", 10L).put("waiting", 10L), owners.getJsonObject("heavy"));
+      assertEquals(new JsonObject().put("admitted", 4L).put("waiting", 16L), owners.getJsonObject("light"));
+      assertEquals(new JsonObject().put("admitted", 2L).put("waiting", 18L), owners.getJsonObject("plain"));
+    });
+    runOrder(java.util.Map.of(), 60);
+    assertFairStateEmpty("heavy", "light", "plain");
+  }
+
+  @Test
   void a_cancelled_start_leaves_its_place_and_the_counts_stay_true() {
     start("2", "");
     Map<String, String> ownerOf = new java.util.HashMap<>();

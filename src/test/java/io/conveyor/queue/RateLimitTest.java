@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A pipeline's rateLimit holds its transactions back at dequeue, off any worker, and lets them go as tokens
- * come: a second's worth at once, then the rate. The node's clock is the test's, so tokens come only when the
+ * come: a tenth of a second's worth at once, then the rate (100/s: 10 at once, then one each 10 ms). The node's
+ * clock is the test's, so tokens come only when the
  * test moves it.
  */
 class RateLimitTest {
@@ -45,7 +46,7 @@ class RateLimitTest {
     // one partition (a hash-tag prefix on a Redis Cluster): the whole rate is this one queue's
     node = TestNode.withPrefix("{" + io.conveyor.testing.TestRedis.newPrefix().replace(":", "") + "}:")
         .clock(clock).set("REDIS_PARTITIONS", "1").set("NODE_WORKERS", "50").set("NODE_IDLE_WAIT", "200ms")
-        .pipeline("paced", "{'name':'paced','nodeGroup':'master','transactionType':true,'rateLimit':'10/s',"
+        .pipeline("paced", "{'name':'paced','nodeGroup':'master','transactionType':true,'rateLimit':'100/s',"
             + "'steps':[{'type':'test/record'}]}")
         .pipeline("free", "{'name':'free','nodeGroup':'master','transactionType':true,"
             + "'steps':[{'type':'util/fixed-reply','params':{'reply':{}}}]}")
@@ -63,9 +64,9 @@ class RateLimitTest {
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(free).status());
     assertEquals(10, steps.recorded.size());
 
-    clock.advance(Duration.ofSeconds(1));
+    clock.advance(Duration.ofMillis(100));
     settlesAt(20, 15);
-    clock.advance(Duration.ofMillis(500));
+    clock.advance(Duration.ofMillis(50));
     settlesAt(25, 10);
     clock.advance(Duration.ofSeconds(5));
     settlesAt(35, 0);

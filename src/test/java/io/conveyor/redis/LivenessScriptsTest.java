@@ -123,7 +123,9 @@ class LivenessScriptsTest extends ScriptTest {
     assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-dead"));
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-2"), "processingState").toString());
     JsonObject event = new JsonObject(cmd("LINDEX", h.keys.eventsL(0), 0).toString());
-    assertEquals("node-dead", event.getString("type"));
+    assertEquals("node-dead", event.getString("kind"));
+    assertEquals("node-dead", event.getString("node"), "the node it is about");
+    assertEquals("node-dead", event.getString("subject"));
     assertEquals(h.clock.millis(), event.getLong("time"));
     JsonObject details = event.getJsonObject("details");
     assertEquals("node-dead", details.getString("nodeId"));

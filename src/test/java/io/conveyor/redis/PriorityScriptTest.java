@@ -38,7 +38,7 @@ class PriorityScriptTest extends ScriptTest {
     String txId = io.conveyor.testing.ScriptHarness.txId(0, String.format("%03d", n++));
     StartRequest req = new StartRequest(type, "acme", null, new JsonObject(), new JsonObject(), "{}", "{}", null, null,
         null, priority);
-    assertEquals(Code.OK, h.store.queue.start(List.of(new QueueStore.NewTx(txId, req, "shop")), PERIOD, STEP)
+    assertEquals(Code.OK, h.store.queue.start(List.of(new QueueStore.NewTx(txId, req, "shop")), PERIOD, STEP, 0)
         .await().get(0).code());
     return txId;
   }
@@ -79,7 +79,7 @@ class PriorityScriptTest extends ScriptTest {
       txs.add(new QueueStore.NewTx(txId, new StartRequest("order", "acme", null, new JsonObject(), new JsonObject()),
           "shop"));
     }
-    h.store.queue.start(txs, PERIOD, STEP).await();
+    h.store.queue.start(txs, PERIOD, STEP, 0).await();
     String urgent = start("urgent", null);
     assertEquals("7", cmd("HGET", h.keys.stateH(urgent), "priority").toString());
     List<String> expected = new ArrayList<>(List.of(urgent));

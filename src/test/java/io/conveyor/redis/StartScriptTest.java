@@ -123,7 +123,7 @@ class StartScriptTest extends ScriptTest {
         new QueueStore.NewTx(tx1, req("order", "ext-1"), "shop"),
         new QueueStore.NewTx(tx2, req("order", "ext-1"), "shop"),
         new QueueStore.NewTx(tx3, req("inner", null), "shop"),
-        new QueueStore.NewTx(tx4, req("order", null), "shop")), PERIOD, 0).await();
+        new QueueStore.NewTx(tx4, req("order", null), "shop")), PERIOD, 0, 0).await();
     assertEquals(List.of(Code.OK, Code.DUPLICATE_EXTERNAL_ID, Code.NOT_STARTABLE, Code.OK),
         replies.stream().map(QueueStore.StartReply::code).toList());
     assertEquals(tx1, replies.get(1).detail());

@@ -93,6 +93,16 @@ public final class RecordingArchive implements ArchiveStore {
   }
 
   @Override
+  public Future<Integer> deleteCompletedBefore(long before, int limit) {
+    return real.deleteCompletedBefore(before, limit);
+  }
+
+  @Override
+  public Future<Found> search(io.conveyor.database.ArchiveQuery q) {
+    return real.search(q);
+  }
+
+  @Override
   public Future<List<String>> ended(String type, String status, long from, long to, int limit) {
     return real.ended(type, status, from, to, limit);
   }

@@ -3,6 +3,7 @@ package io.conveyor.testing;
 import io.conveyor.redis.ArchiveHandoff;
 import io.conveyor.redis.ControlStore;
 import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.OwnerStore;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.QueueStore;
 import io.conveyor.redis.ReadStore;
@@ -23,6 +24,7 @@ public final class Stores {
   public final ReadStore reads;
   public final StatsStore stats;
   public final PipelineStore pipelines;
+  public final OwnerStore owners;
 
   public Stores(StoreContext context) {
     this.context = context;
@@ -35,5 +37,6 @@ public final class Stores {
     this.reads = new ReadStore(context);
     this.stats = new StatsStore(context);
     this.pipelines = new PipelineStore(context);
+    this.owners = new OwnerStore(context);
   }
 }

@@ -132,7 +132,7 @@ class WebhookTest {
     boolean logged = false;
     for (var e : cmd("LRANGE", node.keys.eventsL(node.keys.partitionOf(failing)), "0", "-1")) {
       JsonObject event = new JsonObject(e.toString());
-      logged |= event.getString("type").equals("webhook-exhausted")
+      logged |= event.getString("kind").equals("webhook-exhausted")
           && failing.equals(event.getJsonObject("details").getString("txId"));
     }
     assertTrue(logged, "eventsL has the exhausted delivery");
@@ -155,7 +155,7 @@ class WebhookTest {
     assertEquals(4, state.getInteger("attempts"));
     boolean logged = false;
     for (var e : cmd("LRANGE", node.keys.eventsL(node.keys.partitionOf(txId)), "0", "-1")) {
-      logged |= new JsonObject(e.toString()).getString("type").equals("webhook-url-paused");
+      logged |= new JsonObject(e.toString()).getString("kind").equals("webhook-url-paused");
     }
     assertTrue(logged, "eventsL has the pause");
   }

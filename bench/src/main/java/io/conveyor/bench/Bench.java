@@ -90,7 +90,9 @@ public final class Bench {
       long before = client.usedMemory().await(30, TimeUnit.SECONDS);
       Map<String, RedisChores.Master> mastersBefore = client.masters().await(60, TimeUnit.SECONDS);
       HeapWatch heap = new HeapWatch();
+      long cpuBefore = processCpuNanos();
       Result result = client.run("run", options, !options.queueOnly()).await();
+      long cpuNanos = processCpuNanos() - cpuBefore;
       heap.close();
       io.vertx.core.json.JsonObject masters = shares(mastersBefore, client.masters().await(60, TimeUnit.SECONDS));
       System.err.println("bench: per master (share of the run's Redis CPU, of its transaction keys, commands): "
@@ -104,9 +106,25 @@ public final class Bench {
       System.err.printf("bench: JVM heap used after GC: %s MB at the end, at most %s MB after any GC during the run"
           + " (node and bench client together)%n", Result.num(heapMb), Result.num(heap.peakAfterGc() / MB));
       String line = options.queueOnly() ? result.queueLine(heapMb, redisPerTx) : result.line();
+      // per transaction: this JVM's CPU (node and bench client together), Redis's CPU and commands, bytes left in
+      // Redis (completed, not yet archived), and the heap after GC at the end
+      double redisCpu = 0;
+      long commands = 0;
+      for (String m : masters.fieldNames()) {
+        redisCpu += masters.getJsonObject(m).getDouble("cpuSeconds");
+        commands += masters.getJsonObject(m).getLong("commands");
+      }
+      int n = options.transactions();
+      io.vertx.core.json.JsonObject perTx = new io.vertx.core.json.JsonObject()
+          .put("jvmCpuUs", Math.round(cpuNanos / 1000.0 / n * 10) / 10.0)
+          .put("redisCpuUs", Math.round(redisCpu * 1e6 / n * 10) / 10.0)
+          .put("redisCommands", Math.round(commands * 100.0 / n) / 100.0)
+          .put("redisBytes", Math.round(redisPerTx))
+          .put("heapMB", Math.round(heapMb * 10) / 10.0);
+      System.err.println("bench: per transaction: " + perTx.encode());
       out.println(new io.vertx.core.json.JsonObject(line).put("redisMode", config.redis().mode().name()
           .toLowerCase(java.util.Locale.ROOT)).put("partitions", config.redis().partitions()).put("masters", masters)
-          .encode());
+          .put("perTx", perTx).encode());
       out.flush();
       return result.finished() == options.transactions() ? 0 : 1;
     } catch (IllegalArgumentException e) {
@@ -160,6 +178,12 @@ public final class Bench {
   }
 
   /** Heap in use once garbage is gone: what the node (and the bench's small arrays) really hold. */
+  /** This JVM's CPU time so far, every thread (ns); -1 when the platform does not tell. */
+  private static long processCpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+  }
+
   private static long heapUsedAfterGc() {
     Runtime rt = Runtime.getRuntime();
     for (int i = 0; i < 3; i++) {

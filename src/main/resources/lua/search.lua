@@ -1,0 +1,101 @@
+-- search: walk a partition's transactions newest first (liveZ, scored by created) and answer those that match,
+-- for the transaction search (GET /api/v1/transactions, GET /api/v1/admin/transactions). Reads only, except
+-- that an entry whose transaction Redis no longer holds leaves the index.
+-- KEYS[1] liveZ
+-- ARGV[1] the stateH key prefix (Keys.stateH("")): the walked txIds, known only once liveZ is read, name their
+--   stateH keys
+-- ARGV[2] the highest created (ms) to look at: '+inf', a number (inclusive), or '(' and a number (exclusive)
+-- ARGV[3] a txId or '': with it, entries created exactly at ARGV[2] whose txId is not below it are skipped (the
+--   page before ended there: order is created, then txId, both descending)
+-- ARGV[4] the lowest created (ms) to look at, inclusive, or '-inf'
+-- ARGV[5] how many matches to answer at most   ARGV[6] how many entries to look at at most
+-- ARGV[7] owner or '' (any)   ARGV[8] pipeline or ''   ARGV[9] phases, comma-separated between commas
+--   (",queued,failed,") or '' (any): a transaction's phase is its status once final, else where it stands:
+--   queued, running, sleeping, waiting (for a child, branches or a switch), retrying, scheduled
+-- ARGV[10] externalId or ''   ARGV[11] text that its metadata JSON must hold, lower case, or ''
+-- Replies: {matches, next}: matches a flat list txId, created, phase, …; next '' when the walk reached the
+--   lowest created, else "<created> <txId>" of the last entry looked at (everything down to it was looked at)
+
+local statePrefix = ARGV[1]
+local want, budget = tonumber(ARGV[5]), tonumber(ARGV[6])
+local owner, pipeline, phases, ext, text = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
+
+local function phase_of(s)
+  if finals[s[3]] then
+    return s[3]
+  end
+  local p = s[4]
+  if p == 'processing' then
+    return 'running'
+  elseif p == 'sleeping' then
+    if s[7] or s[8] then
+      return 'waiting'
+    elseif s[9] then
+      return 'retrying'
+    end
+    return 'sleeping'
+  elseif p == 'pending' then
+    return 'queued'
+  end
+  return p or 'queued'
+end
+
+local matches = {}
+local max, skipFrom = ARGV[2], ARGV[3]
+local maxScore = tonumber((string.gsub(max, '^%(', '')))
+local looked = 0
+local chunk = 1000
+local lastScore, lastId
+local done = false
+while not done and #matches < want * 3 and looked < budget do
+  local rows = redis.call('ZRANGE', KEYS[1], max, ARGV[4], 'BYSCORE', 'REV', 'LIMIT', 0, chunk, 'WITHSCORES')
+  if #rows == 0 then
+    done = true
+    break
+  end
+  local progressed = false
+  for j = 1, #rows, 2 do
+    local id, score = rows[j], tonumber(rows[j + 1])
+    if not (skipFrom ~= '' and score == maxScore and id >= skipFrom) then
+      progressed = true
+      looked = looked + 1
+      lastScore, lastId = score, id
+      local s = redis.call('HMGET', statePrefix .. id, 'owner', 'type', 'status', 'processingState', 'externalId',
+        'metadata', 'waitingFor', 'waitingSwitch', 'retry')
+      if not s[1] then
+        redis.call('ZREM', KEYS[1], id)
+      elseif (owner == '' or s[1] == owner) and (pipeline == '' or s[2] == pipeline)
+          and (ext == '' or s[5] == ext)
+          and (text == '' or (s[6] and string.find(string.lower(s[6]), text, 1, true))) then
+        local ph = phase_of(s)
+        if phases == '' or string.find(phases, ',' .. ph .. ',', 1, true) then
+          matches[#matches + 1] = id
+          matches[#matches + 1] = rows[j + 1]
+          matches[#matches + 1] = ph
+        end
+      end
+      if #matches >= want * 3 or looked >= budget then
+        break
+      end
+    end
+  end
+  if #matches >= want * 3 or looked >= budget then
+    break
+  end
+  if not progressed then
+    if #rows < chunk * 2 then
+      done = true -- nothing left beyond the entries skipped
+    else
+      chunk = chunk * 2 -- a run of entries created in one millisecond longer than a chunk
+    end
+  elseif #rows < chunk * 2 then
+    done = true
+  else
+    max, skipFrom, maxScore = tostring(lastScore), lastId, lastScore
+  end
+end
+if done or not lastScore then
+  return {matches, ''}
+end
+return {matches, string.format('%d', lastScore) .. ' ' .. lastId}
