@@ -63,12 +63,18 @@ local function wakeParent(parent, group, child, status, output, note)
   queue_push(outPrefix .. group, ringPrefix .. group, parent)
 end
 
+-- written once per call, after the loop: who leaves processingZ and this node's inflightZ, and who waits for
+-- the archive
+local done, archived = {}, {}
+
 for i = 1, (#KEYS - 10) / 2 do
   local key, webhookKey = KEYS[10 + 2 * (i - 1) + 1], KEYS[10 + 2 * (i - 1) + 2]
   local a = 8 + 7 * (i - 1) + 1
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  -- one read for everything this completion needs (its webhook's fields too: fields 13-17)
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
-    'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot')
+    'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot', 'stepTimes',
+    'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
     replies[i] = CODE.BAD_STATUS
@@ -84,29 +90,33 @@ for i = 1, (#KEYS - 10) / 2 do
       note = 'cancelled by its owner while its last step ran (the step ended ' .. status .. ')'
       status = 'cancelled'
     end
-    redis.call('HSET', key, 'status', status, 'processingState', 'complete', 'output', ARGV[a + 3],
-      'note', note, 'completed', now, 'updated', now)
-    redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt')
-    if status == 'success' then
-      -- the failed step's input stays with a transaction that did not succeed: rerun.lua runs it again
-      redis.call('HDEL', key, 'data')
-    end
+    local fields = {'status', status, 'processingState', 'complete', 'output', ARGV[a + 3], 'note', note,
+      'completed', now, 'updated', now}
     if ARGV[a + 6] ~= '' then
-      redis.call('HSET', key, 'errors', s[10] and (string.sub(s[10], 1, -2) .. ',' .. ARGV[a + 6] .. ']')
-        or ('[' .. ARGV[a + 6] .. ']'))
+      fields[#fields + 1] = 'errors'
+      fields[#fields + 1] = s[10] and (string.sub(s[10], 1, -2) .. ',' .. ARGV[a + 6] .. ']')
+        or ('[' .. ARGV[a + 6] .. ']')
     end
     if ARGV[a + 5] ~= '' then
-      redis.call('HSET', key, 'stepTimes', (redis.call('HGET', key, 'stepTimes') or '') .. ARGV[a + 5] .. ';')
+      fields[#fields + 1] = 'stepTimes'
+      fields[#fields + 1] = (s[13] or '') .. ARGV[a + 5] .. ';'
     end
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZREM', KEYS[2], id)
+    redis.call('HSET', key, unpack(fields))
+    if status == 'success' then
+      -- the failed step's input stays with a transaction that did not succeed: rerun.lua runs it again
+      redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data')
+    else
+      redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt')
+    end
+    done[#done + 1] = id
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end
     publish(KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
     if not compensate_start(key, id, status, note, now, prefixes, counts) then
-      redis.call('ZADD', KEYS[3], archiveAt, id)
-      webhooks_schedule(key, webhookKey, KEYS[5], KEYS[4], id, now)
+      archived[#archived + 1] = archiveAt
+      archived[#archived + 1] = id
+      webhooks_schedule(key, webhookKey, KEYS[5], KEYS[4], id, now, {s[14], s[15], s[16], s[4], s[17]})
     end
     if s[11] then
       compensate_ended(s[11], id, status, note, now, archiveAt, prefixes, KEYS[3], KEYS[5], KEYS[4])
@@ -118,6 +128,14 @@ for i = 1, (#KEYS - 10) / 2 do
     end
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
   end
+end
+for from = 1, #done, 1000 do
+  local to = math.min(from + 999, #done)
+  redis.call('ZREM', KEYS[1], unpack(done, from, to))
+  redis.call('ZREM', KEYS[2], unpack(done, from, to))
+end
+for from = 1, #archived, 1000 do
+  redis.call('ZADD', KEYS[3], unpack(archived, from, math.min(from + 999, #archived)))
 end
 stats_write({KEYS[6], KEYS[7], KEYS[8]}, now, counts)
 return replies

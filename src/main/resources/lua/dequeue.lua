@@ -135,6 +135,9 @@ end
 -- come in (lib/queue.lua queue_refill), and may be taken in the same call
 local released = {}
 
+-- now, txId pairs of the runs taken: added to processingZ and inflightZ:<nodeId> once, before the reply
+local running = {}
+
 -- q: 1 admin, 2 out, 3 in, 4 held (a limit's with tokens or slots again: see take_held)
 local function take(q, heldKey)
   while #taken < max and budget > 0 do
@@ -158,7 +161,7 @@ local function take(q, heldKey)
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
-        'switches', 'stepAttempt', 'trace', 'share')
+        'switches', 'stepAttempt', 'trace', 'share', 'attempt')
       local admitted = s[18] == 'in'
       if admitted then
         released[s[7]] = (released[s[7]] or 0) + 1
@@ -191,14 +194,15 @@ local function take(q, heldKey)
               'slotRing', KEYS[6])
           end
         end
-        local attempt = redis.call('HINCRBY', key, 'attempt', 1)
+        local attempt = (tonumber(s[19]) or 0) + 1
         if attempt == 1 then
           stats_tally(counts, 'started', ARGV[5], s[2], s[7])
         end
         if admitted then
-          redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now, 'share', '')
+          redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now, 'share', '',
+            'attempt', attempt)
         else
-          redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now)
+          redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now, 'attempt', attempt)
         end
         if s[15] then
           -- the step is about to see these switches: acknowledge them (see sleep.lua)
@@ -208,8 +212,8 @@ local function take(q, heldKey)
           end
           redis.call('HSET', key, 'acks', cjson.encode(acks))
         end
-        redis.call('ZADD', KEYS[4], now, id)
-        redis.call('ZADD', KEYS[5], now, id)
+        running[#running + 1] = now
+        running[#running + 1] = id
         taken[#taken + 1] = {id, attempt, s[2], s[3], s[4], s[5] or s[6], s[7], s[8], s[9], s[10], names[q],
           s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or ''}
       elseif admitted then
@@ -284,6 +288,11 @@ for name, l in pairs(limits) do
   if l.rate then
     redis.call('HSET', KEYS[13], name .. ':t', tostring(l.rate.tokens), name .. ':at', now)
   end
+end
+for from = 1, #running, 1000 do
+  local to = math.min(from + 999, #running)
+  redis.call('ZADD', KEYS[4], unpack(running, from, to))
+  redis.call('ZADD', KEYS[5], unpack(running, from, to))
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 local hint = false

@@ -38,13 +38,21 @@ local now, period = ARGV[1], ARGV[2]
 local replies = {}
 local counts = {}
 local live = {}
+-- read once per call: a pipeline's fields (by pipelineH key), and per in-queue what goes on it (written after
+-- the loop, with one ring per queue)
+local pipelines = {}
+local ins = {}
 
 local function start(k, a, i)
   if redis.call('EXISTS', KEYS[k]) == 1 then
     return {CODE.DUPLICATE_TX, ''}
   end
-  local p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
-    'priority')
+  local p = pipelines[KEYS[k + 1]]
+  if not p then
+    p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
+      'priority')
+    pipelines[KEYS[k + 1]] = p
+  end
   if not p[1] then
     return {CODE.UNKNOWN_TYPE, ''}
   end
@@ -100,7 +108,14 @@ local function start(k, a, i)
   elseif share == 'wait' then
     queue_wait(fair, txId, now, boost, i)
   else
-    queue_push_in(KEYS[k + 2], KEYS[k + 3], txId, now, boost, false, i)
+    local q = ins[KEYS[k + 2]]
+    if not q then
+      q = {ring = KEYS[k + 3], adds = {}}
+      ins[KEYS[k + 2]] = q
+    end
+    -- scored as lib/queue.lua queue_push_in does
+    q.adds[#q.adds + 1] = string.format('%.4f', tonumber(now) - boost + i * 0.0005)
+    q.adds[#q.adds + 1] = txId
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
   live[#live + 1] = now
@@ -110,6 +125,12 @@ end
 
 for i = 1, (#KEYS - 5) / 7 do
   replies[i] = start(5 + 7 * (i - 1) + 1, 5 + 15 * (i - 1) + 1, i)
+end
+for queueKey, q in pairs(ins) do
+  for from = 1, #q.adds, 1000 do
+    redis.call('ZADD', queueKey, unpack(q.adds, from, math.min(from + 999, #q.adds)))
+  end
+  queue_ring(q.ring)
 end
 if #live > 0 then
   redis.call('ZADD', KEYS[5], unpack(live))

@@ -2,8 +2,10 @@
 -- for its completion: webhookH:<txId> (the event, its delivery state) and webhooksZ (txId → first
 -- attempt: now, or later by webhookDelay when the client asked that a long-poll reply may cancel it),
 -- and a 'webhook:<txId>' note on notify wakes the webhook leader.
-local function webhooks_schedule(stateKey, webhookKey, webhooksKey, notifyKey, id, now)
-  local w = redis.call('HMGET', stateKey, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner', 'trace')
+-- known: the state's webhookUrl, webhookUrlHash, webhookDelay, owner and trace when the caller has read them
+-- already (nil: read here).
+local function webhooks_schedule(stateKey, webhookKey, webhooksKey, notifyKey, id, now, known)
+  local w = known or redis.call('HMGET', stateKey, 'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'owner', 'trace')
   if not w[1] or w[1] == '' then
     return
   end
