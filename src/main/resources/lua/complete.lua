@@ -129,13 +129,8 @@ for i = 1, (#KEYS - 10) / 2 do
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
   end
 end
-for from = 1, #done, 1000 do
-  local to = math.min(from + 999, #done)
-  redis.call('ZREM', KEYS[1], unpack(done, from, to))
-  redis.call('ZREM', KEYS[2], unpack(done, from, to))
-end
-for from = 1, #archived, 1000 do
-  redis.call('ZADD', KEYS[3], unpack(archived, from, math.min(from + 999, #archived)))
-end
+queue_chunked('ZREM', KEYS[1], done)
+queue_chunked('ZREM', KEYS[2], done)
+queue_chunked('ZADD', KEYS[3], archived)
 stats_write({KEYS[6], KEYS[7], KEYS[8]}, now, counts)
 return replies

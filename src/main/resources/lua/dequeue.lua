@@ -289,11 +289,8 @@ for name, l in pairs(limits) do
     redis.call('HSET', KEYS[13], name .. ':t', tostring(l.rate.tokens), name .. ':at', now)
   end
 end
-for from = 1, #running, 1000 do
-  local to = math.min(from + 999, #running)
-  redis.call('ZADD', KEYS[4], unpack(running, from, to))
-  redis.call('ZADD', KEYS[5], unpack(running, from, to))
-end
+queue_chunked('ZADD', KEYS[4], running)
+queue_chunked('ZADD', KEYS[5], running)
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 local hint = false
 for name, l in pairs(limits) do

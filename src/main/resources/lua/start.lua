@@ -113,8 +113,7 @@ local function start(k, a, i)
       q = {ring = KEYS[k + 3], adds = {}}
       ins[KEYS[k + 2]] = q
     end
-    -- scored as lib/queue.lua queue_push_in does
-    q.adds[#q.adds + 1] = string.format('%.4f', tonumber(now) - boost + i * 0.0005)
+    q.adds[#q.adds + 1] = queue_in_score(now, boost, i)
     q.adds[#q.adds + 1] = txId
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
@@ -127,9 +126,7 @@ for i = 1, (#KEYS - 5) / 7 do
   replies[i] = start(5 + 7 * (i - 1) + 1, 5 + 15 * (i - 1) + 1, i)
 end
 for queueKey, q in pairs(ins) do
-  for from = 1, #q.adds, 1000 do
-    redis.call('ZADD', queueKey, unpack(q.adds, from, math.min(from + 999, #q.adds)))
-  end
+  queue_chunked('ZADD', queueKey, q.adds)
   queue_ring(q.ring)
 end
 if #live > 0 then

@@ -5,6 +5,20 @@
 -- connection cannot block on many slots). Work taken back from a node goes to the front (front = true).
 -- A ring that holds a token already publishes nothing: nodes know work waits there; force publishes
 -- anyway (a node took all it asked for and left work: wake another one).
+-- Runs cmd on key with the items of list as its arguments, 1000 at a time (an even number: score, member pairs
+-- stay together), so a long list never passes Lua's limit on unpack.
+local function queue_chunked(cmd, key, list)
+  for from = 1, #list, 1000 do
+    redis.call(cmd, key, unpack(list, from, math.min(from + 999, #list)))
+  end
+end
+
+-- The in-queue score of work queued at now with a head start of boost ms (see queue_push_in), as text: Lua
+-- would pass the number with 14 digits, which drops the fraction. seq (optional) keeps a batch's order.
+local function queue_in_score(now, boost, seq)
+  return string.format('%.4f', tonumber(now) - (tonumber(boost) or 0) + (seq or 0) * 0.0005)
+end
+
 local function queue_ring(ringKey, force)
   if redis.call('LLEN', ringKey) == 0 then
     redis.call('RPUSH', ringKey, '1')
@@ -25,9 +39,7 @@ end
 -- aging bound. Work taken back from a node (front) scores 0, ahead of everything. seq (optional) keeps the
 -- order of one batch queued in the same millisecond: 0.0005 ms apart (a score near 2e12 ms is exact to 0.00025).
 local function queue_push_in(queueKey, ringKey, id, now, boost, front, seq)
-  -- formatted here: Lua would pass the number with 14 digits, which drops the fraction
-  local score = front and 0 or (tonumber(now) - (tonumber(boost) or 0) + (seq or 0) * 0.0005)
-  redis.call('ZADD', queueKey, string.format('%.4f', score), id)
+  redis.call('ZADD', queueKey, front and '0' or queue_in_score(now, boost, seq), id)
   queue_ring(ringKey)
 end
 
@@ -70,7 +82,7 @@ end
 -- A start beyond its owner's share waits in the owner's queue (written by queue_fair_flush).
 local function queue_wait(f, id, now, boost, seq)
   local w = f.waiting
-  w[#w + 1] = string.format('%.4f', tonumber(now) - (tonumber(boost) or 0) + (seq or 0) * 0.0005)
+  w[#w + 1] = queue_in_score(now, boost, seq)
   w[#w + 1] = id
 end
 
@@ -80,9 +92,7 @@ local function queue_fair_flush()
       redis.call('HINCRBY', f.fairKey, f.owner, f.added)
     end
     local w = f.waiting
-    for from = 1, #w, 1000 do
-      redis.call('ZADD', f.ownerKey, unpack(w, from, math.min(from + 999, #w)))
-    end
+    queue_chunked('ZADD', f.ownerKey, w)
     if #w > 0 then
       redis.call('HINCRBY', f.fairKey, '*', #w / 2)
     end
@@ -110,15 +120,13 @@ local function queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, release
         local st = redis.call('HMGET', key, 'processingState', 'qBoost', 'share')
         if st[1] == 'queued' and st[3] == 'wait' then
           redis.call('HSET', key, 'share', 'in')
-          adds[#adds + 1] = string.format('%.4f', tonumber(now) - (tonumber(st[2]) or 0))
+          adds[#adds + 1] = queue_in_score(now, st[2])
           adds[#adds + 1] = heads[j]
           need = need - 1
         end
       end
     end
-    for from = 1, #adds, 1000 do
-      redis.call('ZADD', queueKey, unpack(adds, from, math.min(from + 999, #adds)))
-    end
+    queue_chunked('ZADD', queueKey, adds)
     if need > 0 and redis.call('HINCRBY', fairKey, owner, -need) <= 0 then
       redis.call('HDEL', fairKey, owner)
     end
