@@ -4,8 +4,11 @@
 --   stats3H:<slot>  600 s slots, kept 24 h    (<slot> = the slot's start, ms since the epoch)
 -- statsKeys = {stats1H key, stats2H key, stats3H key} for the slots that hold now.
 -- Each counter is counted in total and per node group, pipeline and owner, as the fields
--- <name>, <name>|group=<g>, <name>|pipeline=<p>, <name>|owner=<o>. A key expires (PEXPIREAT) when its
--- slot is older than the series keeps.
+-- <name>, <name>|group=<g>, <name>|pipeline=<p>, <name>|owner=<o>, in the 5 s series only: the reaper
+-- leader folds each closed 5 s slot into the 60 s and 600 s slots that hold it (sample.lua), and a reader
+-- adds the slots not folded yet (stats-read.lua), so a transaction's counts cost one series, not three.
+-- Sampled values (queue lengths, processing, sleeping) are set in every series. A key expires (PEXPIREAT)
+-- when its slot is older than the series keeps.
 local STATS_SERIES = {{5000, 300000}, {60000, 7200000}, {600000, 86400000}}
 
 local function stats_tally(counts, name, group, pipeline, owner)
@@ -21,7 +24,8 @@ local function stats_apply(statsKeys, now, values, cmd)
     return
   end
   now = tonumber(now)
-  for i, s in ipairs(STATS_SERIES) do
+  for i, key in ipairs(statsKeys) do
+    local s = STATS_SERIES[i]
     local slot = now - now % s[1]
     if cmd == 'HSET' then
       -- one HSET sets every sampled field at once
@@ -30,18 +34,52 @@ local function stats_apply(statsKeys, now, values, cmd)
         args[#args + 1] = f
         args[#args + 1] = v
       end
-      redis.call('HSET', statsKeys[i], unpack(args))
+      redis.call('HSET', key, unpack(args))
     else
       for f, v in pairs(values) do
-        redis.call(cmd, statsKeys[i], f, v)
+        redis.call(cmd, key, f, v)
       end
     end
-    redis.call('PEXPIREAT', statsKeys[i], slot + s[1] + s[2])
+    redis.call('PEXPIREAT', key, slot + s[1] + s[2])
   end
 end
 
 local function stats_write(statsKeys, now, counts)
-  stats_apply(statsKeys, now, counts, 'HINCRBY')
+  stats_apply({statsKeys[1]}, now, counts, 'HINCRBY')
+end
+
+-- A node's clock may run behind the leader's: a 5 s slot is folded this long after it closed, so late counts
+-- still reach the coarser series.
+local STATS_FOLD_LAG = 10000
+
+-- Fields set by sample.lua (each series has its own): never folded.
+local function stats_sampled(field)
+  return string.sub(field, 1, 6) == 'queue.' or field == 'processing' or field == 'sleeping'
+end
+
+-- The start of the newest 5 s slot that may be folded at now.
+local function stats_fold_due(now)
+  local last = now - STATS_SERIES[1][1] - STATS_FOLD_LAG
+  return last - last % STATS_SERIES[1][1]
+end
+
+-- Adds the counters of one 5 s slot (HGETALL's reply, flat) starting at t to the slots of the 60 s and 600 s
+-- series that hold it (prefixes: their key prefixes, in that order).
+local function stats_fold(fields, t, prefixes)
+  if #fields == 0 then
+    return
+  end
+  for i, prefix in ipairs(prefixes) do
+    local s = STATS_SERIES[i + 1]
+    local slot = t - t % s[1]
+    local key = prefix .. slot
+    for j = 1, #fields, 2 do
+      if not stats_sampled(fields[j]) then
+        redis.call('HINCRBY', key, fields[j], fields[j + 1])
+      end
+    end
+    redis.call('PEXPIREAT', key, slot + s[1] + s[2])
+  end
 end
 
 local function stats_set(statsKeys, now, values)

@@ -346,9 +346,24 @@ public final class Keys {
   /** The slot lengths of the three stats series, in ms (lua/lib/stats.lua has the same). */
   private static final long[] STATS_SLOTS = {5_000, 60_000, 600_000};
 
+  /** The slot length (ms) of stats series 1, 2 or 3. */
+  public static long statsSlotMs(int series) {
+    return STATS_SLOTS[series - 1];
+  }
+
   /** A stats hash of partition p: series 1, 2 or 3 (5 s, 60 s, 600 s slots), for the slot starting at slotStart (ms). */
   public String statsH(int p, int series, long slotStart) {
-    return in(p, "stats" + series + "H:" + slotStart);
+    return statsPrefix(p, series) + slotStart;
+  }
+
+  /** What every key of a stats series of partition p begins with (a script that knows the slots only from times). */
+  public String statsPrefix(int p, int series) {
+    return in(p, "stats" + series + "H:");
+  }
+
+  /** The start of the last 5 s stats slot of partition p folded into the 60 s and 600 s series (sample.lua). */
+  public String statsFold(int p) {
+    return in(p, "statsFold");
   }
 
   /** The stats1H, stats2H and stats3H keys of partition p for the slots that hold the given time. */

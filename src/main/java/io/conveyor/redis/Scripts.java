@@ -44,13 +44,14 @@ public final class Scripts {
   public final LuaScript webhookCancel = LuaScript.load("webhook-cancel");
   public final LuaScript progress = LuaScript.load("progress");
   public final LuaScript sample = LuaScript.load("sample");
+  public final LuaScript statsRead = LuaScript.load("stats-read");
   public final LuaScript search = LuaScript.load("search");
   public final LuaScript ring = LuaScript.load("ring");
   public final LuaScript eventsTrim = LuaScript.load("trim");
 
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
-        wake, rate, archive, webhook, webhookCancel, progress, sample, search, eventsTrim, ring);
+        wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

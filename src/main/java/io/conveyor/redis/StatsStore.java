@@ -24,7 +24,9 @@ public final class StatsStore {
     long now = r.clock().millis();
     List<String> k = new ArrayList<>(List.of(keys.processingZ(p), keys.sleepingZ(p)));
     k.addAll(keys.statsKeys(p, now));
-    List<String> args = new ArrayList<>(List.of(Long.toString(now)));
+    k.add(keys.statsFold(p));
+    List<String> args = new ArrayList<>(List.of(Long.toString(now), keys.statsPrefix(p, 1), keys.statsPrefix(p, 2),
+        keys.statsPrefix(p, 3)));
     for (String g : groups) {
       k.addAll(List.of(keys.qInZ(p, g), keys.qOutL(p, g), keys.qAdminL(p, g)));
       args.add(g);
@@ -37,10 +39,26 @@ public final class StatsStore {
    * (counts add up, and so do the queue lengths each partition samples); an empty object for none.
    */
   public Future<List<JsonObject>> stats(int series, List<Long> slots) {
-    List<Future<Response>> reads = new ArrayList<>(slots.size() * keys.partitions());
-    for (long slot : slots) {
-      for (int p : keys.all()) {
-        reads.add(r.send(Request.cmd(Command.HGETALL).arg(keys.statsH(p, series, slot))));
+    // per partition, a list with one hash per slot: the 5 s series as stored; the coarser ones with the 5 s
+    // slots not folded into them yet (stats-read.lua)
+    List<Future<List<Response>>> reads = new ArrayList<>(keys.partitions());
+    for (int p : keys.all()) {
+      if (series == 1) {
+        List<Future<Response>> each = new ArrayList<>(slots.size());
+        for (long slot : slots) {
+          each.add(r.send(Request.cmd(Command.HGETALL).arg(keys.statsH(p, series, slot))));
+        }
+        reads.add(Future.all(each).map(f -> f.<Response>list()));
+      } else {
+        List<String> args = new ArrayList<>(4 + slots.size());
+        args.addAll(List.of(keys.statsPrefix(p, series), keys.statsPrefix(p, 1),
+            Long.toString(Keys.statsSlotMs(series)), r.now()));
+        slots.forEach(slot -> args.add(Long.toString(slot)));
+        reads.add(r.run(r.scripts().statsRead, List.of(keys.statsFold(p)), args).map(reply -> {
+          List<Response> hashes = new ArrayList<>(reply.size());
+          reply.forEach(hashes::add);
+          return hashes;
+        }));
       }
     }
     return Future.all(reads).map(all -> {
@@ -48,7 +66,7 @@ public final class StatsStore {
       for (int i = 0; i < slots.size(); i++) {
         JsonObject h = new JsonObject();
         for (int p = 0; p < keys.partitions(); p++) {
-          Response reply = all.resultAt(i * keys.partitions() + p);
+          Response reply = all.<List<Response>>resultAt(p).get(i);
           if (reply != null && reply.size() > 0) {
             Replies.hash(reply, (k, v) -> h.put(k, h.getLong(k, 0L) + v.toLong()));
           }

@@ -63,28 +63,10 @@ class StatsTest {
     }
     long now = clock.millis();
     long[][] series = {{1, 5_000, 300_000}, {2, 60_000, 7_200_000}, {3, 600_000, 86_400_000}};
-    for (long[] s : series) {
-      long slot = now - now % s[1];
-      // each partition counts its own transactions; together they hold the known run
-      Map<String, Long> counted = new TreeMap<>();
-      int written = 0;
-      for (int p : node.keys.all()) {
-        String key = node.keys.statsH(p, (int) s[0], slot);
-        if (cmd("EXISTS", key).toInteger() == 0) {
-          continue;
-        }
-        written++;
-        var all = cmd("HGETALL", key);
-        for (String f : all.getKeys()) {
-          if (!isSample(f)) {
-            counted.merge(f, all.get(f).toLong(), Long::sum);
-          }
-        }
-        assertEquals(slot + s[1] + s[2], cmd("PEXPIRETIME", key).toLong(), "expiry of series " + s[0] + " in " + p);
-      }
-      assertTrue(written > 0, "series " + s[0] + " has a slot");
-      assertEquals(expected, counted, "series " + s[0]);
-    }
+    // a transaction counts in the 5 s series only; the coarser ones have nothing counted until the fold
+    assertEquals(expected, counted(series[0], now), "series 1");
+    assertEquals(Map.of(), counted(series[1], now), "series 2 before the fold");
+    assertEquals(Map.of(), counted(series[2], now), "series 3 before the fold");
     // the reaper leader of each partition samples its queue lengths into the same slots
     for (int p : node.keys.all()) {
       String slot1 = node.keys.statsH(p, 1, now - now % 5_000);
@@ -98,12 +80,56 @@ class StatsTest {
     assertEquals(new JsonObject().put("queued", 2L).put("started", 2L).put("completed", 2L)
         .put("completed.failed", 2L), last.getJsonObject("counters"));
     assertEquals(60, byPipeline.getJsonArray("slots").size());
-    JsonObject total = Stats.read(node.store.stats, clock, MultiMap.caseInsensitiveMultiMap().add("series", "600s")
-        .add("from", java.time.Instant.ofEpochMilli(now).toString())).await();
-    JsonObject counters = total.getJsonArray("slots").getJsonObject(0).getJsonObject("counters");
-    assertEquals(6L, counters.getLong("queued"));
-    assertEquals(6L, counters.getLong("completed"));
-    assertTrue(counters.containsKey("processing"), counters.encode());
+    // a reader adds the 5 s slots not folded yet
+    assertTotals(now, "before the fold");
+
+    // once the 5 s slot has closed and the fold's lag has passed, the leader folds it: every slot of every
+    // series then holds the known run exactly, and readers count it once
+    long slot1 = now - now % 5_000;
+    clock.advance(Duration.ofSeconds(20));
+    for (int p : node.keys.all()) {
+      String fold = node.keys.statsFold(p);
+      Eventually.until(Duration.ofSeconds(10), "the fold of slot " + slot1 + " in partition " + p,
+          () -> cmd("GET", fold), v -> v != null && v.toLong() >= slot1);
+    }
+    for (long[] s : series) {
+      assertEquals(expected, counted(s, now), "series " + s[0]);
+    }
+    assertTotals(now, "after the fold");
+  }
+
+  /** The counters (sampled fields left out) of the slot of a series holding now, summed over the partitions. */
+  private Map<String, Long> counted(long[] s, long now) {
+    long slot = now - now % s[1];
+    Map<String, Long> counted = new TreeMap<>();
+    for (int p : node.keys.all()) {
+      String key = node.keys.statsH(p, (int) s[0], slot);
+      if (cmd("EXISTS", key).toInteger() == 0) {
+        continue;
+      }
+      var all = cmd("HGETALL", key);
+      for (String f : all.getKeys()) {
+        if (!isSample(f)) {
+          counted.merge(f, all.get(f).toLong(), Long::sum);
+        }
+      }
+      assertEquals(slot + s[1] + s[2], cmd("PEXPIRETIME", key).toLong(), "expiry of series " + s[0] + " in " + p);
+    }
+    return counted;
+  }
+
+  /** The 60 s and 600 s series, read as the API reads them, hold the run once. */
+  private void assertTotals(long now, String when) {
+    for (String series : new String[] {"60s", "600s"}) {
+      JsonObject total = Stats.read(node.store.stats, clock, MultiMap.caseInsensitiveMultiMap().add("series", series)
+          .add("from", java.time.Instant.ofEpochMilli(now).toString())
+          .add("to", java.time.Instant.ofEpochMilli(now).toString())).await();
+      JsonObject counters = total.getJsonArray("slots").getJsonObject(0).getJsonObject("counters");
+      assertEquals(6L, counters.getLong("queued"), series + " " + when + ": " + counters.encode());
+      assertEquals(5L, counters.getLong("started"), series + " " + when);
+      assertEquals(6L, counters.getLong("completed"), series + " " + when);
+      assertTrue(counters.containsKey("processing"), counters.encode());
+    }
   }
 
   private static boolean isSample(String field) {
