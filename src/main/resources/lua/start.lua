@@ -2,7 +2,9 @@
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
 -- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)   KEYS[4] sleepingZ
 -- KEYS[5] liveZ (the search index: every transaction started is added, scored by its created time)
--- For transaction i (1..n), seven keys from KEYS[5 + 7(i-1) + 1]:
+-- KEYS[6..12] the hand-off (below), all of the starting node's group: qAdminL, qOutL, qInZ, qHeldS, groupH,
+--   processingZ, inflightZ:<nodeId> (any names when ARGV[7] is 0)
+-- For transaction i (1..n), seven keys from KEYS[12 + 7(i-1) + 1]:
 --   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
@@ -11,7 +13,15 @@
 --   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)   ARGV[4] transactions.ownerShare
 --   ARGV[5] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's weight set through
 --   the admin API replaces its configured one (lib/queue.lua queue_share)
--- For transaction i, fifteen args from ARGV[5 + 15(i-1) + 1]:
+-- ARGV[6] the starting node's id and ARGV[7] its free worker slots it offers (0: none), ARGV[8] its group
+-- The hand-off: when the starting node runs the group a transaction goes to, and that group has nothing waiting
+-- (its admin, out and in-queues and held work are empty, and it is not paused), and neither the pipeline nor
+-- the owner has a cap or a rate, the transaction is taken for the starting node in this call, as dequeue.lua
+-- would take it (processing, attempt 1, in processingZ and inflightZ:<nodeId>; counted queued and started),
+-- instead of going on the in-queue: up to ARGV[7] of them; once one goes on the in-queue, the rest of the call's
+-- go there too, so nothing passes work that waits. A node that dies before it reads the reply leaves them where
+-- the reaper finds them, as after a dequeue.
+-- For transaction i, fifteen args from ARGV[8 + 15(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
@@ -20,7 +30,7 @@
 --   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off),
 --   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share)
 -- Replies: a list with one {code, detail} per transaction, in order:
---   {'OK', version}
+--   {'OK', version}, or {'OK', version, 'taken'} when it was taken for the starting node (the hand-off)
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
@@ -42,6 +52,31 @@ local live = {}
 -- the loop, with one ring per queue)
 local pipelines = {}
 local ins = {}
+-- the hand-off: how many more may be taken for the starting node, whether its group has nothing waiting (nil:
+-- not looked yet), owners' limits read once, and the runs taken (now, txId pairs for processingZ and inflightZ)
+local offer, takerGroup = tonumber(ARGV[7]) or 0, ARGV[8]
+local idle
+local ownerLimited = {}
+local handed = {}
+local function may_hand(group, pipelineLimited, owner)
+  if offer <= 0 or group ~= takerGroup or pipelineLimited then
+    return false
+  end
+  if idle == nil then
+    idle = redis.call('LLEN', KEYS[6]) == 0 and redis.call('LLEN', KEYS[7]) == 0 and redis.call('ZCARD', KEYS[8]) == 0
+      and redis.call('SCARD', KEYS[9]) == 0 and redis.call('HEXISTS', KEYS[10], 'state') == 0
+  end
+  if not idle then
+    return false
+  end
+  local limited = ownerLimited[owner]
+  if limited == nil then
+    local o = redis.call('HMGET', ARGV[5] .. owner, 'cap', 'rate')
+    limited = (tonumber(o[1] or '') or 0) > 0 or (tonumber(o[2] or '') or 0) > 0
+    ownerLimited[owner] = limited
+  end
+  return not limited
+end
 
 local function start(k, a, i)
   if redis.call('EXISTS', KEYS[k]) == 1 then
@@ -50,7 +85,8 @@ local function start(k, a, i)
   local p = pipelines[KEYS[k + 1]]
   if not p then
     p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
-      'priority')
+      'priority', 'cap', 'rate')
+    p.limited = (tonumber(p[7] or '') or 0) > 0 or (tonumber(p[8] or '') or 0) > 0
     pipelines[KEYS[k + 1]] = p
   end
   if not p[1] then
@@ -74,13 +110,21 @@ local function start(k, a, i)
     redis.call('SET', KEYS[k + 4], txId, 'PX', period)
   end
   local share, fair
-  if ARGV[a + 11] == '' then
+  -- taken for the starting node: nothing waits in its group, so it needs no share of the in-queue either
+  local hand = ARGV[a + 11] == '' and may_hand(p[2], p.limited, ARGV[a + 1])
+  if ARGV[a + 11] == '' and not hand then
     share, fair = queue_share(KEYS[k + 5], KEYS[k + 6], ARGV[a + 1], tonumber(ARGV[a + 14]) or 0,
       tonumber(ARGV[4]), ARGV[5] .. ARGV[a + 1])
   end
   local fields = {'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group',
     p[2], 'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
     'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5]}
+  if hand then
+    fields[14] = 'processing'
+    fields[16] = 1
+    fields[#fields + 1] = 'node'
+    fields[#fields + 1] = ARGV[6]
+  end
   if share then
     fields[#fields + 1] = 'share'
     fields[#fields + 1] = share
@@ -105,9 +149,17 @@ local function start(k, a, i)
   if ARGV[a + 11] ~= '' then
     redis.call('HSET', KEYS[k], 'processingState', 'scheduled', 'startAt', ARGV[a + 11])
     redis.call('ZADD', KEYS[4], ARGV[a + 11], txId)
+  elseif hand then
+    offer = offer - 1
+    handed[#handed + 1] = now
+    handed[#handed + 1] = txId
+    stats_tally(counts, 'started', p[2], ARGV[a + 2], ARGV[a + 1])
   elseif share == 'wait' then
     queue_wait(fair, txId, now, boost, i)
   else
+    if p[2] == takerGroup then
+      offer = 0 -- work of the starting node's group waits now: what follows must not pass it
+    end
     local q = ins[KEYS[k + 2]]
     if not q then
       q = {ring = KEYS[k + 3], adds = {}}
@@ -119,12 +171,17 @@ local function start(k, a, i)
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
   live[#live + 1] = now
   live[#live + 1] = txId
+  if hand then
+    return {CODE.OK, p[1], 'taken'}
+  end
   return {CODE.OK, p[1]}
 end
 
-for i = 1, (#KEYS - 5) / 7 do
-  replies[i] = start(5 + 7 * (i - 1) + 1, 5 + 15 * (i - 1) + 1, i)
+for i = 1, (#KEYS - 12) / 7 do
+  replies[i] = start(12 + 7 * (i - 1) + 1, 8 + 15 * (i - 1) + 1, i)
 end
+queue_chunked('ZADD', KEYS[11], handed)
+queue_chunked('ZADD', KEYS[12], handed)
 for queueKey, q in pairs(ins) do
   queue_chunked('ZADD', queueKey, q.adds)
   queue_ring(q.ring)

@@ -153,9 +153,10 @@ public final class Node {
         .compose(v -> node.openArchive())
         .compose(v -> node.deployRoles())
         .map(v -> {
-          log.info("node {} started: group {}, roles {}, {} workers, Redis {}{}, {} pipelines", node.nodeId,
-              config.node().group(), config.node().roles(), config.node().workers(), config.redis().url(),
-              node.embedded != null ? " (embedded)" : "", pipelines.size());
+          log.info("node {} started: group {}, roles {}, {} workers, Redis {}{}, {} pipelines, event loops on {}",
+              node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), config.redis().url(),
+              node.embedded != null ? " (embedded)" : "", pipelines.size(),
+              node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
           return node;
         })
         // a node that cannot start must say so and go within seconds: its clean-up is bounded as a whole
@@ -232,7 +233,8 @@ public final class Node {
     // Hazelcast's word that a member left moves its partitions to their heirs at once (see Assignment)
     vertx.eventBus().localConsumer(io.conveyor.bus.Addresses.MEMBER_LEFT, m -> assignment.memberLeft(
         io.conveyor.bus.Messages.decode(m.body(), io.conveyor.bus.MemberLeft.class).clusterNodeId()));
-    Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics, tracing);
+    Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics, tracing,
+        this::handoff);
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
         registration).sharing(assignment))
@@ -269,10 +271,10 @@ public final class Node {
       }
     }
     if (n.has("dequeue")) {
-      chain = chain.compose(v -> deploy("dequeue", new DequeueVerticle(redis, catalog, metrics,
+      DequeueVerticle workers = new DequeueVerticle(redis, catalog, metrics,
           new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
-              config.transactions().stepTimeout(), config.archive().delay()), busy, registration, tracing),
-          n.drainTime()));
+              config.transactions().stepTimeout(), config.archive().delay()), busy, registration, tracing);
+      chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers);
     }
     if (n.has("api")) {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(transactions)));
@@ -397,6 +399,13 @@ public final class Node {
 
   public Config config() {
     return config;
+  }
+
+  /** This node's workers, offered to its starts once they run (see Handoff); none before, or without the role. */
+  private volatile io.conveyor.redis.Handoff handoff = io.conveyor.redis.Handoff.NONE;
+
+  public io.conveyor.redis.Handoff handoff() {
+    return handoff;
   }
 
   /** The Vert.x this node runs on (tests deploy consumers on it). */

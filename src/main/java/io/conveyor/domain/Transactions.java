@@ -14,6 +14,7 @@ import io.conveyor.redis.Batcher;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.ControlStore;
 import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.Handoff;
 import io.conveyor.redis.QueueStore;
 import io.conveyor.redis.ReadStore;
 import io.conveyor.redis.RedisAccess;
@@ -56,7 +57,13 @@ public final class Transactions {
 
   /** What a node's interfaces open a Transactions with, one per verticle (each on a link of its own). */
   public record Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
-                        NodeMetrics metrics, Tracing tracing) {
+                        NodeMetrics metrics, Tracing tracing, java.util.function.Supplier<Handoff> handoff) {
+    /** Starts offer no workers of this node (see Handoff). */
+    public Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
+                   NodeMetrics metrics, Tracing tracing) {
+      this(redis, catalog, config, archive, metrics, tracing, () -> Handoff.NONE);
+    }
+
     public Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
                    NodeMetrics metrics) {
       this(redis, catalog, config, archive, metrics, Tracing.OFF);
@@ -68,7 +75,7 @@ public final class Transactions {
 
     /** A Transactions on a context the caller opened (and shares with stores of its own). */
     public Transactions on(StoreContext context) {
-      return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics, tracing);
+      return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics, tracing, handoff);
     }
   }
 
@@ -81,6 +88,15 @@ public final class Transactions {
   /** The same, tracing each start (see Tracing). */
   public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
                       NodeMetrics metrics, Tracing tracing) {
+    this(redis, catalog, config, archive, metrics, tracing, () -> Handoff.NONE);
+  }
+
+  /**
+   * The same, offering this node's free workers to its starts (handoff, asked at each start call): a start whose
+   * group has nothing waiting is taken for them in the start's own script (see Handoff).
+   */
+  public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
+                      NodeMetrics metrics, Tracing tracing, java.util.function.Supplier<Handoff> handoff) {
     this.tracing = tracing;
     this.redis = redis;
     this.queue = new QueueStore(redis);
@@ -96,7 +112,7 @@ public final class Transactions {
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
     this.starts = new Batcher<>(500, txs -> queue.start(txs, settings.externalIdPeriod(),
-        settings.priorityStepMillis(), settings.ownerShare()));
+        settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
   }
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */

@@ -80,13 +80,29 @@ public final class PipelineRunner {
 
   /** Succeeds when the transaction has left this node: completed, fenced off, or given up to recovery. */
   public Future<Void> run(Dequeued tx) {
+    return run(tx, () -> { });
+  }
+
+  /**
+   * As run; ending is called once, when the run's last write (its completion) has been handed to Redis: no step
+   * of it runs any more, only that write is still out (see DequeueVerticle.ending).
+   */
+  public Future<Void> run(Dequeued tx, Runnable ending) {
     cancelAsked.put(tx.txId(), false);
+    endings.put(tx, ending);
     return runOnce(tx).eventually(() -> {
       cancelAsked.remove(tx.txId());
       stepTraces.remove(tx.txId());
+      Runnable e = endings.remove(tx);
+      if (e != null) {
+        e.run();
+      }
       return Future.succeededFuture();
     });
   }
+
+  /** The runs here whose ending has not been called yet (by run: a transaction may run here twice, see fence). */
+  private final java.util.Map<Dequeued, Runnable> endings = new java.util.IdentityHashMap<>();
 
   private Future<Void> runOnce(Dequeued tx) {
     if (tx.unreadable() != null) {
@@ -395,7 +411,12 @@ public final class PipelineRunner {
   private Future<Void> finish(Dequeued tx, TxStatus status, JsonObject output, String note, JsonObject error) {
     RunStore.Completion c = new RunStore.Completion(tx.txId(), tx.attempt(), status, output, note,
         stepTimes.remove(tx.txId()), error);
-    return write(tx, () -> completions.add(c))
+    Future<Code> written = write(tx, () -> completions.add(c));
+    Runnable e = endings.remove(tx);
+    if (e != null) {
+      e.run();
+    }
+    return written
         .compose(o -> {
           if (o != Code.OK && o != Code.CANCELLED) {
             return dropped(tx, "completion", o);

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * flight at a time; a busy node takes again as slots free up, an idle one blocks on its group's ring list
  * (on a connection of its own) until a start or another node rings it, or idleWait passes.
  */
-public final class DequeueVerticle extends VerticleBase {
+public final class DequeueVerticle extends VerticleBase implements io.conveyor.redis.Handoff {
   private static final Logger log = LoggerFactory.getLogger(DequeueVerticle.class);
   private final RedisAccess redis;
   private final PipelineCatalog catalog;
@@ -46,18 +46,29 @@ public final class DequeueVerticle extends VerticleBase {
    */
   private final Map<String, Integer> running = new HashMap<>();
   private int runs;
+  /**
+   * Guards the worker slots: runs (written on this verticle's context only, read by reserve from any thread),
+   * reserved (slots start calls hold for a hand-off), asking (what the dequeue out now asked for) and handoffLost.
+   */
+  private final Object slots = new Object();
+  private int reserved;
+  private int asking;
+  /** A start call that reserved slots failed: what it may have handed over is put back before the next take. */
+  private boolean handoffLost;
+  private io.vertx.core.Context context;
   private final Promise<Void> drained = Promise.promise();
   private StoreContext redisContext;
   private QueueStore store;
   private PipelineRunner runner;
   private RedisConnection ring;
   private boolean taking;
-  private boolean waiting;
+  /** Blocked on the ring (or, with several partitions, idle until one rings): the last take found no work. */
+  private volatile boolean waiting;
   /** The ring rang (or its wait ended) since the last dequeue went out: take again before blocking. */
   private boolean wakePending;
-  private boolean stopping;
+  private volatile boolean stopping;
   /** Redis took this node over: no work is taken until the heartbeat has registered the node again. */
-  private boolean fenced;
+  private volatile boolean fenced;
   /** The ring connection is being replaced. */
   private boolean ringLost;
   private final Registration registration;
@@ -107,6 +118,7 @@ public final class DequeueVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    context = vertx.getOrCreateContext();
     redisContext = redis.open(vertx);
     parts = redisContext.keys().partitions();
     for (int p = 0; p < parts; p++) {
@@ -230,7 +242,16 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void take() {
-    if (stopping || fenced || taking || runs >= workers) {
+    if (stopping || fenced || taking || writing >= workers || free() <= 0) {
+      return;
+    }
+    if (waiting && parts == 1) {
+      // blocked on the ring after a dequeue found every queue empty: whatever queues work since rings it, so a
+      // run ending here has nothing to look for
+      return;
+    }
+    if (handoffLost) {
+      recoverHandoff();
       return;
     }
     if (!registration.recent()) {
@@ -261,7 +282,11 @@ public final class DequeueVerticle extends VerticleBase {
     }
     taking = true;
     wakePending = false;
-    int asked = workers - runs;
+    int asked;
+    synchronized (slots) {
+      asked = workers - runs - reserved;
+      asking = asked;
+    }
     long ringsBefore = rings.getOrDefault(p, 0L);
     store.take(p, group, settings.nodeId(), asked).map(t -> {
       if (t.heldReadyMs() > 0) {
@@ -270,8 +295,17 @@ public final class DequeueVerticle extends VerticleBase {
       return t.txs();
     }).onComplete(ar -> {
       if (ar.failed()) {
+        synchronized (slots) {
+          asking = 0;
+        }
         recoverLostTake(ar.cause());
         return;
+      }
+      synchronized (slots) {
+        asking = 0;
+        if (!fenced) {
+          runs += ar.result().size();
+        }
       }
       if (fenced) {
         // the fence's requeue usually went out after this dequeue and put all of it back, but not always (a
@@ -285,6 +319,11 @@ public final class DequeueVerticle extends VerticleBase {
       }
       taking = false;
       run(ar.result());
+      if (handoffLost) {
+        recoverHandoff();
+        checkDrained();
+        return;
+      }
       if (parts > 1) {
         if (ar.result().size() < asked && rings.getOrDefault(p, 0L) == ringsBefore) {
           hot.remove(p); // its queues were empty, and no ring came since: a start there rings
@@ -357,16 +396,41 @@ public final class DequeueVerticle extends VerticleBase {
     }
     for (Dequeued tx : txs) {
       running.merge(tx.txId(), 1, Integer::sum);
-      runs++;
-      runner.run(tx).onComplete(done -> release(tx.txId()));
+      boolean[] ended = {false};
+      runner.run(tx, () -> {
+        ended[0] = true;
+        ending();
+      }).onComplete(done -> release(tx.txId(), ended[0]));
     }
-    busy.set(runs);
+    busy.set(runs + writing);
   }
 
-  private void release(String txId) {
+  /**
+   * A run handed its completion to Redis: its step is done, so its worker slot is free and the next take goes
+   * out now, together with that write rather than after it (one round trip per run instead of two). The run
+   * stays in running (and inflightZ) until the write lands; at most workers such writes are out at once.
+   */
+  private void ending() {
+    synchronized (slots) {
+      runs--;
+    }
+    writing++;
+    take();
+  }
+
+  /** Runs whose completion is out (see ending). */
+  private int writing;
+
+  private void release(String txId, boolean ended) {
     running.computeIfPresent(txId, (id, n) -> n > 1 ? n - 1 : null);
-    runs--;
-    busy.set(runs);
+    if (ended) {
+      writing--;
+    } else {
+      synchronized (slots) {
+        runs--;
+      }
+    }
+    busy.set(runs + writing);
     take();
     checkDrained();
   }
@@ -409,8 +473,120 @@ public final class DequeueVerticle extends VerticleBase {
     });
   }
 
+  /** Worker slots neither running nor reserved. */
+  private int free() {
+    synchronized (slots) {
+      return workers - runs - reserved - asking;
+    }
+  }
+
+  private int reservedNow() {
+    synchronized (slots) {
+      return reserved;
+    }
+  }
+
+  @Override
+  public String nodeId() {
+    return settings.nodeId();
+  }
+
+  @Override
+  public String group() {
+    return group;
+  }
+
+  /**
+   * Offered only while this node waits for work: its last take found every queue empty, so a start of its group
+   * likely finds them empty too. A busy node keeps its slots for its own takes.
+   */
+  @Override
+  public int reserve(int n) {
+    if (!waiting || stopping || fenced || !registration.recent()) {
+      return 0;
+    }
+    synchronized (slots) {
+      int granted = Math.min(n, workers - runs - reserved - asking);
+      if (handoffLost || granted <= 0) {
+        return 0;
+      }
+      reserved += granted;
+      return granted;
+    }
+  }
+
+  @Override
+  public void handed(int n, List<Dequeued> txs) {
+    context.runOnContext(v -> {
+      synchronized (slots) {
+        reserved -= n;
+        if (!fenced) {
+          runs += txs.size();
+        }
+      }
+      if (fenced) {
+        // taken over meanwhile: what came goes back on its queue, as with a dequeue's reply (see take)
+        if (!txs.isEmpty()) {
+          synchronized (slots) {
+            handoffLost = true;
+          }
+        }
+      } else {
+        run(txs);
+      }
+      if (handoffLost) {
+        recoverHandoff();
+      } else {
+        take(); // slots it did not use are free again
+      }
+      checkDrained();
+    });
+  }
+
+  @Override
+  public void lost(int n) {
+    context.runOnContext(v -> {
+      synchronized (slots) {
+        reserved -= n;
+        handoffLost = true;
+      }
+      recoverHandoff();
+      checkDrained();
+    });
+  }
+
+  /**
+   * A start call's hand-off may have been lost: once no dequeue and no other hand-off is out (either may bring
+   * work not yet in running), what this node holds in inflightZ but does not run goes back on its queue.
+   */
+  private void recoverHandoff() {
+    if (taking || reservedNow() > 0) {
+      return; // the take's reply, or the last hand-off's, comes back here
+    }
+    taking = true;
+    store.requeueLost(settings.nodeId(), Set.copyOf(running.keySet())).onComplete(r -> {
+      if (r.succeeded()) {
+        synchronized (slots) {
+          handoffLost = false;
+        }
+        if (r.result() > 0) {
+          log.info("put {} transactions of a start whose reply was lost back on their queues", r.result());
+        }
+      }
+      vertx.setTimer(r.succeeded() ? 1 : 1000, t -> {
+        taking = false;
+        if (handoffLost) {
+          recoverHandoff();
+        } else {
+          take();
+        }
+        checkDrained();
+      });
+    });
+  }
+
   private void checkDrained() {
-    if (stopping && !taking && runs == 0) {
+    if (stopping && !taking && runs == 0 && writing == 0 && reservedNow() == 0) {
       drained.tryComplete();
     }
   }

@@ -62,23 +62,46 @@ public final class QueueStore {
    */
   public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
                                         int ownerShare) {
+    return start(txs, externalIdPeriod, priorityStepMillis, ownerShare, Handoff.NONE);
+  }
+
+  /**
+   * The same, offering the node's free workers (handoff): a start whose group has nothing waiting is taken for
+   * this node in the same call, and handed to its workers (see start.lua).
+   */
+  public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
+                                        int ownerShare, Handoff handoff) {
     return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
-        priorityStepMillis, ownerShare));
+        priorityStepMillis, ownerShare, handoff));
   }
 
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
-                                           long priorityStepMillis, int ownerShare) {
+                                           long priorityStepMillis, int ownerShare, Handoff handoff) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(5 + 7 * txs.size());
+    String group = handoff.group();
+    int mine = 0;
+    for (NewTx tx : txs) {
+      if (tx.group().equals(group) && tx.req().startAt() == null && tx.req().delay() == null) {
+        mine++;
+      }
+    }
+    int offered = mine == 0 ? 0 : handoff.reserve(mine);
+    List<String> k = new ArrayList<>(12 + 7 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
-    List<String> args = new ArrayList<>(5 + 15 * txs.size());
+    String g = offered > 0 ? group : txs.get(0).group(); // any names of the partition when nothing is offered
+    k.addAll(List.of(keys.qAdminL(p, g), keys.qOutL(p, g), keys.qInZ(p, g), keys.qHeldS(p, g), keys.groupH(p, g),
+        keys.processingZ(p), keys.inflightZ(p, offered > 0 ? handoff.nodeId() : "")));
+    List<String> args = new ArrayList<>(8 + 15 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
     args.add(Integer.toString(ownerShare));
     args.add(keys.ownerInPartitionH(p, ""));
+    args.add(offered > 0 ? handoff.nodeId() : "");
+    args.add(Integer.toString(offered));
+    args.add(offered > 0 ? group : "");
     for (NewTx tx : txs) {
       StartRequest req = tx.req();
       String state = keys.stateH(tx.txId());
@@ -97,13 +120,32 @@ public final class QueueStore {
           req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace(),
           Integer.toString(tx.share())));
     }
-    return r.runReplicated(r.scripts().start, k, args).map(reply -> {
+    Future<List<StartReply>> sent = r.runReplicated(r.scripts().start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
-      for (Response one : reply) {
+      List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
+      for (int i = 0; i < reply.size(); i++) {
+        Response one = reply.get(i);
         out.add(new StartReply(Code.of(one), one.get(1).toString(), now));
+        if (one.size() > 2) {
+          handed.add(handedOver(txs.get(i), one.get(1).toString(), now));
+        }
+      }
+      if (offered > 0) {
+        handoff.handed(offered, handed);
       }
       return out;
     });
+    if (offered > 0) {
+      sent.onFailure(e -> handoff.lost(offered));
+    }
+    return sent;
+  }
+
+  /** A start start.lua took for this node, as a dequeue would have answered it (attempt 1, at its first step). */
+  private static Dequeued handedOver(NewTx tx, String version, long now) {
+    StartRequest req = tx.req();
+    return new Dequeued(tx.txId(), 1, req.type(), version, 0, req.input().copy(), req.owner(), req.externalId(),
+        req.metadata().copy(), now, "in", null, 0, new JsonObject(), 1, tx.trace(), null);
   }
 
   /** Takes up to max transactions of a group in a partition for this node, admin first, then out, then in. */

@@ -41,8 +41,10 @@ final class BenchClient extends VerticleBase {
     StoreContext redis = node.redis().open(vertx);
     link = redis.link();
     store = new PipelineStore(redis);
+    // the node's workers are offered to these starts as to its API's (see Handoff)
     transactions = new Transactions(redis, node.catalog(), node.config(),
-        io.vertx.core.Future.succeededFuture(node.archive()), new NodeMetrics(false));
+        io.vertx.core.Future.succeededFuture(node.archive()), new NodeMetrics(false), io.conveyor.trace.Tracing.OFF,
+        node::handoff);
     completions = new Completions(link, node.redis().keys());
     return completions.subscribe();
   }
