@@ -284,7 +284,8 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
     wakePending = false;
     int asked;
     synchronized (slots) {
-      asked = workers - runs - reserved;
+      // and no more than can still hand their completions over without passing workers of them out at once
+      asked = Math.min(workers - runs - reserved, workers - writing);
       asking = asked;
     }
     long ringsBefore = rings.getOrDefault(p, 0L);
@@ -394,32 +395,47 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
         metrics.dequeueWait(Duration.ofMillis(now - tx.created()));
       }
     }
+    // all of them are running before any starts: a run that ends at once must not see the others as not run
+    // (a put-back of what is held but not run would take them), nor take again before the caller decides
     for (Dequeued tx : txs) {
       running.merge(tx.txId(), 1, Integer::sum);
-      boolean[] ended = {false};
-      runner.run(tx, () -> {
-        ended[0] = true;
-        ending();
-      }).onComplete(done -> release(tx.txId(), ended[0]));
+    }
+    inRun = true;
+    try {
+      for (Dequeued tx : txs) {
+        boolean[] ended = {false};
+        runner.run(tx, () -> {
+          ended[0] = true;
+          ending();
+        }).onComplete(done -> release(tx.txId(), ended[0]));
+      }
+    } finally {
+      inRun = false;
     }
     busy.set(runs + writing);
   }
 
+  /** Inside run: a run that ends there frees its slot, and the caller of run takes again when it is done. */
+  private boolean inRun;
+
   /**
    * A run handed its completion to Redis: its step is done, so its worker slot is free and the next take goes
    * out now, together with that write rather than after it (one round trip per run instead of two). The run
-   * stays in running (and inflightZ) until the write lands; at most workers such writes are out at once.
+   * stays in running (and inflightZ) until the write lands. A take asks for at most workers less the runs and
+   * workers less the writes out, so runs stay within workers and runs + writing within twice that.
    */
   private void ending() {
     synchronized (slots) {
       runs--;
     }
     writing++;
-    take();
+    if (!inRun) {
+      take();
+    }
   }
 
-  /** Runs whose completion is out (see ending). */
-  private int writing;
+  /** Runs whose completion is out (see ending); written on this verticle's context, read by reserve too. */
+  private volatile int writing;
 
   private void release(String txId, boolean ended) {
     running.computeIfPresent(txId, (id, n) -> n > 1 ? n - 1 : null);
@@ -464,8 +480,9 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
         }
         return;
       }
-      if (ar.result() != null && runs >= workers) {
-        // full since the wait began: hand the token on to a node that has room
+      if (ar.result() != null && (writing >= workers || free() <= 0)) {
+        // full since the wait began (running, or slots reserved by a start): hand the token on to a node that has
+        // room
         store.ring(0, group);
       }
       wakePending = true;
@@ -502,11 +519,11 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
    */
   @Override
   public int reserve(int n) {
-    if (!waiting || stopping || fenced || !registration.recent()) {
+    if (!waiting || stopping || fenced || writing >= workers || !registration.recent()) {
       return 0;
     }
     synchronized (slots) {
-      int granted = Math.min(n, workers - runs - reserved - asking);
+      int granted = Math.min(Math.min(n, workers - runs - reserved - asking), workers - writing);
       if (handoffLost || granted <= 0) {
         return 0;
       }
@@ -518,11 +535,17 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
   @Override
   public void handed(int n, List<Dequeued> txs) {
     context.runOnContext(v -> {
+      boolean late = drained.future().isComplete();
       synchronized (slots) {
         reserved -= n;
-        if (!fenced) {
+        if (!fenced && !late) {
           runs += txs.size();
         }
+      }
+      if (late) {
+        // the node stopped taking work and its drain is over: what came stays in its inflightZ, where the stop's
+        // put-back or, after it, the reaper finds it
+        return;
       }
       if (fenced) {
         // taken over meanwhile: what came goes back on its queue, as with a dequeue's reply (see take)

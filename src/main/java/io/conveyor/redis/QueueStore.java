@@ -85,23 +85,18 @@ public final class QueueStore {
         mine++;
       }
     }
-    int offered = mine == 0 ? 0 : handoff.reserve(mine);
     List<String> k = new ArrayList<>(12 + 7 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
-    String g = offered > 0 ? group : txs.get(0).group(); // any names of the partition when nothing is offered
-    k.addAll(List.of(keys.qAdminL(p, g), keys.qOutL(p, g), keys.qInZ(p, g), keys.qHeldS(p, g), keys.groupH(p, g),
-        keys.processingZ(p), keys.inflightZ(p, offered > 0 ? handoff.nodeId() : "")));
     List<String> args = new ArrayList<>(8 + 15 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
     args.add(Integer.toString(ownerShare));
     args.add(keys.ownerInPartitionH(p, ""));
-    args.add(offered > 0 ? handoff.nodeId() : "");
-    args.add(Integer.toString(offered));
-    args.add(offered > 0 ? group : "");
+    int fixedKeys = k.size();
+    int fixedArgs = args.size();
     for (NewTx tx : txs) {
       StartRequest req = tx.req();
       String state = keys.stateH(tx.txId());
@@ -120,6 +115,13 @@ public final class QueueStore {
           req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace(),
           Integer.toString(tx.share())));
     }
+    // slots are reserved last, once nothing above can throw: every reservation ends in handed or lost
+    int offered = mine == 0 ? 0 : handoff.reserve(mine);
+    String g = offered > 0 ? group : txs.get(0).group(); // any names of the partition when nothing is offered
+    k.addAll(fixedKeys, List.of(keys.qAdminL(p, g), keys.qOutL(p, g), keys.qInZ(p, g), keys.qHeldS(p, g),
+        keys.groupH(p, g), keys.processingZ(p), keys.inflightZ(p, offered > 0 ? handoff.nodeId() : "")));
+    args.addAll(fixedArgs, List.of(offered > 0 ? handoff.nodeId() : "", Integer.toString(offered),
+        offered > 0 ? group : ""));
     Future<List<StartReply>> sent = r.runReplicated(r.scripts().start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
       List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
