@@ -96,7 +96,7 @@ public final class NotifyVerticle extends VerticleBase {
     }
     Completion c = Completion.parse(text);
     if (c != null) {
-      Object event = Messages.encode(new TxCompleted(c.txId(), c.status()));
+      Object event = new TxCompleted(c.txId(), c.status()).toJson();
       vertx.eventBus().publish(Addresses.TX_COMPLETED, event, LOCAL);
       vertx.eventBus().publish(Addresses.completedFor(c.owner()), event, LOCAL);
     }

@@ -111,7 +111,7 @@ public final class Transactions {
     this.settings = config.transactions();
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
-    this.starts = new Batcher<>(500, txs -> queue.start(txs, settings.externalIdPeriod(),
+    this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
         settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
   }
 

@@ -58,7 +58,8 @@ public final class PipelineRunner {
     this.settings = settings;
     this.metrics = metrics;
     this.tracing = tracing;
-    this.completions = new Batcher<>(500, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
+    // at most 100 a call: a script holds Redis alone while it runs (see Batcher.MAX)
+    this.completions = new Batcher<>(Batcher.MAX, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
   }
 
   /**

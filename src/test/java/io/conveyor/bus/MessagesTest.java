@@ -37,6 +37,13 @@ class MessagesTest {
   }
 
   @Test
+  void a_completion_built_directly_is_what_the_generic_encoding_gives() {
+    TxCompleted done = new TxCompleted("tx-1", "success");
+    assertEquals(Messages.encode(done), done.toJson());
+    assertEquals(done, Messages.decode(done.toJson(), TxCompleted.class));
+  }
+
+  @Test
   void a_body_that_is_not_a_json_object_is_refused_with_what_was_expected() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Messages.decode("node-1 died", NodeDied.class));
