@@ -37,6 +37,8 @@
 -- #include fork
 
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
+-- what a completion drops from the state, as read into fields 18-24 below (data only when it succeeded)
+local DROPPED = {'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data'}
 local now = ARGV[1]
 local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
 local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
@@ -72,9 +74,11 @@ for i = 1, (#KEYS - 10) / 2 do
   local a = 8 + 7 * (i - 1) + 1
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   -- one read for everything this completion needs (its webhook's fields too: fields 13-17)
+  -- and fields 18-24, which a completion drops: most transactions have none of them, and then need no HDEL
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
     'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot', 'stepTimes',
-    'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace')
+    'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace',
+    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
     replies[i] = CODE.BAD_STATUS
@@ -102,11 +106,15 @@ for i = 1, (#KEYS - 10) / 2 do
       fields[#fields + 1] = (s[13] or '') .. ARGV[a + 5] .. ';'
     end
     redis.call('HSET', key, unpack(fields))
-    if status == 'success' then
-      -- the failed step's input stays with a transaction that did not succeed: rerun.lua runs it again
-      redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data')
-    else
-      redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt')
+    -- the failed step's input (data) stays with a transaction that did not succeed: rerun.lua runs it again
+    local drop = {}
+    for f = 18, status == 'success' and 24 or 23 do
+      if s[f] then
+        drop[#drop + 1] = DROPPED[f - 17]
+      end
+    end
+    if #drop > 0 then
+      redis.call('HDEL', key, unpack(drop))
     end
     done[#done + 1] = id
     if s[12] then

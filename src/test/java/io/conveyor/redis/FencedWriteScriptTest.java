@@ -113,6 +113,24 @@ class FencedWriteScriptTest extends ScriptTest {
   }
 
   @Test
+  void complete_drops_the_run_fields_and_keeps_a_failed_steps_input_for_a_rerun() {
+    cmd("HSET", h.keys.stateH("tx-2"), "processingState", "processing", "attempt", 1, "status", "running");
+    for (String id : List.of("tx-1", "tx-2")) {
+      cmd("HSET", h.keys.stateH(id), "childStatus", "success", "childOutput", "{}", "childNote", "n", "waitingFor",
+          "tx-c", "retry", "1", "stepAttempt", "2", "data", "{\"at\":1}");
+    }
+    assertEquals(List.of(Code.OK, Code.OK), h.store.run.complete("node-a", DELAY, List.of(
+        new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS, null, null),
+        new RunStore.Completion("tx-2", 1, TxStatus.FAILED, null, "no"))).await());
+    for (String field : List.of("childStatus", "childOutput", "childNote", "waitingFor", "retry", "stepAttempt")) {
+      assertEquals(0, cmd("HEXISTS", h.keys.stateH("tx-1"), field).toInteger(), field);
+      assertEquals(0, cmd("HEXISTS", h.keys.stateH("tx-2"), field).toInteger(), field);
+    }
+    assertEquals(0, cmd("HEXISTS", h.keys.stateH("tx-1"), "data").toInteger(), "a success needs its input no more");
+    assertEquals("{\"at\":1}", cmd("HGET", h.keys.stateH("tx-2"), "data").toString(), "a rerun starts from it");
+  }
+
+  @Test
   void complete_refuses_a_status_that_is_not_final() {
     assertEquals(Code.BAD_STATUS,
         complete(new RunStore.Completion("tx-1", 2, TxStatus.RUNNING, null, null)));
