@@ -106,7 +106,7 @@ class MetricsTest {
         assertTrue(value(samples, "conveyor_lua_script_seconds_count", Map.of("script", "start")) >= 1);
         assertTrue(value(samples, "conveyor_archive_batch_seconds_count", Map.of()) >= 1);
         assertTrue(samples.stream().anyMatch(s -> s.name().equals("conveyor_workers_busy")));
-        assertEquals(200.0, value(samples, "conveyor_workers_slots", Map.of()));
+        assertEquals(500.0, value(samples, "conveyor_workers_slots", Map.of()));
         assertTrue(samples.stream().anyMatch(s -> s.name().startsWith("jvm_memory_used_bytes")));
         assertTrue(samples.stream().anyMatch(s -> s.name().startsWith("vertx_")), "Vert.x's own meters");
         assertTrue(samples.stream().noneMatch(s -> s.labels().values().stream().anyMatch(v -> v.startsWith("tx-"))),

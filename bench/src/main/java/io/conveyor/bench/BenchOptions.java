@@ -22,7 +22,7 @@ record BenchOptions(List<String> redis, String redisMode, int partitions, int tr
     int partitions = 0;
     String pipeline = "noop";
     int transactions = 20_000;
-    int workers = 200;
+    int workers = 500;
     int concurrency = 2000;
     double rate = 0;
     int warmup = 0;
