@@ -157,11 +157,39 @@ public final class Node {
               node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), config.redis().url(),
               node.embedded != null ? " (embedded)" : "", pipelines.size(),
               node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
+          String hint = jitHint(Runtime.getRuntime().availableProcessors(), tieredStopAtLevel());
+          if (hint != null) {
+            log.info(hint);
+          }
           return node;
         })
         // a node that cannot start must say so and go within seconds: its clean-up is bounded as a whole
         .recover(e -> node.stop().timeout(ABORT_BOUND.toMillis(), TimeUnit.MILLISECONDS)
             .transform(ar -> Future.failedFuture(e)));
+  }
+
+  /**
+   * On two cores or fewer, where the node shares them with Redis, C2's compiler thread costs more than its code
+   * saves (README, Configuration; docs/performance.md): the start log says so unless the JVM runs C1 alone.
+   * Null when there is nothing to say.
+   */
+  static String jitHint(int processors, String tieredStopAtLevel) {
+    if (processors > 2 || "1".equals(tieredStopAtLevel) || tieredStopAtLevel == null) {
+      return null;
+    }
+    return "the JVM compiles with C2 on " + processors + " processor" + (processors == 1 ? "" : "s")
+        + ": -XX:TieredStopAtLevel=1 (C1 alone) is faster here, about 1.5x the throughput and a third of the p99"
+        + " in bench/peers (README, Configuration)";
+  }
+
+  /** The JVM's TieredStopAtLevel, or null where HotSpot's diagnostic bean is missing. */
+  private static String tieredStopAtLevel() {
+    try {
+      return java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+          .getVMOption("TieredStopAtLevel").getValue();
+    } catch (RuntimeException | LinkageError e) {
+      return null;
+    }
   }
 
   private Future<Void> prepareRedis(List<CompiledPipeline> pipelines,
