@@ -45,4 +45,41 @@ class RedisLinkTest {
     }
     link.close().await();
   }
+
+  @Test
+  void a_redis_that_never_answers_fails_every_waiting_request_as_unavailable_within_the_timeout()
+      throws Exception {
+    // a server that accepts and reads but never replies: a hung Redis
+    try (ServerSocket hung = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      java.util.List<java.net.Socket> held = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (true) {
+            held.add(hung.accept());
+          }
+        } catch (java.io.IOException closed) {
+          // the test is over
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      RedisLink link = new RedisLink(vertx, RedisLink.options("redis://127.0.0.1:" + hung.getLocalPort(), 100),
+          Duration.ofMillis(300));
+      java.util.List<java.util.concurrent.CompletableFuture<Throwable>> sent = new java.util.ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        sent.add(link.send(Request.cmd(Command.PING)).toCompletionStage().toCompletableFuture().handle((r, e) -> e));
+        sent.add(link.batch(List.of(Request.cmd(Command.PING))).toCompletionStage().toCompletableFuture()
+            .handle((r, e) -> e));
+      }
+      for (int i = 0; i < sent.size(); i++) {
+        Throwable failure = sent.get(i).get(5, TimeUnit.SECONDS);
+        assertInstanceOf(RedisUnavailable.class, failure instanceof CompletionException c ? c.getCause() : failure,
+            "request " + i);
+      }
+      link.close().await();
+      for (java.net.Socket s : held) {
+        s.close();
+      }
+    }
+  }
 }
