@@ -104,11 +104,7 @@ end
 -- (the common case, decided once per pipeline and owner in a call)
 local pairs_of = {}
 local function limits_for(pipeline, owner)
-  local byOwner = pairs_of[pipeline]
-  if not byOwner then
-    byOwner = {}
-    pairs_of[pipeline] = byOwner
-  end
+  local byOwner = nested(pairs_of, pipeline)
   local both = byOwner[owner]
   if both == nil then
     local on = '@' .. owner

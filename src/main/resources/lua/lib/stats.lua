@@ -16,29 +16,18 @@ local STATS_SERIES = {{5000, 300000}, {60000, 7200000}, {600000, 86400000}}
 -- strings per transaction); a table is a key no field name can be.
 local STATS_NEST = {}
 
+-- t[k], a table, made when missing (the tallies here; dequeue's limits per pipeline and owner too)
+local function nested(t, k)
+  local c = t[k]
+  if not c then
+    c = {}
+    t[k] = c
+  end
+  return c
+end
+
 local function stats_tally(counts, name, group, pipeline, owner)
-  local nest = counts[STATS_NEST]
-  if not nest then
-    nest = {}
-    counts[STATS_NEST] = nest
-  end
-  local byGroup = nest[name]
-  if not byGroup then
-    byGroup = {}
-    nest[name] = byGroup
-  end
-  group = group or ''
-  local byPipeline = byGroup[group]
-  if not byPipeline then
-    byPipeline = {}
-    byGroup[group] = byPipeline
-  end
-  pipeline = pipeline or ''
-  local byOwner = byPipeline[pipeline]
-  if not byOwner then
-    byOwner = {}
-    byPipeline[pipeline] = byOwner
-  end
+  local byOwner = nested(nested(nested(nested(counts, STATS_NEST), name), group or ''), pipeline or '')
   owner = owner or ''
   byOwner[owner] = (byOwner[owner] or 0) + 1
 end
