@@ -48,6 +48,8 @@ class NodeFailureIT {
   private final AtomicLong disruptedAt = new AtomicLong();
   private final AtomicLong firstRecovered = new AtomicLong();
   private final List<NodeProcess> nodes = new ArrayList<>();
+  private final List<Integer> httpPorts = new ArrayList<>();
+  private final List<io.vertx.core.MultiMap> held = new CopyOnWriteArrayList<>();
   private Vertx app;
 
   @BeforeEach
@@ -56,7 +58,16 @@ class NodeFailureIT {
     String step = "{'type':'eventbus','params':{'address':'steps.record'}}";
     Files.writeString(pipelines.resolve("five.json"), ("{'name':'five','nodeGroup':'master','transactionType':true,"
         + "'steps':[" + String.join(",", java.util.Collections.nCopies(5, step)) + "]}").replace('\'', '"'));
+    Files.writeString(pipelines.resolve("held.json"), ("{'name':'held','nodeGroup':'master','transactionType':true,"
+        + "'steps':[{'type':'eventbus','params':{'address':'steps.held'}}]}").replace('\'', '"'));
     app = TestCluster.join(cluster);
+    // the held pipeline's step: its first attempt is never answered (its node is killed meanwhile), later ones are
+    app.eventBus().<JsonObject>consumer("steps.held", m -> {
+      held.add(m.headers());
+      if (Long.parseLong(m.headers().get("attempt")) > 1) {
+        m.reply(new JsonObject().put("output", new JsonObject().put("ranOn", m.headers().get("node"))));
+      }
+    }).completion().await();
     app.eventBus().<JsonObject>consumer("steps.record", m -> {
       executions.merge(m.headers().get("txId") + "#" + m.headers().get("step"), 1, Integer::sum);
       if (disruptedAt.get() > 0 && Long.parseLong(m.headers().get("attempt")) > 1) {
@@ -67,17 +78,23 @@ class NodeFailureIT {
       app.setTimer(ms + 1, t -> m.reply(new JsonObject().put("output", m.body())));
     }).completion().await();
     for (int i = 0; i < 3; i++) {
+      httpPorts.add(TestRedis.freePort());
       Map<String, String> env = new HashMap<>(Map.of("CONVEYOR_REDIS_URL", TestRedis.url(),
           "CONVEYOR_REDIS_PREFIX", prefix, "CONVEYOR_CLUSTER_NAME", cluster, "CONVEYOR_PIPELINES_DIR",
           pipelines.toString(), "CONVEYOR_NODE_WORKERS", Integer.toString(WORKERS),
-          "CONVEYOR_HTTP_PORT", Integer.toString(TestRedis.freePort()), "CONVEYOR_NODE_DRAIN_TIME", "200ms",
+          "CONVEYOR_HTTP_PORT", Integer.toString(httpPorts.get(i)), "CONVEYOR_NODE_DRAIN_TIME", "200ms",
           "CONVEYOR_ARCHIVE_URL", TestDatabase.url(), "CONVEYOR_ARCHIVE_TABLE", table));
       env.put("CONVEYOR_HEARTBEAT_INTERVAL", "1s");
       env.put("CONVEYOR_HEARTBEAT_TTL", "3s");
       env.put("CONVEYOR_REAPER_INTERVAL", "500ms");
-      env.put("CONVEYOR_API_KEYS", "ops:admin:secret-ops");
+      env.put("CONVEYOR_API_KEYS", "ops:admin:secret-ops,it:client:secret-it");
       if (i == 0) {
         env.put("CONVEYOR_BRIDGE_TCP_PORT", Integer.toString(bridgePort));
+      }
+      if (i == 1) {
+        // the node every test disrupts: idle, it waits on its ring without a new take each second, so its workers are
+        // offered to its own starts the whole time (rings still wake it at once)
+        env.put("CONVEYOR_NODE_IDLE_WAIT", "60s");
       }
       nodes.add(NodeProcess.start("node-failure-" + i, env));
     }
@@ -207,5 +224,50 @@ class NodeFailureIT {
     assertEquals(0, TestRedis.cmd("EXISTS", prefix + "node:" + nodeId + ":heartbeat").toInteger());
     assertEquals(null, TestRedis.cmd("ZSCORE", prefix + "nodesZ", nodeId));
     assertEquals(0, TestRedis.cmd("EXISTS", prefix + "inflightZ:" + nodeId).toInteger());
+  }
+
+  /**
+   * A start made through an idle node is handed to that node's workers in the start's script, never queued: when
+   * the node dies running it, the reaper puts it back all the same, and another node runs it.
+   */
+  @Test
+  void a_node_killed_running_work_its_own_start_handed_it_loses_none_of_it() throws Exception {
+    String starter = nodeIds.get(1);
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    // its workers are offered to its starts once its first take found the queues empty: that take's reply is counted
+    Eventually.until(Duration.ofSeconds(10), "the node's first take to come back", () -> {
+      try {
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+            + httpPorts.get(1) + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body()
+            .lines().anyMatch(l -> l.startsWith("conveyor_lua_script_seconds_count") && l.contains("script=\"dequeue\"")
+                && !l.endsWith(" 0.0"));
+      } catch (java.io.IOException | InterruptedException e) {
+        return false;
+      }
+    }, ok -> ok);
+    java.net.http.HttpResponse<String> r = http.send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + httpPorts.get(1)
+            + "/api/v1/transactions")).header("Authorization", "Bearer secret-it")
+            .header("Content-Type", "application/json")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"type\":\"held\",\"input\":{}}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(202, r.statusCode(), r.body());
+    String txId = new JsonObject(r.body()).getString("txId");
+    io.vertx.core.MultiMap first = Eventually.until(Duration.ofSeconds(10), "the step's first attempt",
+        () -> held.isEmpty() ? null : held.get(0), h -> h != null);
+    assertEquals(txId, first.get("txId"));
+    assertEquals(starter, first.get("node"), "the node the start went through runs it: its own start handed it over");
+    assertEquals("1", first.get("attempt"));
+    assertTrue(TestRedis.cmd("ZSCORE", prefix + "inflightZ:" + starter, txId) != null, "recorded as the node's");
+    nodes.get(1).kill();
+    io.vertx.core.MultiMap again = Eventually.until(Duration.ofSeconds(30), "another node to run it again",
+        () -> held.size() > 1 ? held.get(held.size() - 1) : null, h -> h != null);
+    assertEquals(txId, again.get("txId"));
+    assertTrue(!starter.equals(again.get("node")) && nodeIds.contains(again.get("node")), again.get("node"));
+    Eventually.until(Duration.ofSeconds(30), "the transaction to succeed",
+        () -> String.valueOf(TestRedis.cmd("HGET", prefix + "stateH:" + txId, "status")), "success"::equals);
+    assertEquals(2, held.size(), "it ran twice: once on the dead node, once after");
+    assertEquals(0, TestRedis.cmd("EXISTS", prefix + "inflightZ:" + starter).toInteger());
+    assertEquals(null, TestRedis.cmd("ZSCORE", prefix + "processingZ", txId));
   }
 }
