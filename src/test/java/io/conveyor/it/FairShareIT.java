@@ -133,7 +133,8 @@ class FairShareIT {
       int window = 6000;
       Eventually.until(Duration.ofSeconds(120), window + " done", () -> steps.recorded.size(), n -> n >= window);
       Map<String, Long> done = new java.util.TreeMap<>();
-      steps.recorded.subList(0, window).forEach(r -> done.merge(ownerOf.get(r.getString("txId")), 1L, Long::sum));
+      // a copy: steps go on being recorded, and a view of a CopyOnWriteArrayList fails once the list changes
+      List.copyOf(steps.recorded).subList(0, window).forEach(r -> done.merge(ownerOf.get(r.getString("txId")), 1L, Long::sum));
       int total = java.util.Arrays.stream(weights).sum();
       StringBuilder report = new StringBuilder();
       for (int i = 0; i < weights.length; i++) {
