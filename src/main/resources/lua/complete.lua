@@ -10,7 +10,7 @@
 --   are built from them
 -- ARGV[6], ARGV[7], ARGV[8] the partition's pipelineH, qInZ and webhookH key prefixes: a compensation's
 --   pipeline and group, and the webhook of the transaction it compensates, are known only from the states
--- ARGV[8 + 7(i-1) ..] for transaction i: txId, attempt the node was given, status (success, failed,
+-- ARGV[8 + 7(i-1) + 1 ..] for transaction i: txId, attempt the node was given, status (success, failed,
 --   aborted, cancelled, timeout, internal-error), output JSON or '', note or '', the last step's time
 --   ("step:startMs:durationMs", appended to stepTimes) or '', the last failed attempt's error JSON
 --   (appended to errors, see retry.lua) or ''

@@ -1,4 +1,5 @@
--- start: create transactions and queue each on its pipeline's node group.
+-- start: create transactions and queue each on its pipeline's node group, or take it for the starting node
+-- (the hand-off, below).
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
 -- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)   KEYS[4] sleepingZ
 -- KEYS[5] liveZ (the search index: every transaction started is added, scored by its created time)
@@ -15,7 +16,7 @@
 --   the admin API replaces its configured one (lib/queue.lua queue_share)
 -- ARGV[6] the starting node's id and ARGV[7] its free worker slots it offers (0: none), ARGV[8] its group
 -- The hand-off: when the starting node runs the group a transaction goes to, and that group has nothing waiting
--- (its admin, out and in-queues and held work are empty, and it is not paused), and neither the pipeline nor
+-- (its admin, out and in-queues and held work are empty, and it is neither paused nor draining), and neither the pipeline nor
 -- the owner has a cap or a rate, the transaction is taken for the starting node in this call, as dequeue.lua
 -- would take it (processing, attempt 1, in processingZ and inflightZ:<nodeId>; counted queued and started),
 -- instead of going on the in-queue: up to ARGV[7] of them; once one goes on the in-queue, the rest of the call's
