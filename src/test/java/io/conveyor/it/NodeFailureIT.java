@@ -14,8 +14,13 @@ import io.conveyor.testing.TestCluster;
 import io.conveyor.testing.TestDatabase;
 import io.conveyor.testing.TestRedis;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +54,7 @@ class NodeFailureIT {
   private final AtomicLong firstRecovered = new AtomicLong();
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final List<Integer> httpPorts = new ArrayList<>();
-  private final List<io.vertx.core.MultiMap> held = new CopyOnWriteArrayList<>();
+  private final List<MultiMap> held = new CopyOnWriteArrayList<>();
   private Vertx app;
 
   @BeforeEach
@@ -233,34 +238,34 @@ class NodeFailureIT {
   @Test
   void a_node_killed_running_work_its_own_start_handed_it_loses_none_of_it() throws Exception {
     String starter = nodeIds.get(1);
-    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    HttpClient http = HttpClient.newHttpClient();
     // its workers are offered to its starts once its first take found the queues empty: that take's reply is counted
     Eventually.until(Duration.ofSeconds(10), "the node's first take to come back", () -> {
       try {
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
-            + httpPorts.get(1) + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body()
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+            + httpPorts.get(1) + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body()
             .lines().anyMatch(l -> l.startsWith("conveyor_lua_script_seconds_count") && l.contains("script=\"dequeue\"")
                 && !l.endsWith(" 0.0"));
       } catch (java.io.IOException | InterruptedException e) {
         return false;
       }
     }, ok -> ok);
-    java.net.http.HttpResponse<String> r = http.send(
-        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + httpPorts.get(1)
+    HttpResponse<String> r = http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPorts.get(1)
             + "/api/v1/transactions")).header("Authorization", "Bearer secret-it")
             .header("Content-Type", "application/json")
-            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"type\":\"held\",\"input\":{}}")).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+            .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"held\",\"input\":{}}")).build(),
+        HttpResponse.BodyHandlers.ofString());
     assertEquals(202, r.statusCode(), r.body());
     String txId = new JsonObject(r.body()).getString("txId");
-    io.vertx.core.MultiMap first = Eventually.until(Duration.ofSeconds(10), "the step's first attempt",
+    MultiMap first = Eventually.until(Duration.ofSeconds(10), "the step's first attempt",
         () -> held.isEmpty() ? null : held.get(0), h -> h != null);
     assertEquals(txId, first.get("txId"));
     assertEquals(starter, first.get("node"), "the node the start went through runs it: its own start handed it over");
     assertEquals("1", first.get("attempt"));
     assertTrue(TestRedis.cmd("ZSCORE", prefix + "inflightZ:" + starter, txId) != null, "recorded as the node's");
     nodes.get(1).kill();
-    io.vertx.core.MultiMap again = Eventually.until(Duration.ofSeconds(30), "another node to run it again",
+    MultiMap again = Eventually.until(Duration.ofSeconds(30), "another node to run it again",
         () -> held.size() > 1 ? held.get(held.size() - 1) : null, h -> h != null);
     assertEquals(txId, again.get("txId"));
     assertTrue(!starter.equals(again.get("node")) && nodeIds.contains(again.get("node")), again.get("node"));
