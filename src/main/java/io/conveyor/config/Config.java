@@ -7,7 +7,8 @@ import java.util.Map;
 /** Every setting of a node, typed and validated; read once at start by {@link ConfigLoader}. */
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
-                     Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging) {
+                     Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
+                     Limits limits) {
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 
@@ -164,5 +165,17 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   /** Log lines: text (for people) or json (one JSON object per line, for collectors). */
   public record Logging(String format) {
+  }
+
+  /**
+   * What one transaction, tree or tenant may take of what all share (README, Limits). maxDepth: nested
+   * children and branches below a root; maxDescendants: transactions one root may create in all; maxLive:
+   * live (not yet ended) transactions per owner; maxPayloadBytes: a step's output (JSON bytes); maxErrors:
+   * error entries one transaction keeps (older ones are summarised). Owners may have their own maxLive and
+   * maxPayloadBytes (PUT /api/v1/admin/owners/{owner}).
+   */
+  public record Limits(int maxDepth, int maxDescendants, int maxLive, int maxPayloadBytes, int maxErrors) {
+    /** The defaults of conf/config.json. */
+    public static final Limits DEFAULTS = new Limits(32, 10_000, 100_000, 1_048_576, 20);
   }
 }
