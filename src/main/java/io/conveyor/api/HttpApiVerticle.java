@@ -230,6 +230,7 @@ public final class HttpApiVerticle extends VerticleBase {
     r.put("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, body(ctx).compose(b ->
         owners.put(ctx.pathParam("owner"), b))));
     r.delete("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.delete(ctx.pathParam("owner"))));
+    ArchiveAdmin.mount(r, new io.conveyor.redis.QuarantineStore(redis));
     // the dashboard: static files from the jar; its API calls carry the admin key the page keeps
     r.get("/dashboard").handler(ctx -> {
       if (ctx.request().path().endsWith("/")) {
@@ -349,7 +350,8 @@ public final class HttpApiVerticle extends VerticleBase {
       query("GET /api/v1/admin/transactions", "list", "limit", "externalId", "status", "pipeline", "owner", "from",
           "to", "q", "cursor"),
       query("POST /api/v1/admin/pipelines/[^/]+/retry", "since", "until", "status", "from", "limit"),
-      query("POST /api/v1/admin/groups/[^/]+/drain", "wait"));
+      query("POST /api/v1/admin/groups/[^/]+/drain", "wait"),
+      query("GET /api/v1/admin/archive/quarantine", "cursor", "limit"));
 
   private static java.util.Map.Entry<java.util.regex.Pattern, java.util.Set<String>> query(String route,
                                                                                           String... params) {
