@@ -1,5 +1,7 @@
 package io.conveyor.api;
 
+import io.conveyor.config.Durations;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
@@ -10,6 +12,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,19 +25,56 @@ final class ArchiveAdmin {
   private static final Logger log = LoggerFactory.getLogger(ArchiveAdmin.class);
   static final int MAX_LIMIT = 1000;
   private final QuarantineStore store;
+  private final Duration lagWarning;
+  private final NodeMetrics metrics;
 
-  private ArchiveAdmin(QuarantineStore store) {
+  ArchiveAdmin(QuarantineStore store, Duration lagWarning, NodeMetrics metrics) {
     this.store = store;
+    this.lagWarning = lagWarning;
+    this.metrics = metrics;
   }
 
-  /** Mounts GET …/quarantine, POST …/quarantine/{txId}/retry and DELETE …/quarantine/{txId}. */
-  static void mount(Router r, QuarantineStore store) {
-    ArchiveAdmin admin = new ArchiveAdmin(store);
+  /** Before the router's own /metrics route: the archive lag's gauge, read from Redis for each scrape. */
+  void mountLagGauge(Router r) {
+    r.get("/metrics").handler(ctx -> lag().onComplete(ar -> ctx.next()));
+  }
+
+  /**
+   * After authentication: GET /api/v1/admin/archive (lag and quarantine count), GET …/quarantine,
+   * POST …/quarantine/{txId}/retry and DELETE …/quarantine/{txId}.
+   */
+  void mount(Router r) {
+    ArchiveAdmin admin = this;
+    r.get("/api/v1/admin/archive").handler(ctx -> answer(ctx, admin.view()));
     String base = "/api/v1/admin/archive/quarantine";
     r.get(base).handler(ctx -> answer(ctx, admin.list(ctx.request().getParam("cursor"),
         ctx.request().getParam("limit"))));
     r.post(base + "/:txId/retry").handler(ctx -> answer(ctx, admin.act(ctx.pathParam("txId"), "retry", by(ctx))));
     r.delete(base + "/:txId").handler(ctx -> answer(ctx, admin.act(ctx.pathParam("txId"), "drop", by(ctx))));
+  }
+
+  /** How long (ms) the oldest due transaction has waited for the archive; the gauge follows each read. */
+  Future<Long> lag() {
+    return store.lag().onSuccess(metrics::archiveLag);
+  }
+
+  /** {lagSeconds, lagWarningSeconds, lagging, quarantined}: the dashboard's archive line. */
+  Future<JsonObject> view() {
+    Future<Long> lag = lag();
+    Future<Long> count = store.count();
+    return Future.all(lag, count).map(v -> new JsonObject().put("lagSeconds", lag.result() / 1000.0)
+        .put("lagWarningSeconds", lagWarning.toSeconds()).put("lagging", lag.result() > lagWarning.toMillis())
+        .put("quarantined", count.result()));
+  }
+
+  /**
+   * The archive's readiness: reachable answers "ok" or what is wrong; once that is ok, "lagging: …" when the
+   * oldest due transaction has waited longer than archive.lagWarning (a warning: the node stays ready).
+   */
+  Future<String> readiness(Future<String> reachable) {
+    return reachable.compose(ok -> lag().map(ms -> ms <= lagWarning.toMillis() ? ok : "lagging: the oldest "
+        + "transaction due for archiving has waited " + Durations.format(Duration.ofMillis(ms)) + " (archive.lagWarning "
+        + Durations.format(lagWarning) + "); see the archive leader's log and GET /api/v1/admin/archive/quarantine"));
   }
 
   private static String by(RoutingContext ctx) {

@@ -108,6 +108,15 @@ public final class QuarantineStore {
     return Future.all(each).map(all -> each.stream().mapToLong(Future::result).max().orElse(0L));
   }
 
+  /** How many transactions are quarantined, over every partition. */
+  public Future<Long> count() {
+    List<Future<Long>> each = new ArrayList<>();
+    for (int p : keys.all()) {
+      each.add(r.send(Request.cmd(Command.HLEN).arg(keys.quarantineH(p))).map(reply -> reply.toLong()));
+    }
+    return Future.all(each).map(all -> each.stream().mapToLong(Future::result).sum());
+  }
+
   /** The score of a one-member ZRANGE WITHSCORES (RESP2: member, score; RESP3: [[member, score]]). */
   private static long scoreOf(io.vertx.redis.client.Response reply) {
     var first = reply.get(0);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.redis.ArchiveHandoff.ToArchive;
 import io.conveyor.redis.QuarantineStore.Refused;
+import io.conveyor.testing.MutableClock;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
@@ -24,14 +25,19 @@ import org.junit.jupiter.api.Test;
 /** The archive's quarantine through the admin API: list, retry, drop. */
 class ArchiveAdminTest {
   private final HttpClient http = HttpClient.newHttpClient();
+  private final MutableClock clock = new MutableClock(System.currentTimeMillis());
   private TestNode node;
   private String base;
 
   @BeforeEach
   void startNode() {
+    startNode("dequeue,api,archive");
+  }
+
+  private void startNode(String roles) {
     int port = TestRedis.freePort();
     base = "http://127.0.0.1:" + port;
-    node = new TestNode().set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
+    node = new TestNode().clock(clock).set("ARCHIVE_LAG_WARNING", "5m").set("NODE_ROLES", roles).set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'ok':true}}}]}")
         .start(new TestSteps().registry());
@@ -43,6 +49,15 @@ class ArchiveAdminTest {
   }
 
   private record Reply(int status, JsonObject body) {
+  }
+
+  private String text(String path) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private Reply call(String method, String path, String key) {
@@ -110,5 +125,28 @@ class ArchiveAdminTest {
     String event = cmd("LRANGE", node.keys.eventsL(p), 0, 0).toString();
     assertTrue(event.contains("archive-dropped") && event.contains("ops"), event);
     assertEquals(400, call("DELETE", "/api/v1/admin/archive/quarantine/not-a-tx", "k-ops").status());
+  }
+
+  @Test
+  void an_archive_whose_oldest_due_entry_waited_past_the_warning_is_lagging_and_the_node_stays_ready() {
+    node.close();
+    startNode("dequeue,api"); // no archive leader here to take the entry, so it waits
+    int p = node.keys.partitionOf(io.conveyor.model.Ids.txId());
+    cmd("ZADD", node.keys.toArchiveZ(p), clock.millis(), io.conveyor.model.Ids.txId());
+    clock.advance(java.time.Duration.ofMinutes(4));
+    assertEquals("ok", call("GET", "/health/ready", "k-ops").body().getString("archive"));
+    assertEquals(false, call("GET", "/api/v1/admin/archive", "k-ops").body().getBoolean("lagging"));
+    clock.advance(java.time.Duration.ofMinutes(3));
+    Reply ready = call("GET", "/health/ready", "k-ops");
+    assertEquals(200, ready.status(), ready.body().encode());
+    assertEquals("ready", ready.body().getString("status"));
+    assertTrue(ready.body().getString("archive").startsWith("lagging: ") && ready.body().getString("archive")
+        .contains("7m") && ready.body().getString("archive").contains("archive.lagWarning 5m"), ready.body().encode());
+    JsonObject view = call("GET", "/api/v1/admin/archive", "k-ops").body();
+    assertEquals(true, view.getBoolean("lagging"));
+    assertEquals(420.0, view.getDouble("lagSeconds"), 1.0);
+    assertEquals(300, view.getLong("lagWarningSeconds"));
+    assertEquals(0, view.getLong("quarantined"));
+    assertTrue(text("/metrics").contains("conveyor_archive_lag_seconds 420"), "the gauge follows the lag");
   }
 }
