@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * (toArchiveLock1/2). A tick is one archive.lua call: it renews the lease, confirms the batches written
  * since the last tick (only then are they deleted from Redis), and takes the next due batch. Fetching and
  * writing overlap: while one batch is being written (one upsert), the next is fetched, so Redis and the
- * database work at the same time. A failed write confirms nothing: the leader writes the same batch again
- * after a backoff, renewing its lease meanwhile. With nothing due, the next tick comes after
+ * database work at the same time. A batch the database refuses for a row's own fault is split (BatchWriter):
+ * the rows that fail alone are quarantined in Redis (archive-quarantine.lua), the rest confirmed. A write that
+ * fails otherwise (an outage) confirms nothing: the leader writes the same batch again after a backoff,
+ * renewing its lease meanwhile. With nothing due, the next tick comes after
  * archive.interval; a conveyor.node.died (the dead node may have led) ticks at once.
  */
 public final class ArchiveVerticle extends VerticleBase {
