@@ -168,4 +168,31 @@ class ArchiveQuarantineTest {
     assertNull(node.node().archive().find(doomed).await());
     assertEquals(Code.NOT_FOUND, node.store.quarantine.drop(doomed, "test").await());
   }
+
+  @org.junit.jupiter.api.Test
+  void a_row_a_postgresql_trigger_refuses_is_set_aside_with_its_message_and_the_batch_around_it_archived()
+      throws Exception {
+    start("postgresql");
+    sql("CREATE FUNCTION " + table + "_refuse() RETURNS trigger AS $$ BEGIN IF NEW.external_id = 'refused' THEN "
+        + "RAISE EXCEPTION 'the archive refuses %', NEW.tx_id; END IF; RETURN NEW; END $$ LANGUAGE plpgsql");
+    sql("CREATE TRIGGER " + table + "_refuse BEFORE INSERT OR UPDATE ON " + table + " FOR EACH ROW EXECUTE FUNCTION "
+        + table + "_refuse()");
+    try {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        ids.add(finished(new JsonObject().put("input", new JsonObject().put("i", i))));
+      }
+      String refused = finished(new JsonObject().put("externalId", "refused"));
+      clock.advance(Duration.ofSeconds(61));
+      archivedAll(ids);
+      Eventually.until(Duration.ofSeconds(20), "the refused one set aside", () -> cmd("HEXISTS",
+          quarantineH(refused), refused).toLong(), n -> n == 1);
+      JsonObject reason = new JsonObject(cmd("HGET", quarantineH(refused), refused).toString());
+      assertEquals("P0001", reason.getString("sqlState"));
+      assertTrue(reason.getString("message").contains("the archive refuses " + refused), reason.encode());
+      assertEquals(1, cmd("EXISTS", node.keys.stateH(refused)).toLong(), "kept in Redis");
+    } finally {
+      TestDatabase.query("DROP FUNCTION IF EXISTS " + table + "_refuse() CASCADE");
+    }
+  }
 }
