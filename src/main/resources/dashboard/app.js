@@ -101,6 +101,13 @@
       ', webhooks ' + (l.webhooks || '—'));
   }
 
+  function renderArchive(a) {
+    const el = $('#archive-state');
+    text(el, 'Archive: oldest due waited ' + a.lagSeconds.toFixed(1) + ' s' +
+      (a.lagging ? ' (lagging: past ' + a.lagWarningSeconds + ' s)' : '') + ', ' + a.quarantined + ' quarantined');
+    el.className = a.lagging || a.quarantined > 0 ? 'warn' : '';
+  }
+
   async function groupAction(group, action) {
     try {
       const s = await api('POST', '/api/v1/admin/groups/' + encodeURIComponent(group) + '/' + action);
@@ -395,6 +402,7 @@
       renderPipelines(pipelines);
       renderSchedules(schedules);
       renderChart(stats);
+      renderArchive(await api('GET', '/api/v1/admin/archive'));
       renderEvents(await api('GET', eventsQuery()));
       for (const name of ['inplay', 'sleeping', 'exceptions', 'recent']) {
         renderList(name, await api('GET', '/api/v1/admin/transactions?limit=20&list=' + name));

@@ -66,6 +66,7 @@ final class Cli {
     HELP.put("owner", "owner list | owner show|clear OWNER | owner set OWNER [--weight N] [--max-concurrency N]\n"
         + "     [--rate-limit R]   (an owner's limits per node group)\n"
         + "    conveyor owner set acme --max-concurrency 20 --rate-limit 100/s");
+    HELP.put("archive-quarantine", CliQuarantine.HELP);
     HELP.put("new-key", "new-key OWNER [ROLE[+ROLE]]   (a fresh API key and the api.keys entry holding its hash)\n"
         + "    conveyor new-key acme client+admin");
   }
@@ -198,7 +199,8 @@ final class Cli {
       Map.entry("wake", List.of()),
       Map.entry("tail", List.of("--kind=", "--subject=", "--limit=", "--follow", "--for=")),
       Map.entry("group", List.of("--wait")), Map.entry("schedule", List.of()),
-      Map.entry("owner", List.of("--weight=", "--max-concurrency=", "--rate-limit=")));
+      Map.entry("owner", List.of("--weight=", "--max-concurrency=", "--rate-limit=")),
+      Map.entry("archive-quarantine", CliQuarantine.OPTIONS));
 
   private static void checkOptions(String command, List<String> args) {
     List<String> known = OPTIONS.get(command.equals("search") ? "list" : command);
@@ -248,6 +250,9 @@ final class Cli {
       }
       case "schedule" -> {
         return schedule(tx, args);
+      }
+      case "archive-quarantine" -> {
+        return new CliQuarantine(tx.context(), out, json).run(args);
       }
       default -> {
         return owner(tx, args);

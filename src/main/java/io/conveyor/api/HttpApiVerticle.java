@@ -50,6 +50,7 @@ public final class HttpApiVerticle extends VerticleBase {
   private PipelineStore pipelines;
   private QueueStore queue;
   private HttpServer server;
+  private ArchiveAdmin archiveAdmin;
 
   /**
    * pipelineFiles are the pipelines this node published at start (readiness checks they are in Redis);
@@ -100,7 +101,9 @@ public final class HttpApiVerticle extends VerticleBase {
     Router r = Router.router(vertx);
     r.get("/health/live").handler(ctx -> ctx.json(new JsonObject().put("status", "up")));
     r.get("/health/ready").handler(ctx -> ready().onSuccess(checks -> {
-      boolean ok = checks.stream().allMatch(c -> "ok".equals(c.getString("result")));
+      // an archive that lags is a warning, not a reason to take every node out of service
+      boolean ok = checks.stream().allMatch(c -> "ok".equals(c.getString("result"))
+          || c.getString("result").startsWith("lagging"));
       JsonObject body = new JsonObject().put("status", ok ? "ready" : "not ready");
       checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
       ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
@@ -111,6 +114,9 @@ public final class HttpApiVerticle extends VerticleBase {
       r.route("/eventbus/*").subRouter(sockJsBridge());
     }
     r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(http.maxBodyBytes()));
+    archiveAdmin = new ArchiveAdmin(new io.conveyor.redis.QuarantineStore(redis), config.archive().lagWarning(),
+        factory.metrics());
+    archiveAdmin.mountLagGauge(r);
     // the node's group's limits and fair-share waits are read from Redis for each scrape (a few reads)
     ControlStore limitsView = new ControlStore(redis);
     r.get("/metrics").handler(ctx -> limitsView.waiting(config.node().group()).onComplete(ar -> {
@@ -230,6 +236,7 @@ public final class HttpApiVerticle extends VerticleBase {
     r.put("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, body(ctx).compose(b ->
         owners.put(ctx.pathParam("owner"), b))));
     r.delete("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.delete(ctx.pathParam("owner"))));
+    archiveAdmin.mount(r);
     // the dashboard: static files from the jar; its API calls carry the admin key the page keeps
     r.get("/dashboard").handler(ctx -> {
       if (ctx.request().path().endsWith("/")) {
@@ -255,9 +262,9 @@ public final class HttpApiVerticle extends VerticleBase {
         check("scripts", scriptsReady(scripts)),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
-        check("archive", factory.archive() == null ? Future.succeededFuture("ok")
+        check("archive", archiveAdmin.readiness(factory.archive() == null ? Future.succeededFuture("ok")
             : factory.archive().find("tx-" + "0".repeat(32)).map(none -> "ok")
-                .timeout(2, java.util.concurrent.TimeUnit.SECONDS)),
+                .timeout(2, java.util.concurrent.TimeUnit.SECONDS))),
         check("pipelines", pipelines.pipelines().map(all -> {
           java.util.List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
           return missing.isEmpty() ? "ok" : "not uploaded: " + missing;
@@ -349,7 +356,8 @@ public final class HttpApiVerticle extends VerticleBase {
       query("GET /api/v1/admin/transactions", "list", "limit", "externalId", "status", "pipeline", "owner", "from",
           "to", "q", "cursor"),
       query("POST /api/v1/admin/pipelines/[^/]+/retry", "since", "until", "status", "from", "limit"),
-      query("POST /api/v1/admin/groups/[^/]+/drain", "wait"));
+      query("POST /api/v1/admin/groups/[^/]+/drain", "wait"),
+      query("GET /api/v1/admin/archive/quarantine", "cursor", "limit"));
 
   private static java.util.Map.Entry<java.util.regex.Pattern, java.util.Set<String>> query(String route,
                                                                                           String... params) {

@@ -2,7 +2,6 @@ package io.conveyor.archive;
 
 import io.conveyor.bus.Addresses;
 import io.conveyor.database.ArchiveStore;
-import io.conveyor.database.ArchivedTx;
 import io.conveyor.bus.Leadership;
 import io.conveyor.config.Config;
 import io.conveyor.config.Durations;
@@ -11,16 +10,15 @@ import io.conveyor.redis.ArchiveHandoff;
 import io.conveyor.redis.ArchiveHandoff.ToArchive;
 import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.QuarantineStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
-import java.time.Instant;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * (toArchiveLock1/2). A tick is one archive.lua call: it renews the lease, confirms the batches written
  * since the last tick (only then are they deleted from Redis), and takes the next due batch. Fetching and
  * writing overlap: while one batch is being written (one upsert), the next is fetched, so Redis and the
- * database work at the same time. A failed write confirms nothing: the leader writes the same batch again
- * after a backoff, renewing its lease meanwhile. With nothing due, the next tick comes after
+ * database work at the same time. A batch the database refuses for a row's own fault is split (BatchWriter):
+ * the rows that fail alone are quarantined in Redis (archive-quarantine.lua), the rest confirmed. A write that
+ * fails otherwise (an outage) confirms nothing: the leader writes the same batch again after a backoff,
+ * renewing its lease meanwhile. With nothing due, the next tick comes after
  * archive.interval; a conveyor.node.died (the dead node may have led) ticks at once.
  */
 public final class ArchiveVerticle extends VerticleBase {
@@ -48,6 +48,9 @@ public final class ArchiveVerticle extends VerticleBase {
   private boolean letGo;
   private StoreContext redisContext;
   private ArchiveHandoff store;
+  private QuarantineStore quarantined;
+  private BatchWriter writer;
+  private Retention retention;
   private Leadership leadership;
   /** Written, not yet confirmed. */
   private List<ToArchive> written = new ArrayList<>();
@@ -95,6 +98,9 @@ public final class ArchiveVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new ArchiveHandoff(redisContext);
+    quarantined = new QuarantineStore(redisContext);
+    writer = new BatchWriter(archive, settings.timeout());
+    retention = new Retention(archive, settings.retention());
     leadership = new Leadership(vertx, LeaderRole.ARCHIVE, partition, "archiving to " + archive.describe()
         + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), nodeId,
         new LivenessStore(redisContext), redisContext.clock(), settings.lease());
@@ -143,7 +149,7 @@ public final class ArchiveVerticle extends VerticleBase {
         return;
       }
       leadership.update(ar.result().leader(), asked);
-      retention();
+      retention.pass(millis(), partition == 0 && leadership.leads() && !stopping);
       // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
       // another node may lead by now. What came, and what waits here, is given back to be due at once
       if (!leadership.leads()) {
@@ -175,54 +181,6 @@ public final class ArchiveVerticle extends VerticleBase {
     });
   }
 
-  /** How often the leader of partition 0 deletes what is past archive.retention (by the node's clock). */
-  static final long RETENTION_EVERY_MS = 60_000;
-  /** Rows deleted per statement: a large backlog goes in many short deletes, never one long one. */
-  static final int RETENTION_BATCH = 1000;
-  /** One pass deletes for at most this long; the next pass goes on. */
-  static final long RETENTION_PASS_MS = 30_000;
-  private long nextRetention;
-  private boolean retaining;
-
-  /**
-   * archive.retention: the archive leader of partition 0 (one node, however many partitions share the archive)
-   * deletes the transactions that completed longer ago, in batches, once a minute; logs what it deleted.
-   */
-  private void retention() {
-    long now = millis();
-    if (settings.retention().isZero() || partition != 0 || !leadership.leads() || retaining || now < nextRetention
-        || stopping) {
-      return;
-    }
-    retaining = true;
-    nextRetention = now + RETENTION_EVERY_MS;
-    long before = now - settings.retention().toMillis();
-    long until = System.nanoTime() + RETENTION_PASS_MS * 1_000_000;
-    deleteBatches(before, until, 0).onComplete(ar -> {
-      retaining = false;
-      if (ar.failed()) {
-        log.warn("archive retention: deleting what completed before {} failed: {}", Instant.ofEpochMilli(before),
-            ar.cause().getMessage());
-      } else if (ar.result() > 0) {
-        log.info("archive retention: deleted {} transactions completed before {} (archive.retention {})", ar.result(),
-            Instant.ofEpochMilli(before), io.conveyor.config.Durations.format(settings.retention()));
-      }
-    });
-  }
-
-  private Future<Integer> deleteBatches(long before, long untilNanos, int done) {
-    return archive.deleteCompletedBefore(before, RETENTION_BATCH).compose(n -> {
-      int total = done + n;
-      if (n < RETENTION_BATCH || System.nanoTime() > untilNanos || stopping) {
-        return Future.succeededFuture(total);
-      }
-      if (total % 100_000 < RETENTION_BATCH) {
-        log.info("archive retention: {} deleted so far", total);
-      }
-      return deleteBatches(before, untilNanos, total);
-    });
-  }
-
   /** Starts writing the waiting batch, unless a write is under way or a failed one must wait its backoff. */
   private void startWrite() {
     if (writing || pending == null || millis() < retryAt) {
@@ -231,22 +189,12 @@ public final class ArchiveVerticle extends VerticleBase {
     List<ToArchive> batch = pending;
     pending = null;
     writing = true;
-    List<ArchivedTx> rows = new ArrayList<>(batch.size());
-    List<ToArchive> readable = new ArrayList<>(batch.size());
-    for (ToArchive t : batch) {
-      try {
-        rows.add(ArchivedTx.fromState(t.txId(), t.fields()));
-        readable.add(t);
-      } catch (RuntimeException e) {
-        // not confirmed, so it stays in Redis and comes back after a lease, logged again
-        log.error("cannot archive {}: its state is unreadable ({})", t.txId(), e.toString());
-      }
-    }
     long began = System.nanoTime();
-    archive.write(rows).timeout(settings.timeout().toMillis(), TimeUnit.MILLISECONDS).onComplete(ar -> {
+    writer.write(batch).onComplete(ar -> {
       writing = false;
       if (ar.succeeded()) {
-        metrics.archiveBatch(rows.size(), System.nanoTime() - began);
+        metrics.archiveBatch(ar.result().written().size(), System.nanoTime() - began);
+        quarantine(ar.result().refused());
         if (outageSince > 0) {
           log.info("the archive ({}) accepts writes again after {} failed attempts over {}", archive.describe(),
               outageFailures, Durations.format(java.time.Duration.ofMillis(millis() - outageSince)));
@@ -256,7 +204,7 @@ public final class ArchiveVerticle extends VerticleBase {
         }
         failures = 0;
         standDowns = 0;
-        written.addAll(readable);
+        written.addAll(ar.result().written());
       } else {
         failures++;
         long wait = backoff(failures);
@@ -266,9 +214,9 @@ public final class ArchiveVerticle extends VerticleBase {
           // one line when an outage begins and one when it ends (with the count); the attempts between at DEBUG
           outageSince = millis();
           log.warn("archive write of {} transactions to {} failed: {}; retrying with backoff (Redis keeps every "
-              + "state meanwhile)", rows.size(), archive.describe(), ar.cause().getMessage());
+              + "state meanwhile)", batch.size(), archive.describe(), ar.cause().getMessage());
         } else {
-          log.debug("archive write of {} transactions failed (attempt {}), retrying in {}: {}", rows.size(),
+          log.debug("archive write of {} transactions failed (attempt {}), retrying in {}: {}", batch.size(),
               failures, Durations.format(java.time.Duration.ofMillis(wait)), ar.cause().getMessage());
         }
         // a batch fetched meanwhile goes with this one: write both again, this one first
@@ -289,6 +237,19 @@ public final class ArchiveVerticle extends VerticleBase {
         next(backoff(failures));
       }
     });
+  }
+
+  /** Sets aside what the database refused alone (BatchWriter): kept in Redis for an operator, out of the way. */
+  private void quarantine(List<QuarantineStore.Refused> refused) {
+    if (refused.isEmpty()) {
+      return;
+    }
+    refused.forEach(x -> log.warn("archive: {} set aside, the database refuses it alone: {} (it stays in Redis; "
+        + "list, retry or drop it: GET /api/v1/admin/archive/quarantine, conveyor archive-quarantine)",
+        x.tx().txId(), x.message()));
+    quarantined.setAside(partition, nodeId, refused).onSuccess(metrics::archiveQuarantined)
+        .onFailure(e -> log.warn("setting {} refused transactions aside failed on Redis: {} (they are due again "
+            + "after their hold, and refused again)", refused.size(), e.getMessage()));
   }
 
   /**
@@ -385,6 +346,7 @@ public final class ArchiveVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopping = true;
+    retention.stop();
     vertx.cancelTimer(timer);
     vertx.cancelTimer(renewal);
     idle = Promise.promise();

@@ -126,7 +126,16 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
    * retries of a failed write, how long a write may take before it counts as failed, and the table.
    */
   public record Archive(String url, Duration delay, Duration lease, Duration grace, int batchSize, Duration interval,
-                        Duration maxBackoff, Duration timeout, String table, Duration retention) {
+                        Duration maxBackoff, Duration timeout, String table, Duration retention, Duration lagWarning) {
+    /** The default of archive.lagWarning: readiness says the archive lags once its oldest due entry waited this long. */
+    public static final Duration LAG_WARNING = Duration.ofMinutes(5);
+
+    /** The settings before lagWarning (its default). */
+    public Archive(String url, Duration delay, Duration lease, Duration grace, int batchSize, Duration interval,
+                   Duration maxBackoff, Duration timeout, String table, Duration retention) {
+      this(url, delay, lease, grace, batchSize, interval, maxBackoff, timeout, table, retention, LAG_WARNING);
+    }
+
     /** The settings before retention (kept forever: retention zero). */
     public Archive(String url, Duration delay, Duration lease, Duration grace, int batchSize, Duration interval,
                    Duration maxBackoff, Duration timeout, String table) {

@@ -204,7 +204,8 @@ final class ConfigReader {
     }
     return new Config.Archive(url, duration("archive.delay", Duration.ZERO), lease("archive.lease", "archive.interval"), duration("archive.grace", Duration.ZERO), integer("archive.batchSize", 1, 100_000),
         duration("archive.interval", Duration.ofMillis(1)), duration("archive.maxBackoff", Duration.ofMillis(1)),
-        duration("archive.timeout", Duration.ofMillis(10)), (String) table, duration("archive.retention", Duration.ZERO));
+        duration("archive.timeout", Duration.ofMillis(10)), (String) table, duration("archive.retention", Duration.ZERO),
+        duration("archive.lagWarning", Duration.ofSeconds(1)));
   }
 
   /** A leader renews its lease once per interval: the lease must outlast two, or it lapses between them. */

@@ -5,17 +5,13 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.h2.api.ErrorCode;
-import org.h2.jdbcx.JdbcDataSource;
 
 /**
  * The embedded archive: an H2 database file (the default when archive.url is empty). JDBC blocks, so every
@@ -34,6 +30,7 @@ final class H2ArchiveStore implements ArchiveStore {
   private final Vertx vertx;
   private final Path file;
   private final String table;
+  private final H2File h2;
   private final java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors
       .newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "conveyor-archive-h2");
@@ -48,6 +45,7 @@ final class H2ArchiveStore implements ArchiveStore {
     this.vertx = vertx;
     this.file = file.toAbsolutePath();
     this.table = table;
+    this.h2 = new H2File(this.file, table);
   }
 
   /**
@@ -63,7 +61,7 @@ final class H2ArchiveStore implements ArchiveStore {
     executor.execute(() -> {
       try {
         if (opened && connection == null) {
-          connection = connect();
+          connection = h2.connect();
           connection.setAutoCommit(false);
         }
         T result = work.call();
@@ -99,100 +97,14 @@ final class H2ArchiveStore implements ArchiveStore {
   public Future<Void> open() {
     return blocking(() -> {
       java.nio.file.Files.createDirectories(file.getParent());
-      connection = connect();
-      migrate();
+      connection = h2.connect();
+      h2.migrate();
       connection.setAutoCommit(false);
       opened = true;
       return null;
     });
   }
 
-  /**
-   * Flyway under a row lock that the other stores on this file wait for. Flyway alone does not serialise H2
-   * (H2ArchiveStoreTest, run without this lock, failed both ways): its lock is a row lock on its history table,
-   * which H2 gives up when a migration's DDL commits (H2 commits around every DDL statement), so two nodes ran
-   * V1 ("Table already exists"); and it decides whether to create or baseline its history before it locks, so
-   * a node lost that race ("Unable to baseline … already exists, and is empty"). This lock is held on a
-   * connection of its own that runs no DDL, through the whole decision and run. Through AUTO_SERVER every
-   * process reaches the same database, so it holds across processes too.
-   */
-  private void migrate() throws SQLException {
-    try (Connection lock = DriverManager.getConnection(url(), "sa", ""); Statement s = lock.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS " + table + "_migration_lock (id INT PRIMARY KEY)");
-      lock.setAutoCommit(false);
-      // a node migrating a large file may take a while; the others wait for it, not H2's default second
-      s.execute("SET LOCK_TIMEOUT " + java.util.concurrent.TimeUnit.MINUTES.toMillis(2));
-      lockMigration(lock, s);
-      ArchiveSchema.migrate(lock, source(), "h2", table);
-      lock.commit();
-    }
-  }
-
-  /**
-   * Locks the lock table's one row, inserting it if it is not there yet. SELECT … FOR UPDATE skips a row that
-   * another node inserted and has not committed, so it returns at once, locking nothing. That happened when the
-   * row came with CREATE TABLE … AS SELECT 1: H2 shows the new table to others before it inserts the row, so a
-   * second node saw the table, locked no row and ran Flyway beside the first (two baselines at rank 1). An
-   * INSERT of the same key does wait for the other node: either our own uncommitted row is then the lock, or
-   * theirs has committed, the INSERT fails, and the row is there to lock.
-   */
-  private void lockMigration(Connection lock, Statement s) throws SQLException {
-    while (true) {
-      try (ResultSet row = s.executeQuery("SELECT id FROM " + table + "_migration_lock FOR UPDATE")) {
-        if (row.next()) {
-          return;
-        }
-      }
-      try {
-        s.executeUpdate("INSERT INTO " + table + "_migration_lock VALUES (1)");
-        return;
-      } catch (SQLException e) {
-        // another node's row committed (or is committing) while we waited for it: lock that row instead
-        if (e.getErrorCode() != ErrorCode.DUPLICATE_KEY_1 && e.getErrorCode() != ErrorCode.CONCURRENT_UPDATE_1) {
-          throw e;
-        }
-        lock.rollback();
-      }
-    }
-  }
-
-  private String url() {
-    // WRITE_DELAY=0: a commit reaches the file at once, not up to half a second later. The archive leader
-    // deletes a transaction from Redis once its write committed; if the process serving the file died in
-    // that half second (kill -9), the transaction would be in neither place
-    return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;WRITE_DELAY=0";
-  }
-
-  /** Connections for Flyway; the file is open by now, so no lock-file race is left to retry. */
-  private JdbcDataSource source() {
-    JdbcDataSource source = new JdbcDataSource();
-    source.setURL(url());
-    source.setUser("sa");
-    source.setPassword("");
-    return source;
-  }
-
-  /**
-   * Opens the file. Processes that start at the same moment race for H2's lock file (the loser hears "lock
-   * file recently modified" or "another process was faster" until the winner's server is up), so such a
-   * refusal is tried again for a while.
-   */
-  private Connection connect() throws SQLException, InterruptedException {
-    long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try {
-        return DriverManager.getConnection(url(), "sa", "");
-      } catch (SQLException e) {
-        // 8000 covers "another process was faster" and lock-file races; 90020 is "already in use"
-        boolean race = e.getErrorCode() == 8000 || e.getErrorCode() == 90020
-            || String.valueOf(e.getMessage()).toLowerCase().contains("lock");
-        if (System.nanoTime() > giveUp || !race) {
-          throw e;
-        }
-        Thread.sleep(100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(400));
-      }
-    }
-  }
 
   @Override
   public Future<Void> write(List<ArchivedTx> batch) {
@@ -218,18 +130,18 @@ final class H2ArchiveStore implements ArchiveStore {
           + "CURRENT_TIMESTAMP)")) {
         for (ArchivedTx t : batch) {
           p.setString(1, t.txId());
-          p.setString(2, t.owner());
-          p.setString(3, t.externalId());
-          p.setString(4, t.type());
-          p.setString(5, t.status());
+          p.setString(2, NulSafe.column(t.owner()));
+          p.setString(3, NulSafe.column(t.externalId()));
+          p.setString(4, NulSafe.column(t.type()));
+          p.setString(5, NulSafe.column(t.status()));
           p.setTimestamp(6, new Timestamp(t.created()));
           if (t.completed() == null) {
             p.setNull(7, Types.TIMESTAMP_WITH_TIMEZONE);
           } else {
             p.setTimestamp(7, new Timestamp(t.completed()));
           }
-          p.setString(8, t.state().encode());
-          p.setString(9, t.webhook() == null ? null : t.webhook().encode());
+          p.setString(8, NulSafe.text(t.state()));
+          p.setString(9, NulSafe.text(t.webhook()));
           p.setLong(10, t.stampUpdated());
           p.setLong(11, t.stampRev());
           p.addBatch();
@@ -248,7 +160,7 @@ final class H2ArchiveStore implements ArchiveStore {
   public Future<Boolean> updateWebhook(String txId, JsonObject webhook) {
     return blocking(() -> {
       try (PreparedStatement p = connection.prepareStatement("UPDATE " + table + " SET webhook = ? WHERE tx_id = ?")) {
-        p.setString(1, webhook.encode());
+        p.setString(1, NulSafe.text(webhook));
         p.setString(2, txId);
         int n = p.executeUpdate();
         connection.commit();
@@ -268,7 +180,8 @@ final class H2ArchiveStore implements ArchiveStore {
   @Override
   public Future<ArchivedTx> findByExternalId(String owner, String externalId) {
     return query("SELECT tx_id, state, webhook FROM " + table
-        + " WHERE owner = ? AND external_id = ? ORDER BY created DESC LIMIT 1", owner, externalId);
+        + " WHERE owner = ? AND external_id = ? ORDER BY created DESC LIMIT 1", NulSafe.column(owner),
+        NulSafe.column(externalId));
   }
 
   @Override
@@ -276,8 +189,8 @@ final class H2ArchiveStore implements ArchiveStore {
     return blocking(() -> {
       try (PreparedStatement p = connection.prepareStatement("SELECT tx_id FROM " + table + " WHERE type = ? AND "
           + "status = ? AND completed >= ? AND completed < ? ORDER BY completed LIMIT ?")) {
-        p.setString(1, type);
-        p.setString(2, status);
+        p.setString(1, NulSafe.column(type));
+        p.setString(2, NulSafe.column(status));
         p.setObject(3, ArchiveStore.timestamp(from));
         p.setObject(4, ArchiveStore.timestamp(to));
         p.setInt(5, limit);
@@ -299,11 +212,11 @@ final class H2ArchiveStore implements ArchiveStore {
     java.util.List<Object> params = new java.util.ArrayList<>();
     if (q.owner() != null) {
       sql.append(" AND owner = ?");
-      params.add(q.owner());
+      params.add(NulSafe.column(q.owner()));
     }
     if (q.type() != null) {
       sql.append(" AND type = ?");
-      params.add(q.type());
+      params.add(NulSafe.column(q.type()));
     }
     if (q.statuses() != null && !q.statuses().isEmpty()) {
       sql.append(" AND status IN (").append(String.join(", ", java.util.Collections.nCopies(q.statuses().size(), "?")))
@@ -312,7 +225,7 @@ final class H2ArchiveStore implements ArchiveStore {
     }
     if (q.externalId() != null) {
       sql.append(" AND external_id = ?");
-      params.add(q.externalId());
+      params.add(NulSafe.column(q.externalId()));
     }
     if (q.from() != null) {
       sql.append(" AND created >= ?");
@@ -331,7 +244,7 @@ final class H2ArchiveStore implements ArchiveStore {
     if (q.text() != null) {
       // H2 has no JSON operators here: the whole state narrows, the metadata check below decides
       sql.append(" AND LOWER(state) LIKE ? ESCAPE '\\'");
-      params.add(q.likePattern());
+      params.add(NulSafe.column(q.likePattern()));
     }
     sql.append(" ORDER BY created DESC, tx_id DESC LIMIT ?");
     params.add(q.limit());
@@ -346,12 +259,7 @@ final class H2ArchiveStore implements ArchiveStore {
         try (ResultSet rs = p.executeQuery()) {
           while (rs.next()) {
             looked++;
-            ArchivedTx t = ArchivedTx.fromState(rs.getString(1), new JsonObject(rs.getString(2)));
-            String webhook = rs.getString(3);
-            if (webhook != null) {
-              t = new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(), t.created(),
-                  t.completed(), t.state(), new JsonObject(webhook));
-            }
+            ArchivedTx t = NulSafe.read(rs.getString(1), rs.getString(2), rs.getString(3));
             last = t;
             if (q.metadataHolds(t.state().getString("metadata"))) {
               out.add(t);
@@ -385,15 +293,7 @@ final class H2ArchiveStore implements ArchiveStore {
           p.setString(i + 1, params[i]);
         }
         try (ResultSet rs = p.executeQuery()) {
-          ArchivedTx t = null;
-          if (rs.next()) {
-            t = ArchivedTx.fromState(rs.getString(1), new JsonObject(rs.getString(2)));
-            String webhook = rs.getString(3);
-            if (webhook != null) {
-              t = new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(), t.created(),
-                  t.completed(), t.state(), new JsonObject(webhook));
-            }
-          }
+          ArchivedTx t = rs.next() ? NulSafe.read(rs.getString(1), rs.getString(2), rs.getString(3)) : null;
           connection.commit();
           return t;
         }

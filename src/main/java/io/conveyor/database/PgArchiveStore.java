@@ -109,14 +109,14 @@ final class PgArchiveStore implements ArchiveStore {
     for (int i = 0; i < n; i++) {
       ArchivedTx t = batch.get(i);
       ids[i] = t.txId();
-      owners[i] = t.owner();
-      externalIds[i] = t.externalId();
-      types[i] = t.type();
-      statuses[i] = t.status();
+      owners[i] = NulSafe.column(t.owner());
+      externalIds[i] = NulSafe.column(t.externalId());
+      types[i] = NulSafe.column(t.type());
+      statuses[i] = NulSafe.column(t.status());
       created[i] = time(t.created());
       completed[i] = t.completed() == null ? null : time(t.completed());
-      states[i] = t.state().encode();
-      webhooks[i] = t.webhook() == null ? null : t.webhook().encode();
+      states[i] = NulSafe.text(t.state());
+      webhooks[i] = NulSafe.text(t.webhook());
       stampUpdated[i] = t.stampUpdated();
       stampRev[i] = t.stampRev();
     }
@@ -131,7 +131,7 @@ final class PgArchiveStore implements ArchiveStore {
   @Override
   public Future<Boolean> updateWebhook(String txId, JsonObject webhook) {
     return pool.preparedQuery("UPDATE " + table + " SET webhook = $2::text::jsonb WHERE tx_id = $1")
-        .execute(Tuple.of(txId, webhook.encode())).map(r -> r.rowCount() == 1);
+        .execute(Tuple.of(txId, NulSafe.text(webhook))).map(r -> r.rowCount() == 1);
   }
 
   @Override
@@ -144,14 +144,14 @@ final class PgArchiveStore implements ArchiveStore {
   public Future<ArchivedTx> findByExternalId(String owner, String externalId) {
     return pool.preparedQuery("SELECT tx_id, state::text, webhook::text FROM " + table
             + " WHERE owner = $1 AND external_id = $2 ORDER BY created DESC LIMIT 1")
-        .execute(Tuple.of(owner, externalId)).map(PgArchiveStore::first);
+        .execute(Tuple.of(NulSafe.column(owner), NulSafe.column(externalId))).map(PgArchiveStore::first);
   }
 
   @Override
   public Future<java.util.List<String>> ended(String type, String status, long from, long to, int limit) {
     return pool.preparedQuery("SELECT tx_id FROM " + table + " WHERE type = $1 AND status = $2 AND completed >= $3"
             + " AND completed < $4 ORDER BY completed LIMIT $5")
-        .execute(Tuple.of(type, status, ArchiveStore.timestamp(from), ArchiveStore.timestamp(to), limit)).map(rows -> {
+        .execute(Tuple.of(NulSafe.column(type), NulSafe.column(status), ArchiveStore.timestamp(from), ArchiveStore.timestamp(to), limit)).map(rows -> {
           java.util.List<String> ids = new java.util.ArrayList<>();
           rows.forEach(r -> ids.add(r.getString(0)));
           return ids;
@@ -163,11 +163,11 @@ final class PgArchiveStore implements ArchiveStore {
     StringBuilder sql = new StringBuilder("SELECT tx_id, state::text, webhook::text FROM " + table + " WHERE true");
     java.util.List<Object> params = new java.util.ArrayList<>();
     if (q.owner() != null) {
-      params.add(q.owner());
+      params.add(NulSafe.column(q.owner()));
       sql.append(" AND owner = $").append(params.size());
     }
     if (q.type() != null) {
-      params.add(q.type());
+      params.add(NulSafe.column(q.type()));
       sql.append(" AND type = $").append(params.size());
     }
     if (q.statuses() != null && !q.statuses().isEmpty()) {
@@ -175,7 +175,7 @@ final class PgArchiveStore implements ArchiveStore {
       sql.append(" AND status = ANY($").append(params.size()).append(")");
     }
     if (q.externalId() != null) {
-      params.add(q.externalId());
+      params.add(NulSafe.column(q.externalId()));
       sql.append(" AND external_id = $").append(params.size());
     }
     if (q.from() != null) {
@@ -193,7 +193,7 @@ final class PgArchiveStore implements ArchiveStore {
           .append(")");
     }
     if (q.text() != null) {
-      params.add(q.likePattern());
+      params.add(NulSafe.column(q.likePattern()));
       sql.append(" AND lower(state->>'metadata') LIKE $").append(params.size());
     }
     params.add(q.limit());
@@ -201,10 +201,7 @@ final class PgArchiveStore implements ArchiveStore {
     return pool.preparedQuery(sql.toString()).execute(Tuple.from(params)).map(rows -> {
       java.util.List<ArchivedTx> out = new java.util.ArrayList<>();
       for (Row r : rows) {
-        ArchivedTx t = ArchivedTx.fromState(r.getString(0), new JsonObject(r.getString(1)));
-        String webhook = r.getString(2);
-        out.add(webhook == null ? t : new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(),
-            t.created(), t.completed(), t.state(), new JsonObject(webhook)));
+        out.add(NulSafe.read(r.getString(0), r.getString(1), r.getString(2)));
       }
       ArchivedTx last = out.isEmpty() ? null : out.get(out.size() - 1);
       return new Found(out, out.size(), last == null ? 0 : last.created(), last == null ? null : last.txId());
@@ -223,10 +220,7 @@ final class PgArchiveStore implements ArchiveStore {
       return null;
     }
     Row r = rows.iterator().next();
-    ArchivedTx t = ArchivedTx.fromState(r.getString(0), new JsonObject(r.getString(1)));
-    String webhook = r.getString(2);
-    return webhook == null ? t : new ArchivedTx(t.txId(), t.owner(), t.externalId(), t.type(), t.status(),
-        t.created(), t.completed(), t.state(), new JsonObject(webhook));
+    return NulSafe.read(r.getString(0), r.getString(1), r.getString(2));
   }
 
   @Override

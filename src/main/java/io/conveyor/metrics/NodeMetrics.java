@@ -114,6 +114,23 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
     archiveWrite.record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /** Transactions the archive database refused alone, set aside in Redis (archive-quarantine). */
+  public void archiveQuarantined(int count) {
+    Counter.builder("conveyor.archive.quarantined").description("transactions the archive database refused "
+        + "alone, set aside in Redis for an operator").register(registry).increment(count);
+  }
+
+  private final java.util.concurrent.atomic.AtomicLong archiveLag = new java.util.concurrent.atomic.AtomicLong();
+
+  /** How long (ms) the oldest due entry of toArchiveZ has waited, as read for a scrape (conveyor.archive.lag). */
+  public void archiveLag(long millis) {
+    if (registry.find("conveyor.archive.lag").gauge() == null) {
+      Gauge.builder("conveyor.archive.lag", archiveLag, a -> a.get() / 1000.0).baseUnit("seconds")
+          .description("how long the oldest transaction due for archiving has waited").register(registry);
+    }
+    archiveLag.set(millis);
+  }
+
   private Timer scheduleLag;
 
   /**

@@ -295,6 +295,11 @@ public final class Keys {
     return in(p, "exceptionZ");
   }
 
+  /** txId → why the archive database refused it (JSON), for the transactions archive-quarantine set aside. */
+  public String quarantineH(int p) {
+    return in(p, "quarantineH");
+  }
+
   public String eventsL(int p) {
     return in(p, "eventsL");
   }

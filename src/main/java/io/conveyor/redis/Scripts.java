@@ -48,10 +48,14 @@ public final class Scripts {
   public final LuaScript search = LuaScript.load("search");
   public final LuaScript ring = LuaScript.load("ring");
   public final LuaScript eventsTrim = LuaScript.load("trim");
+  public final LuaScript archiveQuarantine = LuaScript.load("archive-quarantine");
+  public final LuaScript archiveRetry = LuaScript.load("archive-retry");
+  public final LuaScript archiveDrop = LuaScript.load("archive-drop");
 
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
-        wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring);
+        wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
+        archiveQuarantine, archiveRetry, archiveDrop);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

@@ -157,4 +157,26 @@ abstract class ArchiveStoreContract {
     second.close().await();
     third.close().await();
   }
+
+  @Test
+  void nul_in_the_external_id_input_metadata_and_a_key_name_archives_and_reads_back_unchanged() {
+    ArchivedTx t = tx("acme", "nul-\u0000-id", 1_800_000_000_000L, "success", new JsonObject().put("k", "v"));
+    JsonObject state = t.state().copy()
+        .put("input", "{\"k\\u0000ey\":\"a\u0000b\",\"raw\":\"c\\u0000d\"}")
+        .put("metadata", "{\"tag\":\"x\u0000y \uFFFF0 \uFFFF\uFFFF\"}")
+        .put("note\u0000field", "\u0000");
+    ArchivedTx odd = ArchivedTx.fromState(t.txId(), state);
+    ArchivedTx plain = tx("acme", "plain-1", 1_800_000_000_001L, "success", new JsonObject());
+    store.write(List.of(odd, plain)).await();
+    assertEquals(odd, store.find(odd.txId()).await());
+    assertEquals(odd.txId(), store.findByExternalId("acme", "nul-\u0000-id").await().txId());
+    assertNull(store.findByExternalId("acme", "nul-\uFFFF0-id").await());
+    ArchiveStore.Found found = store.search(new ArchiveQuery("acme", null, null, "nul-\u0000-id", null, null, "x\u0000y",
+        null, null, 10)).await();
+    assertEquals(List.of(odd), found.rows());
+    assertEquals(plain, store.find(plain.txId()).await());
+    JsonObject outcome = new JsonObject().put("status", "failed").put("error", "\u0000");
+    assertEquals(true, store.updateWebhook(odd.txId(), outcome).await());
+    assertEquals(outcome, store.find(odd.txId()).await().webhook());
+  }
 }

@@ -5,6 +5,7 @@ import io.conveyor.redis.ControlStore;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.OwnerStore;
 import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.QuarantineStore;
 import io.conveyor.redis.QueueStore;
 import io.conveyor.redis.ReadStore;
 import io.conveyor.redis.RunStore;
@@ -25,6 +26,7 @@ public final class Stores {
   public final StatsStore stats;
   public final PipelineStore pipelines;
   public final OwnerStore owners;
+  public final QuarantineStore quarantine;
 
   public Stores(StoreContext context) {
     this.context = context;
@@ -38,5 +40,6 @@ public final class Stores {
     this.stats = new StatsStore(context);
     this.pipelines = new PipelineStore(context);
     this.owners = new OwnerStore(context);
+    this.quarantine = new QuarantineStore(context);
   }
 }

@@ -40,6 +40,7 @@ final class Faults {
       case REDIS_DOWN30 -> redisRestart(false, s.outageSeconds);
       case ARCHIVE_DB_DOWN45 -> archiveDown(s.outageSeconds);
       case WEBHOOK_RECEIVER_DOWN -> receiverDown(s.outageSeconds);
+      case POISON_ROW -> poisonRows();
     };
   }
 
@@ -239,6 +240,50 @@ final class Faults {
     note("webhooks.pause set to " + Scenario.WEBHOOK_PAUSE + "; webhooksZ at outage " + inFlight
         + "; not delivered " + due.size());
     return new Outcome("", inFlight, delivered, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /** How many transactions poison-row starts that the archive database then refuses. */
+  static final int POISON = 5;
+
+  /**
+   * The archive table refuses some rows (a CHECK on external_id, as a constraint added in production might),
+   * then POISON transactions with such an externalId start among the load. Recovery: the poison ones are
+   * quarantined and everything that was waiting to be archived when they became due is archived.
+   */
+  private Outcome poisonRows() throws Exception {
+    long inFlight = rig.processing();
+    if (rig.pg.sql("ALTER TABLE " + rig.table + " ADD CONSTRAINT " + rig.table + "_no_poison CHECK (external_id IS "
+        + "NULL OR external_id NOT LIKE 'toxic-%')") == null) {
+      throw new IllegalStateException("could not add the CHECK constraint to " + rig.table);
+    }
+    List<String> poison = new ArrayList<>();
+    // the load's own externalIds begin with the scenario's name: the refused ones must not
+    for (int i = 0, tries = 0; poison.size() < POISON && tries < 3 * POISON; tries++) {
+      NodeProc n = rig.live().get(tries % rig.live().size());
+      Driver.Reply r = rig.driver.call(n.httpPort, HttpMethod.POST, "/api/v1/transactions", new JsonObject()
+          .put("type", Rig.PIPELINE).put("externalId", "toxic-" + i), 5000).await();
+      if (r.ok() || r.status() == 409) {
+        poison.add(r.ok() ? new JsonObject(r.body()).getString("txId") : null);
+        i++;
+      }
+    }
+    poison.removeIf(java.util.Objects::isNull);
+    long t0 = System.nanoTime();
+    until("the poison transactions due for archiving", BOUND_MS, () -> rig.stillWaiting(poison).size() == poison.size());
+    List<String> waiting = rig.archiveWaiting();
+    long backlog = waiting.size();
+    String quarantineH = rig.prefix + "quarantineH";
+    double[] at = secondsUntilEach(t0, new String[] {"the " + backlog + " transactions waiting then to be archived",
+        "the " + poison.size() + " poison transactions quarantined"}, () -> {
+          waiting.retainAll(rig.stillWaiting(waiting));
+          waiting.removeAll(poison);
+          return waiting.isEmpty();
+        }, () -> rig.redis.integer("HLEN", quarantineH) >= poison.size());
+    note(poison.size() + " poison started; toArchiveZ when due " + backlog + ", archived (all but the poison) in "
+        + fmt(at[0]) + " s, poison quarantined in " + fmt(at[1]) + " s; quarantineH " + rig.redis.integer("HLEN",
+        quarantineH) + ", rows " + rig.pg.rows(rig.table));
+    return new Outcome("", inFlight, Double.isNaN(at[0]) || Double.isNaN(at[1]) ? Double.NaN : Math.max(at[0], at[1]),
+        BOUND_MS / 1000.0, String.join("; ", notes));
   }
 
   /** The txIds the load has had acknowledged so far (set by the run). */

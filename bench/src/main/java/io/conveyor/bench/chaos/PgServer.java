@@ -66,6 +66,12 @@ final class PgServer {
     }
   }
 
+  /** Runs one statement; its output, or null when it failed. */
+  String sql(String statement) {
+    return Procs.run(Duration.ofSeconds(10), List.of("psql", "-h", "127.0.0.1", "-p", Integer.toString(port), "-U",
+        "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-tAc", statement));
+  }
+
   private static void must(String out, String what) throws IOException {
     if (out == null) {
       throw new IOException(what + " failed (see the server log under the suite's directory)");

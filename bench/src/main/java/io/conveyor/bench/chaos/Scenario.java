@@ -17,7 +17,8 @@ enum Scenario {
   REDIS_EMPTY("redis-empty", 0),
   REDIS_DOWN30("redis-down30", 30),
   ARCHIVE_DB_DOWN45("archive-db-down45", 45),
-  WEBHOOK_RECEIVER_DOWN("webhook-receiver-down", 30);
+  WEBHOOK_RECEIVER_DOWN("webhook-receiver-down", 30),
+  POISON_ROW("poison-row", 0);
 
   /** A failing URL is paused for webhooks.pause (10 min by default), longer than a run; this scenario shortens it. */
   static final String WEBHOOK_PAUSE = "20s";
