@@ -152,7 +152,8 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
     r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
         ctx.request().params())));
-    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
+    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> Edge.ownedBy(b, owner(ctx)))
+        .compose(b -> withinRate(ctx)
         .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
         .compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
@@ -208,7 +209,8 @@ public final class HttpApiVerticle extends VerticleBase {
     r.post("/api/v1/admin/schedules/:id/resume").handler(ctx -> json(ctx, schedules.setPaused(ctx.pathParam("id"),
         false, owner(ctx))));
     r.post("/api/v1/admin/schedules/:id/trigger").handler(ctx -> json(ctx, schedules.trigger(ctx.pathParam("id"))));
-    GroupAdmin groups = new GroupAdmin(vertx, new ControlStore(redis));
+    GroupAdmin groups = new GroupAdmin(vertx, new ControlStore(redis), Edge.groupKnown(new LivenessStore(redis),
+        pipelines));
     r.get("/api/v1/admin/groups/:group").handler(ctx -> json(ctx, groups.act(ctx.pathParam("group"), "read",
         owner(ctx), null)));
     for (String action : java.util.List.of("pause", "drain", "resume")) {
@@ -632,10 +634,11 @@ public final class HttpApiVerticle extends VerticleBase {
     } catch (NumberFormatException e) {
       seconds = -1;
     }
-    if (seconds < 0) {
-      throw TxException.invalid("wait", "expected whole seconds (0 to " + http.maxWait().toSeconds() + "), got " + w);
+    if (seconds < 0 || seconds > http.maxWait().toSeconds()) {
+      throw TxException.invalid("wait", "expected whole seconds from 0 to " + http.maxWait().toSeconds()
+          + " (http.maxWait), got " + w + "; poll again for longer");
     }
-    return Math.min(seconds * 1000, http.maxWait().toMillis());
+    return seconds * 1000;
   }
 
   private void answer(RoutingContext ctx, Future<TxSummary> result, Function<TxSummary, Integer> status) {

@@ -152,6 +152,33 @@ class HttpApiTest {
   }
 
   @Test
+  void a_wait_past_the_maximum_another_owner_in_the_body_and_a_group_nobody_has_are_refused_and_write_nothing() {
+    List<String> before = TestRedis.traces(node.prefix);
+    Reply tooLong = call("POST", "/api/v1/transactions?wait=31", "k-acme", order());
+    assertEquals(400, tooLong.status());
+    assertEquals("wait", tooLong.body().getString("field"));
+    assertTrue(tooLong.body().getString("detail").contains("from 0 to 30 (http.maxWait)"), tooLong.body().encode());
+    assertEquals(400, call("GET", "/api/v1/transactions/tx-" + "0".repeat(32) + "?wait=45", "k-acme", null).status());
+    Reply other = call("POST", "/api/v1/transactions", "k-acme", order().put("owner", "globex"));
+    assertEquals(403, other.status());
+    assertEquals("forbidden", other.body().getString("type"));
+    assertEquals("owner", other.body().getString("field"));
+    assertTrue(other.body().getString("detail").contains("acts for owner acme only, not globex"),
+        other.body().encode());
+    for (String action : List.of("pause", "drain", "resume")) {
+      Reply typo = call("POST", "/api/v1/admin/groups/mastr/" + action, "k-ops", null);
+      assertEquals(404, typo.status(), action);
+      assertTrue(typo.body().getString("detail").contains("no node group mastr"), typo.body().encode());
+    }
+    assertEquals(400, call("POST", "/api/v1/admin/groups/master/drain?wait=301", "k-ops", null).status());
+    assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream()
+        .filter(k -> !k.equals(node.keys.rateH("acme"))).sorted().toList());
+    // its own owner named, and the longest wait, are fine
+    assertEquals(200, call("POST", "/api/v1/transactions?wait=30", "k-acme", order().put("owner", "acme")).status());
+    assertEquals("running", call("GET", "/api/v1/admin/groups/master", "k-ops", null).body().getString("state"));
+  }
+
+  @Test
   void an_owner_over_its_start_rate_is_answered_429_with_retry_after_and_others_are_not() {
     node.close();
     node = withHttp().set("HTTP_START_RATE", "1")

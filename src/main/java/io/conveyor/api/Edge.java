@@ -1,0 +1,44 @@
+package io.conveyor.api;
+
+import io.conveyor.model.TxException;
+import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.PipelineStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.function.Function;
+
+/** Checks at the edge that several ways in share: whose transaction a body may name, which groups exist. */
+final class Edge {
+  private Edge() {
+  }
+
+  /**
+   * The body, when the owner it names (if any) is the key's: a key acts for its own owner only, and a different
+   * owner is refused rather than silently replaced, so a client that meant another tenant learns it.
+   */
+  static Future<JsonObject> ownedBy(JsonObject body, String keyOwner) {
+    String refused = ownerRefusal(body, keyOwner);
+    return refused == null ? Future.succeededFuture(body)
+        : Future.failedFuture(new TxException(TxException.Kind.FORBIDDEN, refused, "owner", null));
+  }
+
+  /** Why a body's owner may not be used with a key of keyOwner, or null when it may (absent, or the same). */
+  static String ownerRefusal(JsonObject body, String keyOwner) {
+    Object named = body == null ? null : body.getValue("owner");
+    if (named == null || named.equals(keyOwner)) {
+      return null;
+    }
+    return "owner: this key acts for owner " + keyOwner + " only, not " + named
+        + "; leave owner out or use a key of that owner";
+  }
+
+  /** Whether a node group exists: a pipeline names it, or a live node serves it. */
+  static Function<String, Future<Boolean>> groupKnown(LivenessStore liveness, PipelineStore pipelines) {
+    return group -> Future.all(liveness.nodes(), pipelines.pipelines()).map(f -> {
+      java.util.Map<String, JsonObject> nodes = f.resultAt(0);
+      JsonObject all = f.resultAt(1);
+      return nodes.values().stream().anyMatch(n -> group.equals(n.getString("group")))
+          || all.stream().anyMatch(e -> e.getValue() instanceof JsonObject p && group.equals(p.getString("nodeGroup")));
+    });
+  }
+}
