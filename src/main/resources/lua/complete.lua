@@ -4,6 +4,8 @@
 -- KEYS[5] webhooksZ   KEYS[6..8] stats1H, stats2H, stats3H of the slots that hold now   KEYS[9] sleepingZ
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
 -- For transaction i (1..n), two keys from KEYS[10 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
+-- KEYS[#KEYS] liveOwnersH, after every other key: a completion ends a live transaction (lib/live.lua); a
+--   compensation started here begins one
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
 -- ARGV[3], ARGV[4], ARGV[5] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): a completed
 --   child's parent, and the parent's group, are known only from the child's state, so the parent's keys
@@ -33,6 +35,7 @@
 -- #include queue
 -- #include webhooks
 -- #include stats
+-- #include live
 -- #include compensate
 -- #include fork
 
@@ -42,7 +45,7 @@ local DROPPED = {'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry
 local now = ARGV[1]
 local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
 local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
-  live = KEYS[10]}
+  live = KEYS[10], liveOwners = KEYS[#KEYS]}
 local archiveAt = tonumber(now) + tonumber(ARGV[2])
 local replies = {}
 local counts = {}
@@ -69,7 +72,7 @@ end
 -- the archive
 local done, archived = {}, {}
 
-for i = 1, (#KEYS - 10) / 2 do
+for i = 1, (#KEYS - 11) / 2 do
   local key, webhookKey = KEYS[10 + 2 * (i - 1) + 1], KEYS[10 + 2 * (i - 1) + 2]
   local a = 8 + 7 * (i - 1) + 1
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
@@ -117,6 +120,7 @@ for i = 1, (#KEYS - 10) / 2 do
       redis.call('HDEL', key, unpack(drop))
     end
     done[#done + 1] = id
+    live_ended(prefixes.liveOwners, s[4])
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end

@@ -2,6 +2,7 @@
 -- had, and so the outputs of the steps before it) or from the first step with the transaction's input.
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3..5] stats1H, stats2H, stats3H of the slots that hold now
 -- KEYS[6] liveZ (the search index: a transaction brought back from the archive is added again)
+-- KEYS[7] liveOwnersH (it is live again: lib/live.lua)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] 'failed' (from the step that failed) or 'start'
 -- ARGV[5], ARGV[6] the qInZ and qRingL key prefixes (Keys.qInZ(""), …): the transaction's group is known only
 --   from its state, so its queue keys are a prefix and the group
@@ -18,6 +19,7 @@
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include live
 
 local key, id, owner, now = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 if redis.call('EXISTS', key) == 0 then
@@ -60,6 +62,7 @@ redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry
   'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)
 redis.call('ZREM', KEYS[2], id)
+live_began(KEYS[7], owner)
 queue_push_in(ARGV[5] .. s[7], ARGV[6] .. s[7], id, now, redis.call('HGET', key, 'qBoost'))
 local counts = {}
 stats_tally(counts, 'queued', s[7], s[8], owner)

@@ -9,6 +9,9 @@ import java.util.function.Function;
 
 /** Checks at the edge that several ways in share: whose transaction a body may name, which groups exist. */
 final class Edge {
+  /** Retry-After of a start refused live-limit (seconds): when an owner's transactions end is not known. */
+  static final String LIVE_LIMIT_RETRY_AFTER = "5";
+
   private Edge() {
   }
 
@@ -30,6 +33,18 @@ final class Edge {
     }
     return "owner: this key acts for owner " + keyOwner + " only, not " + named
         + "; leave owner out or use a key of that owner";
+  }
+
+  /** The limits in force (README, Limits), as GET /api/v1/cluster shows them; an owner's own are in its view. */
+  static JsonObject limits(io.conveyor.config.Config config) {
+    io.conveyor.config.Config.Limits l = config.limits();
+    return new JsonObject().put("maxBodyBytes", config.http().maxBodyBytes())
+        .put("maxInputBytes", config.transactions().maxInputBytes())
+        .put("maxMetadataBytes", config.transactions().maxMetadataBytes())
+        .put("startRate", config.http().startRate()).put("startBurst", config.http().startBurst())
+        .put("maxWait", config.http().maxWait().toSeconds())
+        .put("maxLive", l.maxLive()).put("maxPayloadBytes", l.maxPayloadBytes()).put("maxErrors", l.maxErrors())
+        .put("maxDepth", l.maxDepth()).put("maxDescendants", l.maxDescendants());
   }
 
   /** Whether a node group exists: a pipeline names it, or a live node serves it. */

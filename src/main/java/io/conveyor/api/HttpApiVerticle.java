@@ -226,7 +226,7 @@ public final class HttpApiVerticle extends VerticleBase {
         problem(ctx, e);
       }
     });
-    OwnerAdmin owners = new OwnerAdmin(new io.conveyor.redis.OwnerStore(redis), config.transactions());
+    OwnerAdmin owners = new OwnerAdmin(new io.conveyor.redis.OwnerStore(redis), config.transactions(), config.limits());
     r.get("/api/v1/admin/owners").handler(ctx -> json(ctx, owners.list()));
     r.get("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.get(ctx.pathParam("owner"))));
     r.put("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, body(ctx).compose(b ->
@@ -517,7 +517,7 @@ public final class HttpApiVerticle extends VerticleBase {
         }
         JsonObject out = new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())
             .put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
-            .put("queues", queues).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
+            .put("queues", queues).put("limits", Edge.limits(config)).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
                 .put("archive", alive(nodes, f.resultAt(3))).put("webhooks", alive(nodes, f.resultAt(4))));
         if (parts > 1) {
           io.vertx.core.json.JsonArray each = new io.vertx.core.json.JsonArray();
@@ -665,6 +665,9 @@ public final class HttpApiVerticle extends VerticleBase {
       return;
     }
     JsonObject p = t.toJson().put("title", t.kind().type);
+    if (t.kind() == Kind.LIVE_LIMIT) {
+      ctx.response().putHeader("Retry-After", Edge.LIVE_LIMIT_RETRY_AFTER); // when some end is unknown: a short wait
+    }
     ctx.response().setStatusCode(t.kind().status).putHeader("content-type", "application/problem+json")
         .end(p.encode());
   }

@@ -99,7 +99,7 @@ public final class Transactions {
                       NodeMetrics metrics, Tracing tracing, java.util.function.Supplier<Handoff> handoff) {
     this.tracing = tracing;
     this.redis = redis;
-    this.queue = new QueueStore(redis);
+    this.queue = new QueueStore(redis, config.limits().maxLive());
     this.reads = new ReadStore(redis);
     this.control = new ControlStore(redis);
     this.webhookStore = new WebhookStore(redis);
@@ -211,8 +211,18 @@ public final class Transactions {
       case DUPLICATE_EXTERNAL_ID -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
           "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
               + io.conveyor.config.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
+      case LIVE_LIMIT -> Future.failedFuture(liveLimit(req.owner(), r.detail(), redis.keys().partitions()));
       default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
     });
+  }
+
+  /** The refusal of a start past the owner's maxLive; detail is start.lua's "limit:share of this partition". */
+  static TxException liveLimit(String owner, String detail, int partitions) {
+    String[] d = detail.split(":");
+    return new TxException(Kind.LIVE_LIMIT, "owner " + owner + " has as many live transactions as maxLive = " + d[0]
+        + " allows" + (partitions > 1 ? " (" + d[1] + " in each of " + partitions + " partitions)" : "")
+        + "; retry once some have ended, or ask an admin to raise it (PUT /api/v1/admin/owners/" + owner + ")",
+        "owner", null);
   }
 
   private Future<TxSummary> started(TxSummary s) {

@@ -32,6 +32,7 @@ public final class ControlStore {
         keys.sleepingZ(p), keys.webhookH(txId), keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().cancel, k, List.of(txId, owner, now, Long.toString(archiveDelay.toMillis()),
             keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""),
             keys.qInZ(p, ""), keys.webhookH(p, ""), keys.qFairH(p, ""), keys.qOwnerZPrefix(p)))
@@ -48,6 +49,7 @@ public final class ControlStore {
     List<String> k = new ArrayList<>(List.of(keys.stateH(txId), keys.toArchiveZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().rerun, k, List.of(txId, owner, now, fromStart ? "start" : "failed", keys.qInZ(p, ""),
             keys.qRingL(p, ""), archived == null ? "" : archived.encode()))
         .map(reply -> new Reply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));

@@ -67,6 +67,7 @@ public final class RunStore {
           c.output() == null ? "" : c.output().encode(), c.note() == null ? "" : c.note(),
           c.stepTime() == null ? "" : c.stepTime(), c.error() == null ? "" : c.error().encode()));
     }
+    k.add(keys.liveOwnersH(p));
     return r.runReplicated(r.scripts().complete, k, args).map(reply -> {
       List<Code> out = new ArrayList<>(reply.size());
       reply.forEach(one -> out.add(Code.of(one)));
@@ -100,6 +101,7 @@ public final class RunStore {
         keys.processingZ(p), keys.inflightZ(p, nodeId)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
         childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace);
     return r.run(r.scripts().hop, k, args)
@@ -144,6 +146,7 @@ public final class RunStore {
       args.addAll(List.of(b.txId(), b.pipeline(), b.input().encode(), b.group()));
     }
     args.add(trace == null ? "" : trace);
+    k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().fork, k, args).map(reply -> new ForkReply(Code.of(reply),
         reply.size() > 1 ? reply.get(1).toString() : null, reply.size() > 2 ? reply.get(2).toString() : null));
   }

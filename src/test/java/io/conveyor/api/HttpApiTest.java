@@ -179,6 +179,29 @@ class HttpApiTest {
   }
 
   @Test
+  void an_owner_at_its_max_live_is_answered_429_live_limit_with_retry_after_and_others_are_not() {
+    Reply set = call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 1));
+    assertEquals(200, set.status(), set.body().encode());
+    assertEquals(1, set.body().getInteger("maxLive"));
+    assertEquals("api", set.body().getString("maxLiveFrom"));
+    assertEquals(1048576, set.body().getInteger("maxPayloadBytes"), "the default applies where none is set");
+    assertEquals(400, call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 0)).status());
+    JsonObject waiting = new JsonObject().put("type", "approval");
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", waiting).status());
+
+    Reply refused = call("POST", "/api/v1/transactions", "k-acme", waiting);
+    assertEquals(429, refused.status());
+    assertEquals("application/problem+json", refused.type());
+    assertEquals("live-limit", refused.body().getString("type"));
+    assertTrue(refused.body().getString("detail").contains("maxLive = 1"), refused.body().encode());
+    assertEquals("5", refused.retryAfter());
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-globex", waiting).status());
+    JsonObject inForce = call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("limits");
+    assertEquals(100000, inForce.getInteger("maxLive"));
+    assertEquals(2048, inForce.getInteger("maxBodyBytes"));
+  }
+
+  @Test
   void an_owner_over_its_start_rate_is_answered_429_with_retry_after_and_others_are_not() {
     node.close();
     node = withHttp().set("HTTP_START_RATE", "1")
