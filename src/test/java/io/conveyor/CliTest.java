@@ -142,6 +142,11 @@ class CliTest {
     assertEquals("30/m", node.store.owners.get("acme").await().rateLimit());
     assertEquals("acme", cli("owner", "list", "--json").lines().get(0).getString("owner"));
     assertEquals(2, cli("owner", "set", "acme", "--rate-limit", "fast").code());
+    assertEquals(5, cli("owner", "set", "acme", "--max-live", "5", "--json").json().getInteger("maxLive"));
+    assertEquals(5, node.store.owners.get("acme").await().maxLive());
+    Ran tab = cli("owner", "set", "ac\tme", "--max-live", "5");
+    assertEquals(2, tab.code());
+    assertTrue(tab.err().contains("U+0009"), tab.err());
     assertEquals(null, cli("owner", "clear", "acme", "--json").json().getValue("maxConcurrency"));
   }
 

@@ -33,6 +33,10 @@ final class GroupAdmin {
 
   /** Applies pause, drain, resume or read to a group; wait (seconds, or null) holds a drain's answer. */
   Future<JsonObject> act(String group, String action, String by, String wait) {
+    String unclean = group == null ? null : io.conveyor.model.Identifiers.problem(group);
+    if (unclean != null) {
+      return Future.failedFuture(TxException.invalid("group", unclean));
+    }
     if (group == null || !group.matches(GROUP)) {
       return Future.failedFuture(new TxException(Kind.INVALID_INPUT, "group: expected a node group name "
           + "(letters, digits, _ . -; up to 64), got " + group, "group", null));

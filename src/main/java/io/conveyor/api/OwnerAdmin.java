@@ -139,6 +139,7 @@ final class OwnerAdmin {
   }
 
   private static void check(String owner) {
+    io.conveyor.model.Identifiers.check("owner", owner);
     if (owner == null || !StartRequest.OWNER.matcher(owner).matches()) {
       throw TxException.invalid("owner", "expected an owner name (letters, digits, '_', '.', '@' or '-'; at most "
           + "128, starting with a letter or digit), got " + owner);

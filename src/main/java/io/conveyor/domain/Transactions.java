@@ -354,6 +354,10 @@ public final class Transactions {
     if (bad != null) {
       return Future.failedFuture(bad);
     }
+    String unclean = name == null ? null : io.conveyor.model.Identifiers.problem(name);
+    if (unclean != null) {
+      return Future.failedFuture(TxException.invalid("name", unclean));
+    }
     if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
       return Future.failedFuture(TxException.invalid("name", "expected a switch name of letters, digits, _ . -"));
     }

@@ -3,6 +3,7 @@ package io.conveyor.api;
 import io.conveyor.bus.Addresses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.model.TxException;
 import io.conveyor.testing.Eventually;
@@ -12,6 +13,7 @@ import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,24 @@ class BusApiTest {
     assertEquals("success", done.getString("status"));
     assertEquals(new JsonObject().put("paid", true), done.getJsonObject("output"));
     assertEquals("o-1", done.getString("externalId"));
+  }
+
+  @Test
+  void an_identifier_with_a_nul_a_lone_surrogate_or_a_tab_is_refused_naming_the_field_and_other_letters_pass() {
+    for (String bad : List.of("o\u00001", "o\ud8001", "o\t1")) {
+      ReplyException refused = assertThrows(ReplyException.class, () -> request(Addresses.TX_START,
+          new JsonObject().put("type", "order").put("owner", "acme").put("externalId", bad)));
+      assertEquals(400, refused.failureCode());
+      TxException problem = TxException.fromJson(new JsonObject(refused.getMessage()));
+      assertEquals("externalId", problem.field(), refused.getMessage());
+      assertTrue(problem.getMessage().contains("at index 1"), problem.getMessage());
+    }
+    ReplyException owner = assertThrows(ReplyException.class, () -> request(Addresses.TX_START,
+        new JsonObject().put("type", "order").put("owner", "ac\u0085me")));
+    assertEquals("owner", TxException.fromJson(new JsonObject(owner.getMessage())).field());
+    JsonObject started = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme")
+        .put("externalId", "Bestellung-Größe-ñ-東京-\ud83d\ude00"));
+    assertEquals("Bestellung-Größe-ñ-東京-\ud83d\ude00", started.getString("externalId"));
   }
 
   @Test

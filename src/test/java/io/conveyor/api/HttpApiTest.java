@@ -179,6 +179,28 @@ class HttpApiTest {
   }
 
   @Test
+  void an_identifier_with_a_nul_a_lone_surrogate_or_a_tab_is_refused_400_naming_it_and_other_letters_pass() {
+    // the body as text: a lone surrogate survives only as a JSON escape (UTF-8 has no form for it)
+    for (String bad : List.of("o\\u00001", "o\\ud8001", "o\\t1")) {
+      Reply r = send("POST", "/api/v1/transactions", "k-acme", "application/json",
+          "{\"type\":\"order\",\"externalId\":\"" + bad + "\"}");
+      assertEquals(400, r.status(), bad);
+      assertEquals("externalId", r.body().getString("field"), r.body().encode());
+      assertTrue(r.body().getString("detail").contains("at index 1"), r.body().encode());
+    }
+    Reply group = call("POST", "/api/v1/admin/groups/mas%09ter/pause", "k-ops", null);
+    assertEquals(400, group.status());
+    assertTrue(group.body().getString("detail").contains("U+0009"), group.body().encode());
+    Reply sw = call("PUT", "/api/v1/transactions/tx-" + "0".repeat(32) + "/switches/go%00", "k-acme",
+        new JsonObject().put("value", 1));
+    assertEquals(400, sw.status());
+    assertEquals("name", sw.body().getString("field"), sw.body().encode());
+    Reply ok = call("POST", "/api/v1/transactions", "k-acme", order().put("externalId", "Größe-ñ-東京"));
+    assertEquals(202, ok.status());
+    assertEquals("Größe-ñ-東京", ok.body().getString("externalId"));
+  }
+
+  @Test
   void an_owner_at_its_max_live_is_answered_429_live_limit_with_retry_after_and_others_are_not() {
     Reply set = call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 1));
     assertEquals(200, set.status(), set.body().encode());
