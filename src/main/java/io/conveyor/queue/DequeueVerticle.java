@@ -99,7 +99,13 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
    * running work finish, and what the runner needs (the default step timeout, the archive delay).
    */
   public record Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
-                         Duration stepTimeout, Duration archiveDelay) {
+                         Duration stepTimeout, Duration archiveDelay, int maxPayloadBytes) {
+    /** With limits.maxPayloadBytes's default. */
+    public Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
+                    Duration stepTimeout, Duration archiveDelay) {
+      this(nodeId, group, workers, idleWait, drainTime, stepTimeout, archiveDelay,
+          io.conveyor.config.Config.Limits.DEFAULTS.maxPayloadBytes());
+    }
   }
 
   /** busy is kept up to date with the transactions running here (the heartbeat and metrics read it). */
@@ -128,7 +134,7 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
     store = new QueueStore(redisContext);
     runner = new PipelineRunner(vertx, new RunStore(redisContext), new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
-            redisContext.clock()), metrics, tracing);
+            redisContext.clock(), settings.maxPayloadBytes()), metrics, tracing);
     vertx.eventBus().<Object>localConsumer(Addresses.NODE_FENCE, m -> fence().onComplete(ar -> {
       if (ar.succeeded()) {
         m.reply(ar.result());

@@ -75,6 +75,12 @@ public final class RunStore {
     });
   }
 
+  /** An owner's own maxPayloadBytes (ownerH, set through the admin API), or null when it has none. */
+  public Future<Integer> ownMaxPayloadBytes(String owner) {
+    return r.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.HGET).arg(keys.ownerH(owner))
+        .arg("maxPayloadBytes")).map(v -> v == null ? null : v.toInteger());
+  }
+
   /** A fresh txId for a child of this parent: in the parent's partition (see hop). */
   public String childTxId(String parentTxId) {
     return keys.newTxId(keys.partitionOf(parentTxId));
