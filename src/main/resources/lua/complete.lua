@@ -16,6 +16,7 @@
 --   aborted, cancelled, timeout, internal-error), output JSON or '', note or '', the last step's time
 --   ("step:startMs:durationMs", appended to stepTimes) or '', the last failed attempt's error JSON
 --   (appended to errors, see retry.lua) or ''
+-- ARGV[#ARGV] limits.maxErrors, after every transaction's: errors keeps at most this many (lib/errors.lua)
 -- Replies: a list with one code per transaction, in order:
 --   'OK'          written (or written before by this same attempt with this same status: a retry)
 --   'CANCELLED'   written, but as cancelled: its owner asked to cancel it while its last step ran, and a
@@ -38,11 +39,13 @@
 -- #include live
 -- #include compensate
 -- #include fork
+-- #include errors
 
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 -- what a completion drops from the state, as read into fields 18-24 below (data only when it succeeded)
 local DROPPED = {'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data'}
 local now = ARGV[1]
+local maxErrors = tonumber(ARGV[#ARGV])
 local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
 local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
   live = KEYS[10], liveOwners = KEYS[#KEYS]}
@@ -101,8 +104,7 @@ for i = 1, (#KEYS - 11) / 2 do
       'completed', now, 'updated', now}
     if ARGV[a + 6] ~= '' then
       fields[#fields + 1] = 'errors'
-      fields[#fields + 1] = s[10] and (string.sub(s[10], 1, -2) .. ',' .. ARGV[a + 6] .. ']')
-        or ('[' .. ARGV[a + 6] .. ']')
+      fields[#fields + 1] = errors_append(s[10], ARGV[a + 6], maxErrors)
     end
     if ARGV[a + 5] ~= '' then
       fields[#fields + 1] = 'stepTimes'

@@ -15,10 +15,17 @@ import java.util.List;
 public final class RunStore {
   private final StoreContext r;
   private final Keys keys;
+  private final int maxErrors;
 
   public RunStore(StoreContext r) {
+    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxErrors());
+  }
+
+  /** maxErrors: the errors a transaction keeps (limits.maxErrors; the oldest fold into one, lib/errors.lua). */
+  public RunStore(StoreContext r, int maxErrors) {
     this.r = r;
     this.keys = r.keys();
+    this.maxErrors = maxErrors;
   }
 
   /** Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs"). */
@@ -68,6 +75,7 @@ public final class RunStore {
           c.stepTime() == null ? "" : c.stepTime(), c.error() == null ? "" : c.error().encode()));
     }
     k.add(keys.liveOwnersH(p));
+    args.add(Integer.toString(maxErrors));
     return r.runReplicated(r.scripts().complete, k, args).map(reply -> {
       List<Code> out = new ArrayList<>(reply.size());
       reply.forEach(one -> out.add(Code.of(one)));
@@ -177,7 +185,8 @@ public final class RunStore {
     List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
         keys.inflightZ(p, nodeId));
     return r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(dueAt),
-        Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime))
+        Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime,
+        Integer.toString(maxErrors)))
         .map(Code::of);
   }
 
