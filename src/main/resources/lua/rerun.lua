@@ -8,6 +8,7 @@
 --   from its state, so its queue keys are a prefix and the group
 -- ARGV[7] the archived state, JSON {field: value, …}, or '': when Redis no longer holds the transaction it is
 --   restored from this first (an archived transaction is brought back)
+-- ARGV[8] limits.maxErrors: runs keeps at most this many, the oldest folded into one (lib/errors.lua)
 -- Replies:
 --   {'OK', step}                   queued again (step: the index it runs from); the run that ended is kept
 --                                  in the field runs, its attempts' errors stay in errors
@@ -20,6 +21,7 @@
 -- #include queue
 -- #include stats
 -- #include live
+-- #include errors
 
 local key, id, owner, now = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 if redis.call('EXISTS', key) == 0 then
@@ -55,7 +57,7 @@ end
 local ended = cjson.encode({status = s[2], note = s[9] or '', step = tonumber(s[4] or '0') + 1,
   completed = tonumber(s[10] or '0'), webhook = s[12] and cjson.decode(s[12]) or nil,
   compensation = s[13] and cjson.decode(s[13]) or nil})
-local runs = s[11] and (string.sub(s[11], 1, -2) .. ',' .. ended .. ']') or ('[' .. ended .. ']')
+local runs = runs_append(s[11], ended, tonumber(ARGV[8]) or 20)
 redis.call('HSET', key, 'status', 'running', 'processingState', 'queued', 'step', step, 'data', data,
   'runs', runs, 'updated', now)
 redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry', 'stepAttempt', 'childStatus',

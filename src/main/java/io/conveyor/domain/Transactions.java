@@ -101,7 +101,7 @@ public final class Transactions {
     this.redis = redis;
     this.queue = new QueueStore(redis, config.limits().maxLive());
     this.reads = new ReadStore(redis);
-    this.control = new ControlStore(redis);
+    this.control = new ControlStore(redis, config.limits().maxErrors());
     this.webhookStore = new WebhookStore(redis);
     this.pipelines = new PipelineStore(redis);
     this.archive = archive;
