@@ -50,6 +50,8 @@ public final class Transactions {
   private final Config.Transactions settings;
   private final java.time.Duration archiveDelay;
   private final StartRequest.Limits limits;
+  /** limits.maxPayloadBytes: a switch's value is a payload too (every way in reaches setSwitch). */
+  private final int maxPayloadBytes;
   private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
   private final Future<ArchiveStore> archive;
   private final Config.Webhooks webhooks;
@@ -111,6 +113,7 @@ public final class Transactions {
     this.settings = config.transactions();
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
+    this.maxPayloadBytes = config.limits().maxPayloadBytes();
     this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
         settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
   }
@@ -357,6 +360,10 @@ public final class Transactions {
     String unclean = name == null ? null : io.conveyor.model.Identifiers.problem(name);
     if (unclean != null) {
       return Future.failedFuture(TxException.invalid("name", unclean));
+    }
+    int size = io.vertx.core.json.Json.encode(value).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (size > maxPayloadBytes) {
+      return Future.failedFuture(TxException.tooLarge("value", size, maxPayloadBytes));
     }
     if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
       return Future.failedFuture(TxException.invalid("name", "expected a switch name of letters, digits, _ . -"));

@@ -77,6 +77,18 @@ class BusApiTest {
   }
 
   @Test
+  void a_switch_value_over_max_payload_bytes_is_refused_413_naming_the_limit() {
+    String txId = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme"))
+        .getString("txId");
+    ReplyException big = assertThrows(ReplyException.class, () -> request(Addresses.TX_SWITCH, new JsonObject()
+        .put("txId", txId).put("owner", "acme").put("name", "go").put("value", "x".repeat(1_048_576))));
+    assertEquals(413, big.failureCode());
+    TxException problem = TxException.fromJson(new JsonObject(big.getMessage()));
+    assertEquals("value", problem.field());
+    assertTrue(problem.getMessage().endsWith("over the limit of 1048576"), problem.getMessage());
+  }
+
+  @Test
   void refusals_come_back_as_failures_with_the_status_code_and_a_problem_body() {
     JsonObject body = new JsonObject().put("type", "order").put("owner", "acme").put("externalId", "o-1");
     String first = request(Addresses.TX_START, body).getString("txId");
