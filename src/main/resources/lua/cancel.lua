@@ -40,7 +40,7 @@ local now = ARGV[3]
 local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[4]), counts = {}, archiveKey = KEYS[2],
   notifyKey = KEYS[3], sleepingKey = KEYS[4], prefixes = {state = statePrefix, pipeline = ARGV[8],
   queue = ARGV[9], out = outPrefix, ring = ringPrefix, webhook = ARGV[10], live = KEYS[10],
-  liveOwners = KEYS[11]}}
+  liveOwners = live_batch(KEYS[11])}}
 local prefixes, counts, archiveAt = env.prefixes, env.counts, env.archiveAt
 
 local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',
@@ -91,4 +91,5 @@ if s[7] then
   end
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
+live_flush(prefixes.liveOwners)
 return {CODE.CANCELLED}

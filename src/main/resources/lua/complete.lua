@@ -48,7 +48,7 @@ local now = ARGV[1]
 local maxErrors = tonumber(ARGV[#ARGV])
 local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
 local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
-  live = KEYS[10], liveOwners = KEYS[#KEYS]}
+  live = KEYS[10], liveOwners = live_batch(KEYS[#KEYS])}
 local archiveAt = tonumber(now) + tonumber(ARGV[2])
 local replies = {}
 local counts = {}
@@ -147,4 +147,5 @@ queue_chunked('ZREM', KEYS[1], done)
 queue_chunked('ZREM', KEYS[2], done)
 queue_chunked('ZADD', KEYS[3], archived)
 stats_write({KEYS[6], KEYS[7], KEYS[8]}, now, counts)
+live_flush(prefixes.liveOwners)
 return replies

@@ -46,6 +46,7 @@ for i = 1, n do
 end
 local id, now, max = ARGV[1], ARGV[4], tonumber(ARGV[8])
 local counts, ids = {}, {}
+local liveCount = live_batch(KEYS[#KEYS])
 local trace = ARGV[8 + 4 * n + 1] or ''
 for i = 1, n do
   local k, a = 7 + 4 * (i - 1), 8 + 4 * (i - 1)
@@ -67,7 +68,7 @@ for i = 1, n do
     queue_push_in(KEYS[k + 3], KEYS[k + 4], child, now, parent[8], false, i)
   end
   redis.call('ZADD', KEYS[7], now, child)
-  live_began(KEYS[#KEYS], parent[3])
+  live_began(liveCount, parent[3])
   stats_tally(counts, 'queued', p[2], name, parent[3])
 end
 -- what an earlier fork of this transaction left (one cancelled before its join was decided)
@@ -83,4 +84,5 @@ redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 queue_slot_free(KEYS[1])
 stats_write({KEYS[4], KEYS[5], KEYS[6]}, now, counts)
+live_flush(liveCount)
 return {CODE.OK}

@@ -48,7 +48,9 @@ if ARGV[9] and ARGV[9] ~= '' then
 end
 queue_push_in(KEYS[4], KEYS[5], child, now, parent[8])
 redis.call('ZADD', KEYS[11], now, child)
-live_began(KEYS[12], parent[3])
+local liveCount = live_batch(KEYS[12])
+live_began(liveCount, parent[3])
+live_flush(liveCount)
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
 redis.call('ZREM', KEYS[6], ARGV[1])
 queue_slot_free(KEYS[1])

@@ -64,7 +64,9 @@ redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry
   'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)
 redis.call('ZREM', KEYS[2], id)
-live_began(KEYS[7], owner)
+local liveCount = live_batch(KEYS[7])
+live_began(liveCount, owner)
+live_flush(liveCount)
 queue_push_in(ARGV[5] .. s[7], ARGV[6] .. s[7], id, now, redis.call('HGET', key, 'qBoost'))
 local counts = {}
 stats_tally(counts, 'queued', s[7], s[8], owner)

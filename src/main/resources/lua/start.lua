@@ -52,7 +52,8 @@
 -- #include live
 
 local now, period = ARGV[1], ARGV[2]
-local liveKey, maxLive, partitions = KEYS[#KEYS], tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
+local liveCount = live_batch(KEYS[#KEYS])
+local maxLive, partitions = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
 -- each owner's maxLive, read once per call
 local ownerMaxLive = {}
 local replies = {}
@@ -118,7 +119,7 @@ local function start(k, a, i)
     limit = tonumber(redis.call('HGET', ARGV[5] .. owner, 'maxLive') or '') or maxLive
     ownerMaxLive[owner] = limit
   end
-  local room, here = live_room(liveKey, owner, limit, partitions)
+  local room, here = live_room(liveCount, owner, limit, partitions)
   if not room then
     return {CODE.LIVE_LIMIT, limit .. ':' .. here}
   end
@@ -189,7 +190,7 @@ local function start(k, a, i)
     q.adds[#q.adds + 1] = txId
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
-  live_began(liveKey, owner)
+  live_began(liveCount, owner)
   live[#live + 1] = now
   live[#live + 1] = txId
   if hand then
@@ -211,5 +212,6 @@ if #live > 0 then
   redis.call('ZADD', KEYS[5], unpack(live))
 end
 queue_fair_flush()
+live_flush(liveCount)
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies
