@@ -113,6 +113,8 @@ class TcpBridgeTest {
       assertTrue(refused.getString("reason").length() > 10, refused.encode());
     }
     assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream().sorted().toList());
+    JsonObject other = call(Addresses.TX_START, "secret-acme", order().put("owner", "someone-else"), "r-6");
+    assertTrue(other.getString("reason").contains("acts for owner acme only, not someone-else"), other.encode());
   }
 
   @Test
