@@ -445,7 +445,11 @@ public final class Transactions {
     if (!Ids.isTxId(txId)) {
       return TxException.invalid("txId", "expected tx- and 32 hex digits");
     }
-    return owner == null || owner.isEmpty() ? TxException.invalid("owner", "is required") : null;
+    if (owner == null || owner.isEmpty()) {
+      return TxException.invalid("owner", "is required");
+    }
+    String unclean = io.conveyor.model.Identifiers.problem(owner);
+    return unclean == null ? null : TxException.invalid("owner", unclean);
   }
 
   private static TxException unknownType(String type) {

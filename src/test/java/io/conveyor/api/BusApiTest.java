@@ -71,6 +71,10 @@ class BusApiTest {
     ReplyException owner = assertThrows(ReplyException.class, () -> request(Addresses.TX_START,
         new JsonObject().put("type", "order").put("owner", "ac\u0085me")));
     assertEquals("owner", TxException.fromJson(new JsonObject(owner.getMessage())).field());
+    ReplyException status = assertThrows(ReplyException.class, () -> request(Addresses.TX_STATUS,
+        new JsonObject().put("txId", "tx-" + "0".repeat(32)).put("owner", "ac\u007fme")));
+    assertEquals(400, status.failureCode());
+    assertTrue(status.getMessage().contains("U+007F"), status.getMessage());
     JsonObject started = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme")
         .put("externalId", "Bestellung-Größe-ñ-東京-\ud83d\ude00"));
     assertEquals("Bestellung-Größe-ñ-東京-\ud83d\ude00", started.getString("externalId"));
