@@ -128,6 +128,9 @@ class CliTest {
     assertEquals(0, drained.code(), drained.err());
     assertTrue(drained.lines().get(1).getBoolean("drained"));
     assertTrue(cli("group", "resume", "master").out().startsWith("master  running"));
+    Ran typo = cli("group", "pause", "mastr");
+    assertEquals(1, typo.code());
+    assertTrue(typo.err().contains("no node group mastr"), typo.err());
 
     List<JsonObject> schedules = cli("schedule", "list", "--json").lines();
     assertEquals("nightly", schedules.get(0).getString("id"));

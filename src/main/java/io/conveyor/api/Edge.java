@@ -49,11 +49,6 @@ final class Edge {
 
   /** Whether a node group exists: a pipeline names it, or a live node serves it. */
   static Function<String, Future<Boolean>> groupKnown(LivenessStore liveness, PipelineStore pipelines) {
-    return group -> Future.all(liveness.nodes(), pipelines.pipelines()).map(f -> {
-      java.util.Map<String, JsonObject> nodes = f.resultAt(0);
-      JsonObject all = f.resultAt(1);
-      return nodes.values().stream().anyMatch(n -> group.equals(n.getString("group")))
-          || all.stream().anyMatch(e -> e.getValue() instanceof JsonObject p && group.equals(p.getString("nodeGroup")));
-    });
+    return group -> io.conveyor.domain.Groups.known(liveness, pipelines, group);
   }
 }

@@ -54,8 +54,7 @@ final class GroupAdmin {
     // a typo must not answer "paused" while the real group runs on: acting on a group nobody has is 404
     Future<Boolean> exists = action.equals("read") ? Future.succeededFuture(true) : known.apply(group);
     return exists.compose(yes -> yes ? control.groupState(group, action, by)
-        : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no node group " + group + ": no pipeline names it and "
-            + "no live node serves it; check the name (GET /api/v1/cluster lists the groups)", "group", null)))
+        : Future.failedFuture(io.conveyor.domain.Groups.unknown(group)))
         .compose(s -> {
       if (!action.equals("read")) {
         log.info("group {} {} by {} ({} in flight, {} queued)", group, switch (action) {

@@ -404,7 +404,11 @@ public final class Transactions {
 
   /** Pauses, drains or resumes a node group, or reads its state (action read); see group-state.lua. */
   public Future<ControlStore.GroupState> group(String group, String action, String by) {
-    return control.groupState(group, action, by);
+    if (action.equals("read")) {
+      return control.groupState(group, action, by);
+    }
+    return Groups.known(new io.conveyor.redis.LivenessStore(redis), pipelines, group).compose(known -> known
+        ? control.groupState(group, action, by) : Future.failedFuture(Groups.unknown(group)));
   }
 
   public static Transactions client(Vertx vertx, Config config) {
