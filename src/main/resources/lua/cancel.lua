@@ -2,6 +2,7 @@
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
 -- KEYS[5] webhookH:<txId>   KEYS[6] webhooksZ   KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
+-- KEYS[11] liveOwnersH (each transaction ended here stops counting as live; a compensation starts to: lib/live.lua)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)
 -- ARGV[5], ARGV[6], ARGV[7] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): the child a
 --   transaction waits for (field waitingFor) and the parent that waits for it (parentTxId, parentGroup) are
@@ -30,6 +31,7 @@
 -- #include queue
 -- #include webhooks
 -- #include stats
+-- #include live
 -- #include compensate
 -- #include fork
 
@@ -37,7 +39,8 @@ local statePrefix, outPrefix, ringPrefix = ARGV[5], ARGV[6], ARGV[7]
 local now = ARGV[3]
 local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[4]), counts = {}, archiveKey = KEYS[2],
   notifyKey = KEYS[3], sleepingKey = KEYS[4], prefixes = {state = statePrefix, pipeline = ARGV[8],
-  queue = ARGV[9], out = outPrefix, ring = ringPrefix, webhook = ARGV[10], live = KEYS[10]}}
+  queue = ARGV[9], out = outPrefix, ring = ringPrefix, webhook = ARGV[10], live = KEYS[10],
+  liveOwners = live_batch(KEYS[11])}}
 local prefixes, counts, archiveAt = env.prefixes, env.counts, env.archiveAt
 
 local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',
@@ -88,4 +91,5 @@ if s[7] then
   end
 end
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
+live_flush(prefixes.liveOwners)
 return {CODE.CANCELLED}

@@ -4,6 +4,8 @@
 -- KEYS[5] webhooksZ   KEYS[6..8] stats1H, stats2H, stats3H of the slots that hold now   KEYS[9] sleepingZ
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
 -- For transaction i (1..n), two keys from KEYS[10 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
+-- KEYS[#KEYS] liveOwnersH, after every other key: a completion ends a live transaction (lib/live.lua); a
+--   compensation started here begins one
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
 -- ARGV[3], ARGV[4], ARGV[5] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): a completed
 --   child's parent, and the parent's group, are known only from the child's state, so the parent's keys
@@ -14,6 +16,7 @@
 --   aborted, cancelled, timeout, internal-error), output JSON or '', note or '', the last step's time
 --   ("step:startMs:durationMs", appended to stepTimes) or '', the last failed attempt's error JSON
 --   (appended to errors, see retry.lua) or ''
+-- ARGV[#ARGV] limits.maxErrors, after every transaction's: errors keeps at most this many (lib/errors.lua)
 -- Replies: a list with one code per transaction, in order:
 --   'OK'          written (or written before by this same attempt with this same status: a retry)
 --   'CANCELLED'   written, but as cancelled: its owner asked to cancel it while its last step ran, and a
@@ -33,16 +36,19 @@
 -- #include queue
 -- #include webhooks
 -- #include stats
+-- #include live
 -- #include compensate
 -- #include fork
+-- #include errors
 
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 -- what a completion drops from the state, as read into fields 18-24 below (data only when it succeeded)
 local DROPPED = {'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data'}
 local now = ARGV[1]
+local maxErrors = tonumber(ARGV[#ARGV])
 local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
 local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
-  live = KEYS[10]}
+  live = KEYS[10], liveOwners = live_batch(KEYS[#KEYS])}
 local archiveAt = tonumber(now) + tonumber(ARGV[2])
 local replies = {}
 local counts = {}
@@ -69,7 +75,7 @@ end
 -- the archive
 local done, archived = {}, {}
 
-for i = 1, (#KEYS - 10) / 2 do
+for i = 1, (#KEYS - 11) / 2 do
   local key, webhookKey = KEYS[10 + 2 * (i - 1) + 1], KEYS[10 + 2 * (i - 1) + 2]
   local a = 8 + 7 * (i - 1) + 1
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
@@ -98,8 +104,7 @@ for i = 1, (#KEYS - 10) / 2 do
       'completed', now, 'updated', now}
     if ARGV[a + 6] ~= '' then
       fields[#fields + 1] = 'errors'
-      fields[#fields + 1] = s[10] and (string.sub(s[10], 1, -2) .. ',' .. ARGV[a + 6] .. ']')
-        or ('[' .. ARGV[a + 6] .. ']')
+      fields[#fields + 1] = errors_append(s[10], ARGV[a + 6], maxErrors)
     end
     if ARGV[a + 5] ~= '' then
       fields[#fields + 1] = 'stepTimes'
@@ -117,6 +122,7 @@ for i = 1, (#KEYS - 10) / 2 do
       redis.call('HDEL', key, unpack(drop))
     end
     done[#done + 1] = id
+    live_ended(prefixes.liveOwners, s[4])
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end
@@ -141,4 +147,5 @@ queue_chunked('ZREM', KEYS[1], done)
 queue_chunked('ZREM', KEYS[2], done)
 queue_chunked('ZADD', KEYS[3], archived)
 stats_write({KEYS[6], KEYS[7], KEYS[8]}, now, counts)
+live_flush(prefixes.liveOwners)
 return replies

@@ -5,6 +5,7 @@
 -- KEYS[7] liveZ (the search index: each branch is added)
 -- For branch i (1..n), four keys from KEYS[7 + 4(i-1) + 1]: stateH:<branchTxId>, pipelineH:<its pipeline>,
 --   qInZ:<its group>, qRingL:<its group> (the group the caller expects; checked)
+-- KEYS[#KEYS] liveOwnersH, after the branches' keys (each branch is live: lib/live.lua)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parallel step   ARGV[4] now
 -- ARGV[5] branches that must succeed (need)   ARGV[6] '1' when the join is all   ARGV[7] '1' to continue on
 -- failure   ARGV[8] branches running at once at most (maxConcurrency)
@@ -24,12 +25,13 @@
 -- #include queue
 -- #include stats
 -- #include child
+-- #include live
 
 local parent, refused = child_parent(KEYS[1], ARGV[2])
 if refused then
   return refused
 end
-local n = (#KEYS - 7) / 4
+local n = (#KEYS - 8) / 4
 local versions = {}
 for i = 1, n do
   local name, group = ARGV[8 + 4 * (i - 1) + 2], ARGV[8 + 4 * (i - 1) + 4]
@@ -44,6 +46,7 @@ for i = 1, n do
 end
 local id, now, max = ARGV[1], ARGV[4], tonumber(ARGV[8])
 local counts, ids = {}, {}
+local liveCount = live_batch(KEYS[#KEYS])
 local trace = ARGV[8 + 4 * n + 1] or ''
 for i = 1, n do
   local k, a = 7 + 4 * (i - 1), 8 + 4 * (i - 1)
@@ -65,6 +68,7 @@ for i = 1, n do
     queue_push_in(KEYS[k + 3], KEYS[k + 4], child, now, parent[8], false, i)
   end
   redis.call('ZADD', KEYS[7], now, child)
+  live_began(liveCount, parent[3])
   stats_tally(counts, 'queued', p[2], name, parent[3])
 end
 -- what an earlier fork of this transaction left (one cancelled before its join was decided)
@@ -80,4 +84,5 @@ redis.call('ZREM', KEYS[2], id)
 redis.call('ZREM', KEYS[3], id)
 queue_slot_free(KEYS[1])
 stats_write({KEYS[4], KEYS[5], KEYS[6]}, now, counts)
+live_flush(liveCount)
 return {CODE.OK}

@@ -4,6 +4,7 @@
 -- KEYS[6] processingZ           KEYS[7] inflightZ:<nodeId>
 -- KEYS[8..10] stats1H, stats2H, stats3H of the slots that hold now (the child counts as queued)
 -- KEYS[11] liveZ (the search index: the child is added)
+-- KEYS[12] liveOwnersH (the child is live: lib/live.lua)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
 -- ARGV[4] childTxId    ARGV[5] child pipeline   ARGV[6] child input JSON   ARGV[7] now (ms)
 -- ARGV[8] expected child group   ARGV[9] the child's trace (the traceparent of the step's span) or ''
@@ -20,6 +21,7 @@
 -- #include queue
 -- #include stats
 -- #include child
+-- #include live
 
 local parent, refused = child_parent(KEYS[1], ARGV[2])
 if refused then
@@ -46,6 +48,9 @@ if ARGV[9] and ARGV[9] ~= '' then
 end
 queue_push_in(KEYS[4], KEYS[5], child, now, parent[8])
 redis.call('ZADD', KEYS[11], now, child)
+local liveCount = live_batch(KEYS[12])
+live_began(liveCount, parent[3])
+live_flush(liveCount)
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
 redis.call('ZREM', KEYS[6], ARGV[1])
 queue_slot_free(KEYS[1])

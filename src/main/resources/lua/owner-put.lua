@@ -6,35 +6,38 @@
 --   named there while it has a limit), or KEYS[1] again for a copy
 -- ARGV[1] when the setting was made (ms)   ARGV[2] weight or ''   ARGV[3] maxConcurrency or ''
 -- ARGV[4] rate per second or ''   ARGV[5] the owner   ARGV[6] the rate as given ("100/s") or ''
---   ('' in ARGV[2..4]: that limit is not set)
+-- ARGV[7] maxLive or ''   ARGV[8] maxPayloadBytes or ''   (start.lua and the runner's output check read them)
+--   ('' in ARGV[2..4], ARGV[7..8]: that limit is not set)
 -- Replies: 1 written, 0 the hash holds a newer setting
 
-local at = redis.call('HGET', KEYS[1], 'updated')
-if at and tonumber(at) > tonumber(ARGV[1]) then
+local key, listKey, when, owner, rateAsGiven = KEYS[1], KEYS[2], ARGV[1], ARGV[5], ARGV[6]
+local at = redis.call('HGET', key, 'updated')
+if at and tonumber(at) > tonumber(when) then
   return 0
 end
-local names = {'weight', 'cap', 'rate'}
+local values = {weight = ARGV[2], cap = ARGV[3], rate = ARGV[4], maxLive = ARGV[7] or '',
+  maxPayloadBytes = ARGV[8] or ''}
 local set = false
-for i, name in ipairs(names) do
-  if ARGV[i + 1] == '' then
-    redis.call('HDEL', KEYS[1], name)
+for _, name in ipairs({'weight', 'cap', 'rate', 'maxLive', 'maxPayloadBytes'}) do
+  if values[name] == '' then
+    redis.call('HDEL', key, name)
   else
-    redis.call('HSET', KEYS[1], name, ARGV[i + 1])
+    redis.call('HSET', key, name, values[name])
     set = true
   end
 end
-if ARGV[6] == '' then
-  redis.call('HDEL', KEYS[1], 'rateLimit')
+if rateAsGiven == '' then
+  redis.call('HDEL', key, 'rateLimit')
 else
-  redis.call('HSET', KEYS[1], 'rateLimit', ARGV[6])
+  redis.call('HSET', key, 'rateLimit', rateAsGiven)
 end
 -- the stamp stays when every limit goes, so an older copy arriving later cannot bring one back
-redis.call('HSET', KEYS[1], 'updated', ARGV[1])
-if KEYS[2] ~= KEYS[1] then
+redis.call('HSET', key, 'updated', when)
+if listKey ~= key then
   if set then
-    redis.call('SADD', KEYS[2], ARGV[5])
+    redis.call('SADD', listKey, owner)
   else
-    redis.call('SREM', KEYS[2], ARGV[5])
+    redis.call('SREM', listKey, owner)
   end
 end
 return 1

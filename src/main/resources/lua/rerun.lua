@@ -2,11 +2,13 @@
 -- had, and so the outputs of the steps before it) or from the first step with the transaction's input.
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3..5] stats1H, stats2H, stats3H of the slots that hold now
 -- KEYS[6] liveZ (the search index: a transaction brought back from the archive is added again)
+-- KEYS[7] liveOwnersH (it is live again: lib/live.lua)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] 'failed' (from the step that failed) or 'start'
 -- ARGV[5], ARGV[6] the qInZ and qRingL key prefixes (Keys.qInZ(""), …): the transaction's group is known only
 --   from its state, so its queue keys are a prefix and the group
 -- ARGV[7] the archived state, JSON {field: value, …}, or '': when Redis no longer holds the transaction it is
 --   restored from this first (an archived transaction is brought back)
+-- ARGV[8] limits.maxErrors: runs keeps at most this many, the oldest folded into one (lib/errors.lua)
 -- Replies:
 --   {'OK', step}                   queued again (step: the index it runs from); the run that ended is kept
 --                                  in the field runs, its attempts' errors stay in errors
@@ -18,6 +20,8 @@
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include live
+-- #include errors
 
 local key, id, owner, now = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 if redis.call('EXISTS', key) == 0 then
@@ -53,13 +57,16 @@ end
 local ended = cjson.encode({status = s[2], note = s[9] or '', step = tonumber(s[4] or '0') + 1,
   completed = tonumber(s[10] or '0'), webhook = s[12] and cjson.decode(s[12]) or nil,
   compensation = s[13] and cjson.decode(s[13]) or nil})
-local runs = s[11] and (string.sub(s[11], 1, -2) .. ',' .. ended .. ']') or ('[' .. ended .. ']')
+local runs = runs_append(s[11], ended, tonumber(ARGV[8]) or 20)
 redis.call('HSET', key, 'status', 'running', 'processingState', 'queued', 'step', step, 'data', data,
   'runs', runs, 'updated', now)
 redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry', 'stepAttempt', 'childStatus',
   'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)
 redis.call('ZREM', KEYS[2], id)
+local liveCount = live_batch(KEYS[7])
+live_began(liveCount, owner)
+live_flush(liveCount)
 queue_push_in(ARGV[5] .. s[7], ARGV[6] .. s[7], id, now, redis.call('HGET', key, 'qBoost'))
 local counts = {}
 stats_tally(counts, 'queued', s[7], s[8], owner)

@@ -6,6 +6,7 @@
 -- ARGV[4] the next attempt's number   ARGV[5] the retry view JSON (step, attempt, maxAttempts, nextAttemptAt, lastError)
 -- ARGV[6] the failed attempt's error JSON (appended to errors)   ARGV[7] now (ms)
 -- ARGV[8] the attempt's time, "step:startMs:durationMs", or '' (appended to stepTimes)
+-- ARGV[9] limits.maxErrors: errors keeps at most this many entries, the oldest folded into one (lib/errors.lua)
 -- Replies:
 --   {'SLEEPING'}                            in sleepingZ until the next attempt is due
 --   {'FENCED', attempt, processingState}    the caller no longer owns it; nothing written
@@ -14,6 +15,7 @@
 -- #include codes
 -- #include publish
 -- #include queue
+-- #include errors
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested', 'errors')
 if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
@@ -27,7 +29,7 @@ redis.call('ZREM', KEYS[3], id)
 queue_slot_free(KEYS[1])
 redis.call('ZREM', KEYS[4], id)
 -- appended as text: the history is only ever read whole, by a client
-local errors = s[4] and (string.sub(s[4], 1, -2) .. ',' .. ARGV[6] .. ']') or ('[' .. ARGV[6] .. ']')
+local errors = errors_append(s[4], ARGV[6], tonumber(ARGV[9]) or 20)
 redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingSwitch', '', 'stepAttempt', ARGV[4],
   'retry', ARGV[5], 'errors', errors, 'updated', ARGV[7])
 if ARGV[8] ~= '' then

@@ -30,6 +30,9 @@
 --   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0), its trace (the W3C
 --   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off),
 --   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share)
+-- KEYS[#KEYS] liveOwnersH (owner -> live transactions in this partition; lib/live.lua), after every other key
+-- ARGV[#ARGV - 1] limits.maxLive (an owner's own maxLive, field maxLive of its ownerH, replaces it)
+-- ARGV[#ARGV] the number of partitions: each holds the limit split evenly, rounded up (lib/live.lua)
 -- Replies: a list with one {code, detail} per transaction, in order:
 --   {'OK', version}, or {'OK', version, 'taken'} when it was taken for the starting node (the hand-off)
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
@@ -38,14 +41,21 @@
 --   {'DISABLED', ''}                      the pipeline is disabled: it takes no new starts
 --   {'GROUP_CHANGED', group}              the pipeline now belongs to another group: call again with its keys
 --   {'DUPLICATE_EXTERNAL_ID', txId}       the owner used this externalId within the period
+--   {'LIVE_LIMIT', 'limit:here'}          the owner has its share of maxLive live in this partition already
+--                                         (limit: its maxLive; here: the share of it this partition holds)
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
 -- Each start counts as queued in the stats.
 -- #include publish
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include live
 
 local now, period = ARGV[1], ARGV[2]
+local liveCount = live_batch(KEYS[#KEYS])
+local maxLive, partitions = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
+-- each owner's maxLive, read once per call
+local ownerMaxLive = {}
 local replies = {}
 local counts = {}
 local live = {}
@@ -103,6 +113,16 @@ local function start(k, a, i)
     return {CODE.GROUP_CHANGED, p[2]}
   end
   local txId = ARGV[a]
+  local owner = ARGV[a + 1]
+  local limit = ownerMaxLive[owner]
+  if not limit then
+    limit = tonumber(redis.call('HGET', ARGV[5] .. owner, 'maxLive') or '') or maxLive
+    ownerMaxLive[owner] = limit
+  end
+  local room, here = live_room(liveCount, owner, limit, partitions)
+  if not room then
+    return {CODE.LIVE_LIMIT, limit .. ':' .. here}
+  end
   if ARGV[a + 3] ~= '' then
     local existing = redis.call('GET', KEYS[k + 4])
     if existing then
@@ -170,6 +190,7 @@ local function start(k, a, i)
     q.adds[#q.adds + 1] = txId
   end
   stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
+  live_began(liveCount, owner)
   live[#live + 1] = now
   live[#live + 1] = txId
   if hand then
@@ -178,7 +199,7 @@ local function start(k, a, i)
   return {CODE.OK, p[1]}
 end
 
-for i = 1, (#KEYS - 12) / 7 do
+for i = 1, (#KEYS - 13) / 7 do
   replies[i] = start(12 + 7 * (i - 1) + 1, 8 + 15 * (i - 1) + 1, i)
 end
 queue_chunked('ZADD', KEYS[11], handed)
@@ -191,5 +212,6 @@ if #live > 0 then
   redis.call('ZADD', KEYS[5], unpack(live))
 end
 queue_fair_flush()
+live_flush(liveCount)
 stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
 return replies

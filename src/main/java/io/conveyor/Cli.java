@@ -64,7 +64,7 @@ final class Cli {
     HELP.put("schedule", "schedule list | schedule show|pause|resume|trigger ID\n"
         + "    conveyor schedule trigger nightly-report");
     HELP.put("owner", "owner list | owner show|clear OWNER | owner set OWNER [--weight N] [--max-concurrency N]\n"
-        + "     [--rate-limit R]   (an owner's limits per node group)\n"
+        + "     [--rate-limit R] [--max-live N] [--max-payload-bytes N]   (an owner's limits)\n"
         + "    conveyor owner set acme --max-concurrency 20 --rate-limit 100/s");
     HELP.put("archive-quarantine", CliQuarantine.HELP);
     HELP.put("new-key", "new-key OWNER [ROLE[+ROLE]]   (a fresh API key and the api.keys entry holding its hash)\n"
@@ -199,7 +199,8 @@ final class Cli {
       Map.entry("wake", List.of()),
       Map.entry("tail", List.of("--kind=", "--subject=", "--limit=", "--follow", "--for=")),
       Map.entry("group", List.of("--wait")), Map.entry("schedule", List.of()),
-      Map.entry("owner", List.of("--weight=", "--max-concurrency=", "--rate-limit=")),
+      Map.entry("owner", List.of("--weight=", "--max-concurrency=", "--rate-limit=", "--max-live=",
+          "--max-payload-bytes=")),
       Map.entry("archive-quarantine", CliQuarantine.OPTIONS));
 
   private static void checkOptions(String command, List<String> args) {
@@ -465,6 +466,10 @@ final class Cli {
       return OK;
     }
     String name = arg(args, 2, "OWNER");
+    String unclean = io.conveyor.model.Identifiers.problem(name);
+    if (unclean != null) {
+      throw new IllegalArgumentException("OWNER " + unclean);
+    }
     if (!io.conveyor.model.StartRequest.OWNER.matcher(name).matches()) {
       throw new IllegalArgumentException("not an owner name: " + name);
     }
@@ -479,7 +484,9 @@ final class Cli {
           throw new IllegalArgumentException("--rate-limit: a count per second, minute or hour such as 100/s, got "
               + rate);
         }
-        store.put(name, new OwnerStore.Limits(weight, cap, rate, 0)).await();
+        store.put(name, new OwnerStore.Limits(weight, cap, rate, whole(option(args, "--max-live", null), "--max-live",
+            10_000_000), whole(option(args, "--max-payload-bytes", null), "--max-payload-bytes", 64 * 1024 * 1024), 0))
+            .await();
       }
       default -> throw new IllegalArgumentException("owner: expected list, show, set or clear, got " + action);
     }

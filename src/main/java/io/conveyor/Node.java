@@ -301,7 +301,8 @@ public final class Node {
     if (n.has("dequeue")) {
       DequeueVerticle workers = new DequeueVerticle(redis, catalog, metrics,
           new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
-              config.transactions().stepTimeout(), config.archive().delay()), busy, registration, tracing);
+              config.transactions().stepTimeout(), config.archive().delay(), config.limits()), busy,
+          registration, tracing);
       chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers);
     }
     if (n.has("api")) {

@@ -36,6 +36,7 @@ local function compensate_start(key, id, status, note, now, prefixes, counts)
     'qBoost', s[12] or '0')
   queue_push_in(prefixes.queue .. p[2], prefixes.ring .. p[2], childId, now, s[12])
   redis.call('ZADD', prefixes.live, now, childId)
+  live_began(prefixes.liveOwners, s[2])
   stats_tally(counts, 'queued', p[2], s[1], s[2])
   redis.call('HSET', key, 'compensation', cjson.encode({txId = childId, pipeline = s[1], status = 'running'}))
   return true

@@ -1,6 +1,7 @@
 -- fork (included by complete.lua and cancel.lua, after queue, webhooks, stats and compensate): cancelling
 -- down a chain of waiting transactions, and the join of a flow/parallel step (see fork.lua).
--- env is a table: now, archiveAt, counts (stats), prefixes {state, pipeline, queue, out, ring, webhook},
+-- env is a table: now, archiveAt, counts (stats), prefixes {state, pipeline, queue, out, ring, webhook, live,
+-- liveOwners (lib/live.lua, included before this)},
 -- archiveKey (toArchiveZ), notifyKey, sleepingKey (sleepingZ), all of the partition.
 --
 -- A parent waiting on a parallel step has processingState sleeping, waitingFor 'fork' and the field fork:
@@ -20,6 +21,7 @@ local function fork_end_cancelled(key, id, note, owner, group, type, env)
   -- data (the next step's input) stays: rerun.lua may run the transaction again from there
   redis.call('HDEL', key, 'waitingFor', 'retry', 'stepAttempt')
   redis.call('ZREM', env.sleepingKey, id)
+  live_ended(env.prefixes.liveOwners, owner)
   local compensating = compensate_start(key, id, 'cancelled', note, env.now, env.prefixes, env.counts)
   if not compensating then
     redis.call('ZADD', env.archiveKey, env.archiveAt, id)

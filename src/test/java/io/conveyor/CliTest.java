@@ -128,6 +128,9 @@ class CliTest {
     assertEquals(0, drained.code(), drained.err());
     assertTrue(drained.lines().get(1).getBoolean("drained"));
     assertTrue(cli("group", "resume", "master").out().startsWith("master  running"));
+    Ran typo = cli("group", "pause", "mastr");
+    assertEquals(1, typo.code());
+    assertTrue(typo.err().contains("no node group mastr"), typo.err());
 
     List<JsonObject> schedules = cli("schedule", "list", "--json").lines();
     assertEquals("nightly", schedules.get(0).getString("id"));
@@ -142,6 +145,11 @@ class CliTest {
     assertEquals("30/m", node.store.owners.get("acme").await().rateLimit());
     assertEquals("acme", cli("owner", "list", "--json").lines().get(0).getString("owner"));
     assertEquals(2, cli("owner", "set", "acme", "--rate-limit", "fast").code());
+    assertEquals(5, cli("owner", "set", "acme", "--max-live", "5", "--json").json().getInteger("maxLive"));
+    assertEquals(5, node.store.owners.get("acme").await().maxLive());
+    Ran tab = cli("owner", "set", "ac\tme", "--max-live", "5");
+    assertEquals(2, tab.code());
+    assertTrue(tab.err().contains("U+0009"), tab.err());
     assertEquals(null, cli("owner", "clear", "acme", "--json").json().getValue("maxConcurrency"));
   }
 

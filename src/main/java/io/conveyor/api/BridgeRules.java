@@ -58,6 +58,10 @@ final class BridgeRules {
     if (refused != null) {
       return refused;
     }
+    if (isPublic(address) && raw.getValue("body") instanceof JsonObject named
+        && Edge.ownerRefusal(named, who.get().owner()) != null) {
+      return Edge.ownerRefusal(named, who.get().owner());
+    }
     headers.remove("apiKey");
     if (isPublic(address) && raw.getValue("body") instanceof JsonObject body) {
       body.put("owner", who.get().owner());

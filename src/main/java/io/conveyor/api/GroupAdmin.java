@@ -22,29 +22,40 @@ final class GroupAdmin {
   private static final long WAIT_MAX_SECONDS = 300;
   private final Vertx vertx;
   private final ControlStore control;
+  private final java.util.function.Function<String, Future<Boolean>> known;
 
-  GroupAdmin(Vertx vertx, ControlStore control) {
+  /** known tells whether a group exists: a pipeline names it or a live node serves it. */
+  GroupAdmin(Vertx vertx, ControlStore control, java.util.function.Function<String, Future<Boolean>> known) {
     this.vertx = vertx;
     this.control = control;
+    this.known = known;
   }
 
   /** Applies pause, drain, resume or read to a group; wait (seconds, or null) holds a drain's answer. */
   Future<JsonObject> act(String group, String action, String by, String wait) {
+    String unclean = group == null ? null : io.conveyor.model.Identifiers.problem(group);
+    if (unclean != null) {
+      return Future.failedFuture(TxException.invalid("group", unclean));
+    }
     if (group == null || !group.matches(GROUP)) {
       return Future.failedFuture(new TxException(Kind.INVALID_INPUT, "group: expected a node group name "
           + "(letters, digits, _ . -; up to 64), got " + group, "group", null));
     }
     long waitMs;
     try {
-      waitMs = wait == null ? 0 : Math.min(WAIT_MAX_SECONDS, Long.parseLong(wait)) * 1000;
-      if (waitMs < 0) {
+      waitMs = wait == null ? 0 : Long.parseLong(wait) * 1000;
+      if (waitMs < 0 || waitMs > WAIT_MAX_SECONDS * 1000) {
         throw new NumberFormatException();
       }
     } catch (NumberFormatException e) {
       return Future.failedFuture(new TxException(Kind.INVALID_INPUT, "wait: expected whole seconds from 0 to "
           + WAIT_MAX_SECONDS + ", got " + wait, "wait", null));
     }
-    return control.groupState(group, action, by).compose(s -> {
+    // a typo must not answer "paused" while the real group runs on: acting on a group nobody has is 404
+    Future<Boolean> exists = action.equals("read") ? Future.succeededFuture(true) : known.apply(group);
+    return exists.compose(yes -> yes ? control.groupState(group, action, by)
+        : Future.failedFuture(io.conveyor.domain.Groups.unknown(group)))
+        .compose(s -> {
       if (!action.equals("read")) {
         log.info("group {} {} by {} ({} in flight, {} queued)", group, switch (action) {
           case "pause" -> "paused";

@@ -158,7 +158,8 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
     r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
         ctx.request().params())));
-    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
+    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> Edge.ownedBy(b, owner(ctx)))
+        .compose(b -> withinRate(ctx)
         .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
         .compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
@@ -214,7 +215,8 @@ public final class HttpApiVerticle extends VerticleBase {
     r.post("/api/v1/admin/schedules/:id/resume").handler(ctx -> json(ctx, schedules.setPaused(ctx.pathParam("id"),
         false, owner(ctx))));
     r.post("/api/v1/admin/schedules/:id/trigger").handler(ctx -> json(ctx, schedules.trigger(ctx.pathParam("id"))));
-    GroupAdmin groups = new GroupAdmin(vertx, new ControlStore(redis));
+    GroupAdmin groups = new GroupAdmin(vertx, new ControlStore(redis), Edge.groupKnown(new LivenessStore(redis),
+        pipelines));
     r.get("/api/v1/admin/groups/:group").handler(ctx -> json(ctx, groups.act(ctx.pathParam("group"), "read",
         owner(ctx), null)));
     for (String action : java.util.List.of("pause", "drain", "resume")) {
@@ -230,7 +232,7 @@ public final class HttpApiVerticle extends VerticleBase {
         problem(ctx, e);
       }
     });
-    OwnerAdmin owners = new OwnerAdmin(new io.conveyor.redis.OwnerStore(redis), config.transactions());
+    OwnerAdmin owners = new OwnerAdmin(new io.conveyor.redis.OwnerStore(redis), config.transactions(), config.limits());
     r.get("/api/v1/admin/owners").handler(ctx -> json(ctx, owners.list()));
     r.get("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.get(ctx.pathParam("owner"))));
     r.put("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, body(ctx).compose(b ->
@@ -523,7 +525,7 @@ public final class HttpApiVerticle extends VerticleBase {
         }
         JsonObject out = new JsonObject().put("now", java.time.Instant.ofEpochMilli(redis.clock().millis()).toString())
             .put("nodes", new JsonObject(new java.util.LinkedHashMap<>(nodes)))
-            .put("queues", queues).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
+            .put("queues", queues).put("limits", Edge.limits(config)).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
                 .put("archive", alive(nodes, f.resultAt(3))).put("webhooks", alive(nodes, f.resultAt(4))));
         if (parts > 1) {
           io.vertx.core.json.JsonArray each = new io.vertx.core.json.JsonArray();
@@ -640,10 +642,11 @@ public final class HttpApiVerticle extends VerticleBase {
     } catch (NumberFormatException e) {
       seconds = -1;
     }
-    if (seconds < 0) {
-      throw TxException.invalid("wait", "expected whole seconds (0 to " + http.maxWait().toSeconds() + "), got " + w);
+    if (seconds < 0 || seconds > http.maxWait().toSeconds()) {
+      throw TxException.invalid("wait", "expected whole seconds from 0 to " + http.maxWait().toSeconds()
+          + " (http.maxWait), got " + w + "; poll again for longer");
     }
-    return Math.min(seconds * 1000, http.maxWait().toMillis());
+    return seconds * 1000;
   }
 
   private void answer(RoutingContext ctx, Future<TxSummary> result, Function<TxSummary, Integer> status) {
@@ -670,6 +673,9 @@ public final class HttpApiVerticle extends VerticleBase {
       return;
     }
     JsonObject p = t.toJson().put("title", t.kind().type);
+    if (t.kind() == Kind.LIVE_LIMIT) {
+      ctx.response().putHeader("Retry-After", Edge.LIVE_LIMIT_RETRY_AFTER); // when some end is unknown: a short wait
+    }
     ctx.response().setStatusCode(t.kind().status).putHeader("content-type", "application/problem+json")
         .end(p.encode());
   }

@@ -24,10 +24,20 @@ final class OwnerAdmin {
   private static final Logger log = LoggerFactory.getLogger(OwnerAdmin.class);
   private final OwnerStore store;
   private final Config.Transactions settings;
+  private final Config.Limits defaults;
+  /** The largest maxLive and maxPayloadBytes an admin may set for one owner. */
+  static final int MOST_LIVE = 10_000_000;
+  static final int MOST_PAYLOAD_BYTES = 64 * 1024 * 1024;
 
   OwnerAdmin(OwnerStore store, Config.Transactions settings) {
+    this(store, settings, Config.Limits.DEFAULTS);
+  }
+
+  /** defaults: limits.maxLive and limits.maxPayloadBytes, what applies to an owner with none of its own. */
+  OwnerAdmin(OwnerStore store, Config.Transactions settings, Config.Limits defaults) {
     this.store = store;
     this.settings = settings;
+    this.defaults = defaults;
   }
 
   /** Every owner with limits set through the API, and every owner with a weight in the config. */
@@ -38,8 +48,8 @@ final class OwnerAdmin {
       JsonArray out = new JsonArray();
       for (String o : owners) {
         JsonObject limits = set.getJsonObject(o, new JsonObject());
-        out.add(view(o, limits.getInteger("weight"), limits.getInteger("maxConcurrency"),
-            limits.getString("rateLimit")));
+        out.add(view(o, new OwnerStore.Limits(limits.getInteger("weight"), limits.getInteger("maxConcurrency"),
+            limits.getString("rateLimit"), limits.getInteger("maxLive"), limits.getInteger("maxPayloadBytes"), 0)));
       }
       return new JsonObject().put("owners", out).put("ownerShare", settings.ownerShare());
     });
@@ -47,41 +57,52 @@ final class OwnerAdmin {
 
   Future<JsonObject> get(String owner) {
     return checked(owner).compose(v -> store.get(owner))
-        .map(l -> view(owner, l.weight(), l.maxConcurrency(), l.rateLimit()));
+        .map(l -> view(owner, l));
   }
 
-  /** Replaces an owner's limits with the body's: {weight, maxConcurrency, rateLimit}, each optional. */
+  /**
+   * Replaces an owner's limits with the body's: {weight, maxConcurrency, rateLimit, maxLive, maxPayloadBytes}, each
+   * optional (absent: the default applies).
+   */
   Future<JsonObject> put(String owner, JsonObject body) {
     OwnerStore.Limits limits;
     try {
       check(owner);
-      Strict.fields(body, List.of("weight", "maxConcurrency", "rateLimit"));
+      Strict.fields(body, List.of("weight", "maxConcurrency", "rateLimit", "maxLive", "maxPayloadBytes"));
       limits = new OwnerStore.Limits(whole(body, "weight", 1000), whole(body, "maxConcurrency", 1_000_000),
-          rate(body), 0);
+          rate(body), whole(body, "maxLive", MOST_LIVE), whole(body, "maxPayloadBytes", MOST_PAYLOAD_BYTES), 0);
     } catch (TxException e) {
       return Future.failedFuture(e);
     }
     return store.put(owner, limits).map(v -> {
       log.info("owner {}: limits set through the API: {}", owner, OwnerStore.json(limits).encode());
-      return view(owner, limits.weight(), limits.maxConcurrency(), limits.rateLimit());
+      return view(owner, limits);
     });
   }
 
   Future<JsonObject> delete(String owner) {
     return checked(owner).compose(v -> store.put(owner, new OwnerStore.Limits(null, null, null, 0))).map(v -> {
       log.info("owner {}: limits cleared through the API", owner);
-      return view(owner, null, null, null);
+      return view(owner, new OwnerStore.Limits(null, null, null, 0));
     });
   }
 
-  /** What applies to an owner: each limit, and where its weight comes from (api, config or default). */
-  private JsonObject view(String owner, Integer weight, Integer cap, String rate) {
+  /**
+   * What applies to an owner: each limit, where its weight comes from (api, config or default), and its maxLive and
+   * maxPayloadBytes (its own, else limits.maxLive and limits.maxPayloadBytes) with where each comes from.
+   */
+  private JsonObject view(String owner, OwnerStore.Limits l) {
+    Integer weight = l.weight();
     Integer configured = settings.ownerWeights().get(owner);
     int effective = weight != null ? weight : configured != null ? configured : 1;
     return new JsonObject().put("owner", owner).put("weight", effective)
         .put("weightFrom", weight != null ? "api" : configured != null ? "config" : "default")
         .put("share", settings.ownerShare() * effective)
-        .put("maxConcurrency", cap).put("rateLimit", rate);
+        .put("maxConcurrency", l.maxConcurrency()).put("rateLimit", l.rateLimit())
+        .put("maxLive", l.maxLive() != null ? l.maxLive() : defaults.maxLive())
+        .put("maxLiveFrom", l.maxLive() != null ? "api" : "default")
+        .put("maxPayloadBytes", l.maxPayloadBytes() != null ? l.maxPayloadBytes() : defaults.maxPayloadBytes())
+        .put("maxPayloadBytesFrom", l.maxPayloadBytes() != null ? "api" : "default");
   }
 
   private static Integer whole(JsonObject body, String field, int max) {
@@ -118,6 +139,7 @@ final class OwnerAdmin {
   }
 
   private static void check(String owner) {
+    io.conveyor.model.Identifiers.check("owner", owner);
     if (owner == null || !StartRequest.OWNER.matcher(owner).matches()) {
       throw TxException.invalid("owner", "expected an owner name (letters, digits, '_', '.', '@' or '-'; at most "
           + "128, starting with a letter or digit), got " + owner);

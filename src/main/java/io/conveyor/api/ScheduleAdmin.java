@@ -149,6 +149,10 @@ public final class ScheduleAdmin {
   }
 
   private static void checkId(String id) {
+    String unclean = id == null ? null : io.conveyor.model.Identifiers.problem(id);
+    if (unclean != null) {
+      throw new IllegalArgumentException(unclean);
+    }
     if (id == null || !Schedule.ID.matcher(id).matches()) {
       throw new IllegalArgumentException("expected letters, digits, '_', '.' or '-' (at most 64), got " + id);
     }

@@ -50,6 +50,8 @@ public final class Transactions {
   private final Config.Transactions settings;
   private final java.time.Duration archiveDelay;
   private final StartRequest.Limits limits;
+  /** limits.maxPayloadBytes: a switch's value is a payload too (every way in reaches setSwitch). */
+  private final int maxPayloadBytes;
   private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
   private final Future<ArchiveStore> archive;
   private final Config.Webhooks webhooks;
@@ -99,9 +101,9 @@ public final class Transactions {
                       NodeMetrics metrics, Tracing tracing, java.util.function.Supplier<Handoff> handoff) {
     this.tracing = tracing;
     this.redis = redis;
-    this.queue = new QueueStore(redis);
+    this.queue = new QueueStore(redis, config.limits().maxLive());
     this.reads = new ReadStore(redis);
-    this.control = new ControlStore(redis);
+    this.control = new ControlStore(redis, config.limits().maxErrors());
     this.webhookStore = new WebhookStore(redis);
     this.pipelines = new PipelineStore(redis);
     this.archive = archive;
@@ -111,6 +113,7 @@ public final class Transactions {
     this.settings = config.transactions();
     this.archiveDelay = config.archive().delay();
     this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
+    this.maxPayloadBytes = config.limits().maxPayloadBytes();
     this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
         settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
   }
@@ -211,8 +214,18 @@ public final class Transactions {
       case DUPLICATE_EXTERNAL_ID -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
           "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
               + io.conveyor.config.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
+      case LIVE_LIMIT -> Future.failedFuture(liveLimit(req.owner(), r.detail(), redis.keys().partitions()));
       default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
     });
+  }
+
+  /** The refusal of a start past the owner's maxLive; detail is start.lua's "limit:share of this partition". */
+  static TxException liveLimit(String owner, String detail, int partitions) {
+    String[] d = detail.split(":");
+    return new TxException(Kind.LIVE_LIMIT, "owner " + owner + " has as many live transactions as maxLive = " + d[0]
+        + " allows" + (partitions > 1 ? " (" + d[1] + " in each of " + partitions + " partitions)" : "")
+        + "; retry once some have ended, or ask an admin to raise it (PUT /api/v1/admin/owners/" + owner + ")",
+        "owner", null);
   }
 
   private Future<TxSummary> started(TxSummary s) {
@@ -344,6 +357,14 @@ public final class Transactions {
     if (bad != null) {
       return Future.failedFuture(bad);
     }
+    String unclean = name == null ? null : io.conveyor.model.Identifiers.problem(name);
+    if (unclean != null) {
+      return Future.failedFuture(TxException.invalid("name", unclean));
+    }
+    int size = io.vertx.core.json.Json.encode(value).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (size > maxPayloadBytes) {
+      return Future.failedFuture(TxException.tooLarge("value", size, maxPayloadBytes));
+    }
     if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
       return Future.failedFuture(TxException.invalid("name", "expected a switch name of letters, digits, _ . -"));
     }
@@ -383,7 +404,11 @@ public final class Transactions {
 
   /** Pauses, drains or resumes a node group, or reads its state (action read); see group-state.lua. */
   public Future<ControlStore.GroupState> group(String group, String action, String by) {
-    return control.groupState(group, action, by);
+    if (action.equals("read")) {
+      return control.groupState(group, action, by);
+    }
+    return Groups.known(new io.conveyor.redis.LivenessStore(redis), pipelines, group).compose(known -> known
+        ? control.groupState(group, action, by) : Future.failedFuture(Groups.unknown(group)));
   }
 
   public static Transactions client(Vertx vertx, Config config) {
@@ -424,7 +449,11 @@ public final class Transactions {
     if (!Ids.isTxId(txId)) {
       return TxException.invalid("txId", "expected tx- and 32 hex digits");
     }
-    return owner == null || owner.isEmpty() ? TxException.invalid("owner", "is required") : null;
+    if (owner == null || owner.isEmpty()) {
+      return TxException.invalid("owner", "is required");
+    }
+    String unclean = io.conveyor.model.Identifiers.problem(owner);
+    return unclean == null ? null : TxException.invalid("owner", unclean);
   }
 
   private static TxException unknownType(String type) {

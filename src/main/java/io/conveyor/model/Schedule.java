@@ -59,6 +59,14 @@ public record Schedule(String id, String pipeline, String cron, Duration every, 
   private static final CronParser SECONDS = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(
       CronType.SPRING));
 
+  /** Refuses a name with a control character or an unpaired surrogate (Identifiers), naming the field. */
+  private static void clean(String field, String value) {
+    String problem = value == null ? null : Identifiers.problem(value);
+    if (problem != null) {
+      throw new IllegalArgumentException(field + ": " + problem);
+    }
+  }
+
   /** Reads a schedule, refusing anything unknown or malformed with the field at fault (IllegalArgumentException). */
   public static Schedule fromJson(JsonObject j, String expectedId) {
     for (String f : j.fieldNames()) {
@@ -68,6 +76,7 @@ public record Schedule(String id, String pipeline, String cron, Duration every, 
       }
     }
     String id = j.getValue("id", expectedId) instanceof String s ? s : null;
+    clean("id", id);
     if (id == null || !ID.matcher(id).matches()) {
       throw new IllegalArgumentException("id: expected letters, digits, '_', '.' or '-' (at most 64)");
     }
@@ -75,6 +84,7 @@ public record Schedule(String id, String pipeline, String cron, Duration every, 
       throw new IllegalArgumentException("id: the body's id must be " + expectedId);
     }
     String pipeline = text(j, "pipeline", true);
+    clean("pipeline", pipeline);
     if (!NAME.matcher(pipeline).matches()) {
       throw new IllegalArgumentException("pipeline: expected a pipeline name");
     }
@@ -99,6 +109,7 @@ public record Schedule(String id, String pipeline, String cron, Duration every, 
     }
     JsonObject input = object(j, "input");
     String owner = text(j, "owner", true);
+    clean("owner", owner);
     if (!NAME.matcher(owner).matches()) {
       throw new IllegalArgumentException("owner: expected a name of letters, digits, '_', '.', '@' or '-'");
     }

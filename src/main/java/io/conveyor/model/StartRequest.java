@@ -105,6 +105,9 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (v == null) {
       throw TxException.invalid(field, "is required");
     }
+    if (v instanceof String s) {
+      Identifiers.check(field, s);
+    }
     if (!(v instanceof String s) || !form.matcher(s).matches()) {
       throw TxException.invalid(field, "expected " + expected);
     }
@@ -119,6 +122,7 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (!(v instanceof String s) || s.isEmpty() || s.length() > max) {
       throw TxException.invalid(field, "expected a non-empty string of at most " + max + " characters");
     }
+    Identifiers.check(field, s);
     return s;
   }
 

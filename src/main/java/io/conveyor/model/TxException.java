@@ -22,6 +22,8 @@ public final class TxException extends RuntimeException {
     FORBIDDEN("forbidden", 403),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415),
     RATE_LIMITED("rate-limited", 429),
+    /** The owner has limits.maxLive (or its own maxLive) transactions live: a start waits until some end. */
+    LIVE_LIMIT("live-limit", 429),
     /** A bug, not the client's doing: the errorId names the one log line that has the details. */
     INTERNAL("internal", 500);
 

@@ -23,9 +23,16 @@ public record OutboundGuard(boolean allowPrivateTargets, List<String> allowHosts
   public static final OutboundGuard STRICT = new OutboundGuard(false, List.of());
 
   /** Why a URL may not be called: what a caller shows (a refusal, or a failed step). */
-  public static final class Refused extends RuntimeException {
+  public static class Refused extends RuntimeException {
     public Refused(String message) {
       super(message, null, false, false);
+    }
+  }
+
+  /** The host name did not resolve: a refusal for a webhook URL, but for a step a failure worth retrying. */
+  public static final class Unresolved extends Refused {
+    public Unresolved(String host) {
+      super("cannot resolve the host " + host + " (DNS); check its spelling, or retry once DNS answers");
     }
   }
 
@@ -41,14 +48,14 @@ public record OutboundGuard(boolean allowPrivateTargets, List<String> allowHosts
       try {
         return Future.succeededFuture(refusal(bare, InetAddress.getAllByName(bare)));
       } catch (UnknownHostException e) {
-        return Future.failedFuture(new Refused("cannot resolve the host " + bare));
+        return Future.failedFuture(new Unresolved(bare));
       } catch (Refused e) {
         return Future.failedFuture(e);
       }
     }
     // name resolution may block: a worker thread does it
     return ctx.owner().<InetAddress[]>executeBlocking(() -> InetAddress.getAllByName(bare), false)
-        .recover(e -> Future.failedFuture(new Refused("cannot resolve the host " + bare)))
+        .recover(e -> Future.failedFuture(new Unresolved(bare)))
         .compose(all -> Future.succeededFuture(refusal(bare, all)));
   }
 

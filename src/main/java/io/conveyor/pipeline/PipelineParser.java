@@ -153,6 +153,10 @@ public final class PipelineParser {
 
   private static String text(JsonObject json, String field, String pattern, String where) {
     Object v = json.getValue(field);
+    String problem = v instanceof String s ? io.conveyor.model.Identifiers.problem(s) : null;
+    if (problem != null) {
+      throw new PipelineException(where + ": " + problem);
+    }
     if (!(v instanceof String s) || !s.matches(pattern)) {
       throw new PipelineException(where + ": expected a name of letters, digits, '_', '.' or '-' (at most 64)");
     }

@@ -36,7 +36,13 @@ public final class PipelineRunner {
   private static final long[] RETRY_MS = {20, 100, 500, 2000, 5000};
 
   /** What a runner needs to know about its node. */
-  public record Settings(String nodeId, Duration stepTimeout, Duration archiveDelay, java.time.Clock clock) {
+  public record Settings(String nodeId, Duration stepTimeout, Duration archiveDelay, java.time.Clock clock,
+                         int maxPayloadBytes) {
+    /** With limits.maxPayloadBytes's default. */
+    public Settings(String nodeId, Duration stepTimeout, Duration archiveDelay, java.time.Clock clock) {
+      this(nodeId, stepTimeout, archiveDelay, clock,
+          io.conveyor.config.Config.Limits.DEFAULTS.maxPayloadBytes());
+    }
   }
 
   private final Vertx vertx;
@@ -47,6 +53,7 @@ public final class PipelineRunner {
   private final NodeMetrics metrics;
   private final Batcher<RunStore.Completion, Code> completions;
   private final Tracing tracing;
+  private final OutputLimit outputs;
 
   /** Meant for one Vert.x context (its verticle's): every field below is touched on that context only. */
   public PipelineRunner(Vertx vertx, RunStore store, PipelineStore pipelines, PipelineCatalog catalog,
@@ -58,6 +65,7 @@ public final class PipelineRunner {
     this.settings = settings;
     this.metrics = metrics;
     this.tracing = tracing;
+    this.outputs = new OutputLimit(settings.maxPayloadBytes(), store::ownMaxPayloadBytes, settings.clock());
     // at most 100 a call: a script holds Redis alone while it runs (see Batcher.MAX)
     this.completions = new Batcher<>(Batcher.MAX, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
   }
@@ -162,6 +170,17 @@ public final class PipelineRunner {
           null, true, null));
     }
     StepResult r = ar.result();
+    JsonObject output = r instanceof StepResult.Success s ? s.output() : r instanceof StepResult.Aborted a
+        ? a.output() : null;
+    if (output != null) {
+      return outputs.refusal(tx.owner(), output, step).compose(tooLarge -> tooLarge == null ? kept(p, tx, i, r, step)
+          : failed(p, tx, i, new Failure(TxStatus.FAILED, "output-too-large", tooLarge, null, false, null)));
+    }
+    return kept(p, tx, i, r, step);
+  }
+
+  /** A step's result whose output (if any) may be kept. */
+  private Future<Void> kept(CompiledPipeline p, Dequeued tx, int i, StepResult r, String step) {
     if (r instanceof StepResult.Success s) {
       if (i + 1 == p.steps().size()) {
         return finish(tx, TxStatus.SUCCESS, s.output(), null);

@@ -99,7 +99,13 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
    * running work finish, and what the runner needs (the default step timeout, the archive delay).
    */
   public record Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
-                         Duration stepTimeout, Duration archiveDelay) {
+                         Duration stepTimeout, Duration archiveDelay, io.conveyor.config.Config.Limits limits) {
+    /** With the limits' defaults. */
+    public Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
+                    Duration stepTimeout, Duration archiveDelay) {
+      this(nodeId, group, workers, idleWait, drainTime, stepTimeout, archiveDelay,
+          io.conveyor.config.Config.Limits.DEFAULTS);
+    }
   }
 
   /** busy is kept up to date with the transactions running here (the heartbeat and metrics read it). */
@@ -126,9 +132,10 @@ public final class DequeueVerticle extends VerticleBase implements io.conveyor.r
     }
     sweepNext = java.util.concurrent.ThreadLocalRandom.current().nextInt(parts);
     store = new QueueStore(redisContext);
-    runner = new PipelineRunner(vertx, new RunStore(redisContext), new PipelineStore(redisContext), catalog,
+    runner = new PipelineRunner(vertx, new RunStore(redisContext, settings.limits().maxErrors()),
+        new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
-            redisContext.clock()), metrics, tracing);
+            redisContext.clock(), settings.limits().maxPayloadBytes()), metrics, tracing);
     vertx.eventBus().<Object>localConsumer(Addresses.NODE_FENCE, m -> fence().onComplete(ar -> {
       if (ar.succeeded()) {
         m.reply(ar.result());

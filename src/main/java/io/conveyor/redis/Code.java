@@ -52,7 +52,9 @@ public enum Code {
   /** put-pipeline: a newer publication is current and stays so. */
   KEPT,
   /** start: the pipeline is disabled and takes no new starts. */
-  DISABLED;
+  DISABLED,
+  /** start: the owner has its share of maxLive live in the partition already (detail: limit:share). */
+  LIVE_LIMIT;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

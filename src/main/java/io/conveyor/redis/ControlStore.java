@@ -14,10 +14,17 @@ import java.util.List;
 public final class ControlStore {
   private final StoreContext r;
   private final Keys keys;
+  private final int maxErrors;
 
   public ControlStore(StoreContext r) {
+    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxErrors());
+  }
+
+  /** maxErrors: the runs a rerun keeps (limits.maxErrors; the oldest fold into one, lib/errors.lua). */
+  public ControlStore(StoreContext r, int maxErrors) {
     this.r = r;
     this.keys = r.keys();
+    this.maxErrors = maxErrors;
   }
 
   /** A code and its detail (cancel.lua: ALREADY_FINAL with the status; rerun.lua: OK with the step, …). */
@@ -32,6 +39,7 @@ public final class ControlStore {
         keys.sleepingZ(p), keys.webhookH(txId), keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().cancel, k, List.of(txId, owner, now, Long.toString(archiveDelay.toMillis()),
             keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""),
             keys.qInZ(p, ""), keys.webhookH(p, ""), keys.qFairH(p, ""), keys.qOwnerZPrefix(p)))
@@ -48,8 +56,9 @@ public final class ControlStore {
     List<String> k = new ArrayList<>(List.of(keys.stateH(txId), keys.toArchiveZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().rerun, k, List.of(txId, owner, now, fromStart ? "start" : "failed", keys.qInZ(p, ""),
-            keys.qRingL(p, ""), archived == null ? "" : archived.encode()))
+            keys.qRingL(p, ""), archived == null ? "" : archived.encode(), Integer.toString(maxErrors)))
         .map(reply -> new Reply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
   }
 

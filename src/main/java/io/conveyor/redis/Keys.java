@@ -283,6 +283,11 @@ public final class Keys {
     return in(p, "liveZ");
   }
 
+  /** Per owner, its live (not yet ended) transactions in the partition: what start holds against maxLive. */
+  public String liveOwnersH(int p) {
+    return in(p, "liveOwnersH");
+  }
+
   public String webhooksZ(int p) {
     return in(p, "webhooksZ");
   }

@@ -28,16 +28,26 @@ public final class OwnerStore {
    * An owner's limits; null fields are not set (the weight then comes from transactions.ownerWeights, else 1;
    * no cap; no rate limit). updated is when they were set (ms), 0 when never.
    */
-  public record Limits(Integer weight, Integer maxConcurrency, String rateLimit, long updated) {
+  public record Limits(Integer weight, Integer maxConcurrency, String rateLimit, Integer maxLive,
+                       Integer maxPayloadBytes, long updated) {
+    /** Without maxLive and maxPayloadBytes (limits.maxLive and limits.maxPayloadBytes apply). */
+    public Limits(Integer weight, Integer maxConcurrency, String rateLimit, long updated) {
+      this(weight, maxConcurrency, rateLimit, null, null, updated);
+    }
+
     public boolean empty() {
-      return weight == null && maxConcurrency == null && rateLimit == null;
+      return weight == null && maxConcurrency == null && rateLimit == null && maxLive == null
+          && maxPayloadBytes == null;
     }
 
     List<String> args(long at, String owner) {
-      return List.of(Long.toString(at), weight == null ? "" : weight.toString(),
-          maxConcurrency == null ? "" : maxConcurrency.toString(),
+      return List.of(Long.toString(at), text(weight), text(maxConcurrency),
           rateLimit == null ? "" : Double.toString(io.conveyor.model.Pipeline.perSecond(rateLimit)), owner,
-          rateLimit == null ? "" : rateLimit);
+          rateLimit == null ? "" : rateLimit, text(maxLive), text(maxPayloadBytes));
+    }
+
+    private static String text(Integer n) {
+      return n == null ? "" : n.toString();
     }
   }
 
@@ -51,12 +61,13 @@ public final class OwnerStore {
   /** An owner's limits (all null when none are set). */
   public Future<Limits> get(String owner) {
     return r.send(Request.cmd(Command.HMGET).arg(keys.ownerH(owner)).arg("weight").arg("cap").arg("rateLimit")
-        .arg("updated")).map(OwnerStore::limits);
+        .arg("updated").arg("maxLive").arg("maxPayloadBytes")).map(OwnerStore::limits);
   }
 
   private static Limits limits(Response f) {
     return new Limits(f.get(0) == null ? null : f.get(0).toInteger(), f.get(1) == null ? null : f.get(1).toInteger(),
-        str(f.get(2)), f.get(3) == null ? 0 : f.get(3).toLong());
+        str(f.get(2)), f.get(4) == null ? null : f.get(4).toInteger(), f.get(5) == null ? null : f.get(5).toInteger(),
+        f.get(3) == null ? 0 : f.get(3).toLong());
   }
 
   /** Every owner with a limit set: {owner: {weight, maxConcurrency, rateLimit}}, sorted by owner. */
@@ -77,8 +88,15 @@ public final class OwnerStore {
   }
 
   public static JsonObject json(Limits l) {
-    return new JsonObject().put("weight", l.weight()).put("maxConcurrency", l.maxConcurrency())
+    JsonObject j = new JsonObject().put("weight", l.weight()).put("maxConcurrency", l.maxConcurrency())
         .put("rateLimit", l.rateLimit());
+    if (l.maxLive() != null) {
+      j.put("maxLive", l.maxLive());
+    }
+    if (l.maxPayloadBytes() != null) {
+      j.put("maxPayloadBytes", l.maxPayloadBytes());
+    }
+    return j;
   }
 
   /** Copies an owner's record into every partition (nothing to do with one partition). */

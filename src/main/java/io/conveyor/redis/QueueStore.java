@@ -22,10 +22,17 @@ import java.util.List;
 public final class QueueStore {
   private final StoreContext r;
   private final Keys keys;
+  private final int maxLive;
 
   public QueueStore(StoreContext r) {
+    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxLive());
+  }
+
+  /** maxLive: live transactions an owner may have (limits.maxLive; its ownerH field maxLive replaces it). */
+  public QueueStore(StoreContext r, int maxLive) {
     this.r = r;
     this.keys = r.keys();
+    this.maxLive = maxLive;
   }
 
   /**
@@ -122,6 +129,9 @@ public final class QueueStore {
         keys.groupH(p, g), keys.processingZ(p), keys.inflightZ(p, offered > 0 ? handoff.nodeId() : "")));
     args.addAll(fixedArgs, List.of(offered > 0 ? handoff.nodeId() : "", Integer.toString(offered),
         offered > 0 ? group : ""));
+    k.add(keys.liveOwnersH(p));
+    args.add(Integer.toString(maxLive));
+    args.add(Integer.toString(keys.partitions()));
     Future<List<StartReply>> sent = r.runReplicated(r.scripts().start, k, args).map(reply -> {
       List<StartReply> out = new ArrayList<>(reply.size());
       List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();

@@ -15,10 +15,17 @@ import java.util.List;
 public final class RunStore {
   private final StoreContext r;
   private final Keys keys;
+  private final int maxErrors;
 
   public RunStore(StoreContext r) {
+    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxErrors());
+  }
+
+  /** maxErrors: the errors a transaction keeps (limits.maxErrors; the oldest fold into one, lib/errors.lua). */
+  public RunStore(StoreContext r, int maxErrors) {
     this.r = r;
     this.keys = r.keys();
+    this.maxErrors = maxErrors;
   }
 
   /** Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs"). */
@@ -67,11 +74,19 @@ public final class RunStore {
           c.output() == null ? "" : c.output().encode(), c.note() == null ? "" : c.note(),
           c.stepTime() == null ? "" : c.stepTime(), c.error() == null ? "" : c.error().encode()));
     }
+    k.add(keys.liveOwnersH(p));
+    args.add(Integer.toString(maxErrors));
     return r.runReplicated(r.scripts().complete, k, args).map(reply -> {
       List<Code> out = new ArrayList<>(reply.size());
       reply.forEach(one -> out.add(Code.of(one)));
       return out;
     });
+  }
+
+  /** An owner's own maxPayloadBytes (ownerH, set through the admin API), or null when it has none. */
+  public Future<Integer> ownMaxPayloadBytes(String owner) {
+    return r.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.HGET).arg(keys.ownerH(owner))
+        .arg("maxPayloadBytes")).map(v -> v == null ? null : v.toInteger());
   }
 
   /** A fresh txId for a child of this parent: in the parent's partition (see hop). */
@@ -100,6 +115,7 @@ public final class RunStore {
         keys.processingZ(p), keys.inflightZ(p, nodeId)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
         childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace);
     return r.run(r.scripts().hop, k, args)
@@ -144,6 +160,7 @@ public final class RunStore {
       args.addAll(List.of(b.txId(), b.pipeline(), b.input().encode(), b.group()));
     }
     args.add(trace == null ? "" : trace);
+    k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().fork, k, args).map(reply -> new ForkReply(Code.of(reply),
         reply.size() > 1 ? reply.get(1).toString() : null, reply.size() > 2 ? reply.get(2).toString() : null));
   }
@@ -168,7 +185,8 @@ public final class RunStore {
     List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
         keys.inflightZ(p, nodeId));
     return r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(dueAt),
-        Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime))
+        Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime,
+        Integer.toString(maxErrors)))
         .map(Code::of);
   }
 

@@ -3,6 +3,7 @@ package io.conveyor.api;
 import io.conveyor.bus.Addresses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.model.TxException;
 import io.conveyor.testing.Eventually;
@@ -12,6 +13,7 @@ import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +56,40 @@ class BusApiTest {
     assertEquals("success", done.getString("status"));
     assertEquals(new JsonObject().put("paid", true), done.getJsonObject("output"));
     assertEquals("o-1", done.getString("externalId"));
+  }
+
+  @Test
+  void an_identifier_with_a_nul_a_lone_surrogate_or_a_tab_is_refused_naming_the_field_and_other_letters_pass() {
+    for (String bad : List.of("o\u00001", "o\ud8001", "o\t1")) {
+      ReplyException refused = assertThrows(ReplyException.class, () -> request(Addresses.TX_START,
+          new JsonObject().put("type", "order").put("owner", "acme").put("externalId", bad)));
+      assertEquals(400, refused.failureCode());
+      TxException problem = TxException.fromJson(new JsonObject(refused.getMessage()));
+      assertEquals("externalId", problem.field(), refused.getMessage());
+      assertTrue(problem.getMessage().contains("at index 1"), problem.getMessage());
+    }
+    ReplyException owner = assertThrows(ReplyException.class, () -> request(Addresses.TX_START,
+        new JsonObject().put("type", "order").put("owner", "ac\u0085me")));
+    assertEquals("owner", TxException.fromJson(new JsonObject(owner.getMessage())).field());
+    ReplyException status = assertThrows(ReplyException.class, () -> request(Addresses.TX_STATUS,
+        new JsonObject().put("txId", "tx-" + "0".repeat(32)).put("owner", "ac\u007fme")));
+    assertEquals(400, status.failureCode());
+    assertTrue(status.getMessage().contains("U+007F"), status.getMessage());
+    JsonObject started = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme")
+        .put("externalId", "Bestellung-Größe-ñ-東京-\ud83d\ude00"));
+    assertEquals("Bestellung-Größe-ñ-東京-\ud83d\ude00", started.getString("externalId"));
+  }
+
+  @Test
+  void a_switch_value_over_max_payload_bytes_is_refused_413_naming_the_limit() {
+    String txId = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme"))
+        .getString("txId");
+    ReplyException big = assertThrows(ReplyException.class, () -> request(Addresses.TX_SWITCH, new JsonObject()
+        .put("txId", txId).put("owner", "acme").put("name", "go").put("value", "x".repeat(1_048_576))));
+    assertEquals(413, big.failureCode());
+    TxException problem = TxException.fromJson(new JsonObject(big.getMessage()));
+    assertEquals("value", problem.field());
+    assertTrue(problem.getMessage().endsWith("over the limit of 1048576"), problem.getMessage());
   }
 
   @Test

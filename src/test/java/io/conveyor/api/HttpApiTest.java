@@ -152,6 +152,78 @@ class HttpApiTest {
   }
 
   @Test
+  void a_wait_past_the_maximum_another_owner_in_the_body_and_a_group_nobody_has_are_refused_and_write_nothing() {
+    List<String> before = TestRedis.traces(node.prefix);
+    Reply tooLong = call("POST", "/api/v1/transactions?wait=31", "k-acme", order());
+    assertEquals(400, tooLong.status());
+    assertEquals("wait", tooLong.body().getString("field"));
+    assertTrue(tooLong.body().getString("detail").contains("from 0 to 30 (http.maxWait)"), tooLong.body().encode());
+    assertEquals(400, call("GET", "/api/v1/transactions/tx-" + "0".repeat(32) + "?wait=45", "k-acme", null).status());
+    Reply other = call("POST", "/api/v1/transactions", "k-acme", order().put("owner", "globex"));
+    assertEquals(403, other.status());
+    assertEquals("forbidden", other.body().getString("type"));
+    assertEquals("owner", other.body().getString("field"));
+    assertTrue(other.body().getString("detail").contains("acts for owner acme only, not globex"),
+        other.body().encode());
+    for (String action : List.of("pause", "drain", "resume")) {
+      Reply typo = call("POST", "/api/v1/admin/groups/mastr/" + action, "k-ops", null);
+      assertEquals(404, typo.status(), action);
+      assertTrue(typo.body().getString("detail").contains("no node group mastr"), typo.body().encode());
+    }
+    assertEquals(400, call("POST", "/api/v1/admin/groups/master/drain?wait=301", "k-ops", null).status());
+    assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream()
+        .filter(k -> !k.equals(node.keys.rateH("acme"))).sorted().toList());
+    // its own owner named, and the longest wait, are fine
+    assertEquals(200, call("POST", "/api/v1/transactions?wait=30", "k-acme", order().put("owner", "acme")).status());
+    assertEquals("running", call("GET", "/api/v1/admin/groups/master", "k-ops", null).body().getString("state"));
+  }
+
+  @Test
+  void an_identifier_with_a_nul_a_lone_surrogate_or_a_tab_is_refused_400_naming_it_and_other_letters_pass() {
+    // the body as text: a lone surrogate survives only as a JSON escape (UTF-8 has no form for it)
+    for (String bad : List.of("o\\u00001", "o\\ud8001", "o\\t1")) {
+      Reply r = send("POST", "/api/v1/transactions", "k-acme", "application/json",
+          "{\"type\":\"order\",\"externalId\":\"" + bad + "\"}");
+      assertEquals(400, r.status(), bad);
+      assertEquals("externalId", r.body().getString("field"), r.body().encode());
+      assertTrue(r.body().getString("detail").contains("at index 1"), r.body().encode());
+    }
+    Reply group = call("POST", "/api/v1/admin/groups/mas%09ter/pause", "k-ops", null);
+    assertEquals(400, group.status());
+    assertTrue(group.body().getString("detail").contains("U+0009"), group.body().encode());
+    Reply sw = call("PUT", "/api/v1/transactions/tx-" + "0".repeat(32) + "/switches/go%00", "k-acme",
+        new JsonObject().put("value", 1));
+    assertEquals(400, sw.status());
+    assertEquals("name", sw.body().getString("field"), sw.body().encode());
+    Reply ok = call("POST", "/api/v1/transactions", "k-acme", order().put("externalId", "Größe-ñ-東京"));
+    assertEquals(202, ok.status());
+    assertEquals("Größe-ñ-東京", ok.body().getString("externalId"));
+  }
+
+  @Test
+  void an_owner_at_its_max_live_is_answered_429_live_limit_with_retry_after_and_others_are_not() {
+    Reply set = call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 1));
+    assertEquals(200, set.status(), set.body().encode());
+    assertEquals(1, set.body().getInteger("maxLive"));
+    assertEquals("api", set.body().getString("maxLiveFrom"));
+    assertEquals(1048576, set.body().getInteger("maxPayloadBytes"), "the default applies where none is set");
+    assertEquals(400, call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 0)).status());
+    JsonObject waiting = new JsonObject().put("type", "approval");
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", waiting).status());
+
+    Reply refused = call("POST", "/api/v1/transactions", "k-acme", waiting);
+    assertEquals(429, refused.status());
+    assertEquals("application/problem+json", refused.type());
+    assertEquals("live-limit", refused.body().getString("type"));
+    assertTrue(refused.body().getString("detail").contains("maxLive = 1"), refused.body().encode());
+    assertEquals("5", refused.retryAfter());
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-globex", waiting).status());
+    JsonObject inForce = call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("limits");
+    assertEquals(100000, inForce.getInteger("maxLive"));
+    assertEquals(2048, inForce.getInteger("maxBodyBytes"));
+  }
+
+  @Test
   void an_owner_over_its_start_rate_is_answered_429_with_retry_after_and_others_are_not() {
     node.close();
     node = withHttp().set("HTTP_START_RATE", "1")

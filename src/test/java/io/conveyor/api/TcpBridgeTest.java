@@ -78,7 +78,7 @@ class TcpBridgeTest {
   }
 
   private static JsonObject order() {
-    return new JsonObject().put("type", "order").put("owner", "someone-else").put("input", new JsonObject());
+    return new JsonObject().put("type", "order").put("input", new JsonObject());
   }
 
   @Test
@@ -106,12 +106,15 @@ class TcpBridgeTest {
         call(Addresses.TX_START, null, order(), "r-1"),
         call(Addresses.TX_START, "wrong", order(), "r-2"),
         call(Addresses.TX_START, "secret-ops", order(), "r-3"),
-        call("conveyor.internal.anything", "secret-acme", order(), "r-4"))) {
+        call("conveyor.internal.anything", "secret-acme", order(), "r-4"),
+        call(Addresses.TX_START, "secret-acme", order().put("owner", "someone-else"), "r-5"))) {
       assertEquals("err", refused.getString("type"), refused.encode());
       assertEquals("access_denied", refused.getString("message"), refused.encode());
       assertTrue(refused.getString("reason").length() > 10, refused.encode());
     }
     assertEquals(before.stream().sorted().toList(), TestRedis.traces(node.prefix).stream().sorted().toList());
+    JsonObject other = call(Addresses.TX_START, "secret-acme", order().put("owner", "someone-else"), "r-6");
+    assertTrue(other.getString("reason").contains("acts for owner acme only, not someone-else"), other.encode());
   }
 
   @Test

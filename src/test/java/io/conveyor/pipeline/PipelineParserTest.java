@@ -33,6 +33,16 @@ class PipelineParserTest {
   }
 
   @Test
+  void a_name_with_a_control_character_is_refused_naming_file_and_field() {
+    String m = assertThrows(PipelineException.class, () -> parser.parse(new JsonObject().put("name", "ord\u0000er")
+        .put("nodeGroup", "master").put("steps", new io.vertx.core.json.JsonArray()), "order.json")).getMessage();
+    assertTrue(m.startsWith("order.json: name: contains the control character U+0000 at index 3"), m);
+    String g = assertThrows(PipelineException.class, () -> parser.parse(new JsonObject().put("name", "order")
+        .put("nodeGroup", "mas\tter").put("steps", new io.vertx.core.json.JsonArray()), "order.json")).getMessage();
+    assertTrue(g.startsWith("order.json: nodeGroup: contains the control character U+0009"), g);
+  }
+
+  @Test
   void a_valid_pipeline_keeps_its_timeouts_and_a_version_that_follows_its_content() {
     String base = "{'name':'p','nodeGroup':'g','transactionType':true,'timeout':'2s','steps':["
         + "{'type':'util/delay','params':{'duration':'10ms'},'timeout':'500ms'},{'type':'util/fail'}]}";

@@ -140,6 +140,29 @@ class HttpRequestStepTest {
   }
 
   @Test
+  void a_host_that_does_not_resolve_fails_as_http_dns_and_is_retried() {
+    // .invalid never resolves (RFC 6761); allowed or not, the lookup fails the same way
+    for (boolean allowed : new boolean[] {false, true}) {
+      if (node != null) {
+        node.close();
+      }
+      node = new TestNode().pipeline("call", ("{'name':'call','nodeGroup':'master','transactionType':true,'steps':["
+          + "{'type':'http/request','params':{'url':'http://no-such-host.invalid/x'}}],"
+          + "'retry':{'maxAttempts':2,'initialInterval':'10ms'}}"));
+      if (allowed) {
+        node.set("WEBHOOKS_ALLOW_HOSTS", "no-such-host.invalid");
+      }
+      node.start(new TestSteps().registry());
+      TxSummary done = node.awaitFinal(node.start("call", new JsonObject()));
+      assertEquals(TxStatus.FAILED, done.status(), done.note());
+      io.vertx.core.json.JsonArray errors = done.toJson().getJsonArray("errors");
+      assertEquals(2, errors.size(), "retried once: " + errors);
+      assertEquals(List.of("http-dns", "http-dns"), errors.stream().map(e -> ((JsonObject) e).getString("code"))
+          .toList(), "allowed " + allowed);
+    }
+  }
+
+  @Test
   void a_placeholder_the_input_lacks_fails_the_step_without_a_request() {
     serve((n, req) -> req.response().end());
     startNode(POST, "{'maxAttempts':3}", true);

@@ -51,6 +51,21 @@ class RerunScriptTest extends ScriptTest {
   }
 
   @Test
+  void past_max_errors_the_oldest_runs_fold_into_one_summary_and_the_newest_stay() {
+    ControlStore control = new ControlStore(h.store.context, 2);
+    for (int n = 1; n <= 4; n++) {
+      cmd("HSET", h.keys.stateH("tx-3"), "processingState", "complete", "status", n % 2 == 0 ? "failed" : "cancelled",
+          "owner", "acme", "group", "g", "type", "p", "step", 0, "input", "{}", "note", "run " + n, "completed", n);
+      assertEquals(Code.OK, control.rerun("tx-3", "acme", true, null).await().code());
+      assertEquals(Math.min(n, 2), new io.vertx.core.json.JsonArray(field("tx-3", "runs")).size(), "after " + n);
+    }
+    io.vertx.core.json.JsonArray runs = new io.vertx.core.json.JsonArray(field("tx-3", "runs"));
+    assertEquals(new JsonObject().put("summary", true).put("dropped", 3).put("from", 1).put("to", 3)
+        .put("statuses", new JsonObject().put("cancelled", 2).put("failed", 1)), runs.getJsonObject(0));
+    assertEquals("run 4", runs.getJsonObject(1).getString("note"));
+  }
+
+  @Test
   void from_the_start_it_takes_the_transactions_input_and_without_the_failed_steps_input_only_that_works() {
     ended("tx-2", "cancelled", null);
     assertEquals(Code.NO_STEP_INPUT, h.store.control.rerun("tx-2", "acme", false, null).await().code());

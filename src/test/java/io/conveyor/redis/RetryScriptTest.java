@@ -67,6 +67,27 @@ class RetryScriptTest extends ScriptTest {
   }
 
   @Test
+  void past_max_errors_the_oldest_errors_fold_into_one_summary_and_the_newest_stay() {
+    RunStore run = new RunStore(h.store.context, 3);
+    Dequeued at = tx;
+    for (int n = 1; n <= 5; n++) {
+      assertEquals(Code.SLEEPING, run.retry(at, "node-a", h.clock.millis(), n + 1, new JsonObject(),
+          error(n).put("at", n * 1000L).put("code", n % 2 == 0 ? "http-500" : "failed"), null).await());
+      assertEquals(1, h.store.control.wake(0, 10).await());
+      at = h.store.queue.dequeue(0, "g", "node-a", 1).await().get(0);
+      assertEquals(Math.min(n, 3), new JsonArray(field("errors")).size(), "after " + n + " errors");
+    }
+    assertEquals(List.of(Code.OK), run.complete("node-a", Duration.ofHours(1), List.of(new RunStore.Completion(
+        "tx-1", at.attempt(), TxStatus.FAILED, null, "no 6", null, error(6).put("at", 6000L)))).await());
+    JsonArray kept = new JsonArray(field("errors"));
+    assertEquals(3, kept.size(), kept.encode());
+    assertEquals(new JsonObject().put("summary", true).put("dropped", 4).put("from", 1000).put("to", 4000)
+        .put("codes", new JsonObject().put("failed", 2).put("http-500", 2)), kept.getJsonObject(0));
+    assertEquals(List.of(5, 6), List.of(kept.getJsonObject(1).getInteger("attempt"),
+        kept.getJsonObject(2).getInteger("attempt")));
+  }
+
+  @Test
   void a_checkpoint_starts_the_next_step_at_its_first_attempt() {
     long due = h.clock.millis();
     h.store.run.retry(tx, "node-a", due, 2, new JsonObject(), error(1), null).await();

@@ -65,6 +65,10 @@ class ScheduleModelTest {
 
   @Test
   void bad_definitions_are_refused_naming_the_field() {
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> of("{'id':'x','pipeline':'p','owner':'a\\u0000',"
+        + "'every':'1m'}")).getMessage().startsWith("owner: contains the control character U+0000"));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> of("{'id':'x\\ud800','pipeline':'p','owner':'a',"
+        + "'every':'1m'}")).getMessage().startsWith("id: contains the unpaired surrogate U+D800"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> of("{'id':'x','pipeline':'p','owner':'a',"
         + "'cron':'0 7 * *'}")).getMessage().startsWith("cron: 0 7 * * is not a cron expression"));
     assertEquals("cron: give cron (e.g. \"0 7 * * MON-FRI\") or every (e.g. \"30s\"), not both",

@@ -87,11 +87,32 @@ public final class HttpRequestStep implements StepType {
       return guard.check(uri)
           .compose(ok -> send(ctx, method, target, head, payload))
           .map(response -> result(response, success, retryable))
-          .recover(e -> Future.succeededFuture(e instanceof OutboundGuard.Refused
-              ? new StepResult.Failed(e.getMessage(), null, "http-refused", false, null)
-              : new StepResult.Failed(method + " " + target + " failed: " + e.getMessage(), null, "http-connect",
-                  true, null)));
+          .recover(e -> Future.succeededFuture(failure(e, method + " " + target)));
     };
+  }
+
+  /**
+   * A call that got no answer: a host that does not resolve (now, or when the client connects: allowed hosts skip
+   * the guard's lookup) is http-dns and retried like http-connect, since DNS failures pass; http-refused is only a
+   * target the guard forbids, which no retry changes.
+   */
+  private static StepResult failure(Throwable e, String call) {
+    if (e instanceof OutboundGuard.Unresolved || unresolved(e)) {
+      return new StepResult.Failed(call + " failed: " + e.getMessage(), null, "http-dns", true, null);
+    }
+    if (e instanceof OutboundGuard.Refused) {
+      return new StepResult.Failed(e.getMessage(), null, "http-refused", false, null);
+    }
+    return new StepResult.Failed(call + " failed: " + e.getMessage(), null, "http-connect", true, null);
+  }
+
+  private static boolean unresolved(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.UnknownHostException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Future<HttpResponse<Buffer>> send(StepContext ctx, HttpMethod method, String target,

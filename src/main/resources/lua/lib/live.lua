@@ -1,0 +1,46 @@
+-- live (included by start, hop, fork, rerun, complete and cancel): how many transactions each owner has live
+-- (running: started and not yet ended, delayed ones too) in this partition, in liveOwnersH (owner -> count).
+-- Every path that makes a transaction running calls live_began (start, a child, a branch, a compensation, a
+-- rerun); every path that ends one calls live_ended (complete, and lib/fork.lua's fork_end_cancelled, which
+-- cancel and every cancel walk end waiting transactions through), so none is missed. A script counts in a batch
+-- (live_batch) and writes it once per owner at its end (live_flush): a call of a hundred starts or completions
+-- writes one HINCRBY per owner, not one per transaction. A count never goes below 0: a transaction started
+-- before counting began ends uncounted.
+
+local function live_batch(key)
+  return {key = key, read = {}, delta = {}}
+end
+
+local function live_began(batch, owner)
+  if owner and owner ~= '' then
+    batch.delta[owner] = (batch.delta[owner] or 0) + 1
+  end
+end
+
+local function live_ended(batch, owner)
+  if owner and owner ~= '' then
+    batch.delta[owner] = (batch.delta[owner] or 0) - 1
+  end
+end
+
+-- Whether one more of the owner's transactions fits in this partition, and the share of the limit that holds
+-- here: limit (the owner's maxLive) split evenly over the partitions, rounded up (see docs/decisions.md).
+local function live_room(batch, owner, limit, partitions)
+  local here = math.ceil(limit / partitions)
+  local stored = batch.read[owner]
+  if stored == nil then
+    stored = tonumber(redis.call('HGET', batch.key, owner) or '0') or 0
+    batch.read[owner] = stored
+  end
+  return stored + (batch.delta[owner] or 0) < here, here
+end
+
+-- Writes the batch's counts: one HINCRBY per owner it changed; a count at 0 or below is deleted.
+local function live_flush(batch)
+  for owner, d in pairs(batch.delta) do
+    if d ~= 0 and redis.call('HINCRBY', batch.key, owner, d) <= 0 then
+      redis.call('HDEL', batch.key, owner)
+    end
+  end
+  batch.delta = {}
+end
