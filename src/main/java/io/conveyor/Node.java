@@ -44,7 +44,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +70,6 @@ public final class Node {
   /** Which partitions of each leader role this node asks for (see Assignment). */
   private final io.conveyor.bus.Assignment assignment;
   private final EmbeddedRedis embedded;
-  private final AtomicInteger busy = new AtomicInteger();
   private final Registration registration;
   private final List<String> pipelineNames = new ArrayList<>();
   /** The pipelines of the node's files: what it publishes at start, and again if Redis comes back without. */
@@ -98,7 +96,7 @@ public final class Node {
     this.tracing = tracing;
     this.catalog = new PipelineCatalog(new PipelineParser(registry));
     this.metrics = new NodeMetrics(config.metrics().ownerLabels());
-    metrics.busyWorkers(busy::get, config.node().workers());
+    metrics.busyWorkers(metrics::workersBusy, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
         new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()));
@@ -301,9 +299,9 @@ public final class Node {
     if (n.has("dequeue")) {
       DequeueVerticle workers = new DequeueVerticle(redis, catalog, metrics,
           new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
-              config.transactions().stepTimeout(), config.archive().delay(), config.limits()), busy,
-          registration, tracing);
-      chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers);
+              config.transactions().stepTimeout(), config.archive().delay(), config.limits()), registration,
+          tracing);
+      chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers.handoff());
     }
     if (n.has("api")) {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(transactions)));
@@ -382,7 +380,7 @@ public final class Node {
         .put("version", BuildInfo.version())
         .put("started", started)
         .put("beat", Instant.ofEpochMilli(clock.millis()).toString())
-        .put("busy", busy.get())
+        .put("busy", metrics.workersBusy())
         .put("workers", config.node().workers())
         .put("stepTypes", new JsonArray(new TreeSet<>(registry.names()).stream().toList()))
         .put("clusterNodeId", cluster.clusterNodeId())

@@ -1,12 +1,26 @@
 package io.conveyor;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.vertx.core.AbstractVerticle;
+import io.vertx.core.VerticleBase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -67,5 +81,42 @@ class ArchitectureTest {
   @Test
   void production_code_has_no_fault_hooks_that_halt_the_process() {
     noClasses().should().callMethod(Runtime.class, "halt", int.class).check(product);
+  }
+
+  /** A verticle: an actor, whose state is touched on its own context only (DESIGN.md, "Actors"). */
+  private static final DescribedPredicate<JavaClass> VERTICLE = DescribedPredicate.describe("are verticles",
+      c -> c.isAssignableTo(VerticleBase.class) || c.isAssignableTo(AbstractVerticle.class));
+
+  @Test
+  void no_verticle_holds_a_volatile_or_atomic_field_or_a_synchronized_method() {
+    fields().that().areDeclaredInClassesThat(VERTICLE)
+        .should().notHaveModifier(JavaModifier.VOLATILE)
+        .andShould().notHaveRawType(DescribedPredicate.describe("a java.util.concurrent.atomic type",
+            t -> t.getPackageName().equals("java.util.concurrent.atomic")))
+        .because("a verticle is an actor: another verticle asks it by message or runOnContext, never shares its state")
+        .check(product);
+    methods().that().areDeclaredInClassesThat(VERTICLE)
+        .should().notHaveModifier(JavaModifier.SYNCHRONIZED)
+        .because("a verticle is an actor: its methods run on its own context, one at a time")
+        .check(product);
+  }
+
+  /** synchronized (x) { } leaves no trace ArchUnit sees: the verticles' sources are read instead. */
+  @Test
+  void no_verticle_source_has_a_synchronized_block() throws IOException {
+    List<JavaClass> verticles = product.stream().filter(VERTICLE).filter(c -> !c.isNestedClass()).toList();
+    assertFalse(verticles.size() < 10, "verticles found: " + verticles.size());
+    Pattern comment = Pattern.compile("//[^\\n]*|/\\*.*?\\*/|\"(?:\\\\.|[^\"\\\\])*+\"", Pattern.DOTALL);
+    List<String> offenders = new java.util.ArrayList<>();
+    for (JavaClass verticle : verticles) {
+      Path source = Path.of("src/main/java", verticle.getPackageName().replace('.', '/'),
+          verticle.getSource().orElseThrow().getFileName().orElseThrow());
+      String code = comment.matcher(Files.readString(source)).replaceAll(" ");
+      if (Pattern.compile("\\bsynchronized\\b").matcher(code).find()) {
+        offenders.add(source.toString());
+      }
+    }
+    assertEquals(List.of(), offenders, "verticles with a synchronized block (a verticle is an actor: ask it by "
+        + "message or runOnContext instead)");
   }
 }

@@ -54,6 +54,22 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
     return registry.scrape();
   }
 
+  /**
+   * Worker slots in use, as the dequeue verticle last set it from its own context; the gauge and the heartbeat
+   * read it. The verticle keeps its slots to itself and only reports the count here.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger workersBusy = new java.util.concurrent.atomic.AtomicInteger();
+
+  /** The dequeue verticle reports its busy slots (running or writing their completion). */
+  public void workersBusy(int n) {
+    workersBusy.set(n);
+  }
+
+  /** Busy worker slots, as last reported. */
+  public int workersBusy() {
+    return workersBusy.get();
+  }
+
   public void busyWorkers(Supplier<Number> busy, int total) {
     Gauge.builder("conveyor.workers.busy", busy).description("worker slots running a transaction")
         .register(registry);

@@ -123,34 +123,45 @@ public final class QueueStore {
           Integer.toString(tx.share())));
     }
     // slots are reserved last, once nothing above can throw: every reservation ends in handed or lost
-    int offered = mine == 0 ? 0 : handoff.reserve(mine);
-    String g = offered > 0 ? group : txs.get(0).group(); // any names of the partition when nothing is offered
-    k.addAll(fixedKeys, List.of(keys.qAdminL(p, g), keys.qOutL(p, g), keys.qInZ(p, g), keys.qHeldS(p, g),
-        keys.groupH(p, g), keys.processingZ(p), keys.inflightZ(p, offered > 0 ? handoff.nodeId() : "")));
-    args.addAll(fixedArgs, List.of(offered > 0 ? handoff.nodeId() : "", Integer.toString(offered),
-        offered > 0 ? group : ""));
-    k.add(keys.liveOwnersH(p));
-    args.add(Integer.toString(maxLive));
-    args.add(Integer.toString(keys.partitions()));
-    Future<List<StartReply>> sent = r.runReplicated(r.scripts().start, k, args).map(reply -> {
-      List<StartReply> out = new ArrayList<>(reply.size());
-      List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
-      for (int i = 0; i < reply.size(); i++) {
-        Response one = reply.get(i);
-        out.add(new StartReply(Code.of(one), one.get(1).toString(), now));
-        if (one.size() > 2) {
-          handed.add(handedOver(txs.get(i), one.get(1).toString(), now));
-        }
+    Future<Integer> offer = mine == 0 ? Future.succeededFuture(0) : handoff.reserve(mine);
+    return offer.compose(offered -> {
+      String g = offered > 0 ? group : txs.get(0).group(); // any names of the partition when nothing is offered
+      k.addAll(fixedKeys, List.of(keys.qAdminL(p, g), keys.qOutL(p, g), keys.qInZ(p, g), keys.qHeldS(p, g),
+          keys.groupH(p, g), keys.processingZ(p), keys.inflightZ(p, offered > 0 ? handoff.nodeId() : "")));
+      args.addAll(fixedArgs, List.of(offered > 0 ? handoff.nodeId() : "", Integer.toString(offered),
+          offered > 0 ? group : ""));
+      k.add(keys.liveOwnersH(p));
+      args.add(Integer.toString(maxLive));
+      args.add(Integer.toString(keys.partitions()));
+      Future<Response> call;
+      try {
+        call = r.runReplicated(r.scripts().start, k, args);
+      } catch (RuntimeException e) { // never answered: the reservation must still end (lost)
+        call = Future.failedFuture(e);
       }
+      Future<List<StartReply>> sent = call.map(reply -> replies(reply, txs, now, offered, handoff));
       if (offered > 0) {
-        handoff.handed(offered, handed);
+        sent.onFailure(e -> handoff.lost(offered));
       }
-      return out;
+      return sent;
     });
-    if (offered > 0) {
-      sent.onFailure(e -> handoff.lost(offered));
+  }
+
+  /** start.lua's reply, one answer per transaction; what it handed over goes to the node's workers. */
+  private static List<StartReply> replies(Response reply, List<NewTx> txs, long now, int offered, Handoff handoff) {
+    List<StartReply> out = new ArrayList<>(reply.size());
+    List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
+    for (int i = 0; i < reply.size(); i++) {
+      Response one = reply.get(i);
+      out.add(new StartReply(Code.of(one), one.get(1).toString(), now));
+      if (one.size() > 2) {
+        handed.add(handedOver(txs.get(i), one.get(1).toString(), now));
+      }
     }
-    return sent;
+    if (offered > 0) {
+      handoff.handed(offered, handed);
+    }
+    return out;
   }
 
   /** A start start.lua took for this node, as a dequeue would have answered it (attempt 1, at its first step). */

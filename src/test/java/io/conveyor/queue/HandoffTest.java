@@ -42,7 +42,7 @@ class HandoffTest {
     // the node's workers wait for work once their first take found none: only then are they offered
     Eventually.until(Duration.ofSeconds(5), "the node's workers to wait for work", () -> {
       Handoff h = node.node().handoff();
-      int got = h.reserve(1);
+      int got = h.reserve(1).await();
       if (got > 0) {
         h.handed(got, List.of()); // give the slot back
       }
@@ -103,7 +103,7 @@ class HandoffTest {
       }
 
       @Override
-      public int reserve(int n) {
+      public io.vertx.core.Future<Integer> reserve(int n) {
         return real.reserve(n);
       }
 

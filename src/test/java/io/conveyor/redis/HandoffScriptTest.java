@@ -51,10 +51,10 @@ class HandoffScriptTest extends ScriptTest {
     }
 
     @Override
-    public int reserve(int n) {
+    public io.vertx.core.Future<Integer> reserve(int n) {
       int granted = Math.min(n, slots);
       reservedTotal += granted;
-      return granted;
+      return io.vertx.core.Future.succeededFuture(granted);
     }
 
     @Override

@@ -1,0 +1,47 @@
+package io.conveyor.queue;
+
+import io.conveyor.redis.QueueStore;
+import io.vertx.core.Future;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts back on their queues, attempt raised, the transactions this node holds in inflightZ but does not run:
+ * what a lost dequeue reply or a lost start reply (a hand-off) left, what came while the node was fenced, or,
+ * at the end of a stop, everything still held. Used by the dequeue verticle on its own context.
+ */
+final class LostWork {
+  private static final Logger log = LoggerFactory.getLogger(LostWork.class);
+  private final QueueStore store;
+  private final String nodeId;
+  private final WorkerSlots slots;
+
+  LostWork(QueueStore store, String nodeId, WorkerSlots slots) {
+    this.store = store;
+    this.nodeId = nodeId;
+    this.slots = slots;
+  }
+
+  /** What is held but not run goes back; how many, logged as what was lost when any. */
+  Future<Integer> putBack(String lost) {
+    return store.requeueLost(nodeId, slots.runningIds()).onSuccess(n -> {
+      if (n > 0) {
+        log.info("put {} transactions {} back on their queues", n, lost);
+      }
+    });
+  }
+
+  /** The node stopped: what did not finish in time goes back for another node to run (never fails). */
+  Future<Integer> putBackAll() {
+    return store.requeueLost(nodeId, Set.of()).map(n -> {
+      if (n > 0) {
+        log.warn("stopped with {} transactions unfinished: put back on their queues", n);
+      }
+      return n;
+    }).recover(e -> {
+      log.warn("could not put back unfinished work ({}); the reaper will", e.getMessage());
+      return Future.succeededFuture(0);
+    });
+  }
+}

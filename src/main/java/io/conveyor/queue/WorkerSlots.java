@@ -1,0 +1,117 @@
+package io.conveyor.queue;
+
+import io.conveyor.model.Dequeued;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The worker slots of one node, kept by its dequeue verticle on its own context: runs under way, completions
+ * out, slots a start call holds for a hand-off, slots the dequeue out now asked for, and which transactions
+ * run here. A take asks for at most workers less the runs and workers less the writes out, so runs stay
+ * within workers and runs + writing within twice that.
+ */
+final class WorkerSlots {
+  private final int workers;
+  /**
+   * The transactions running here, with how many runs of each: after a fence the node may take back a
+   * transaction whose old run has not ended yet, and each run holds a worker slot until it ends.
+   */
+  private final Map<String, Integer> running = new HashMap<>();
+  /** Runs whose step is not done yet: each holds a worker slot. */
+  private int runs;
+  /** Runs whose completion is out (see ended): their slot is free, their write not landed yet. */
+  private int writing;
+  /** Slots start calls hold for a hand-off, until they answer (handed) or fail (lost). */
+  private int reserved;
+  /** What the dequeue out now asked for. */
+  private int asking;
+
+  WorkerSlots(int workers) {
+    this.workers = workers;
+  }
+
+  /** No slot to give, to a take or a start: every one is running, reserved or asked for, or too many writes are out. */
+  boolean full() {
+    return writing >= workers || free() <= 0;
+  }
+
+  private int free() {
+    return workers - runs - reserved - asking;
+  }
+
+  /** A dequeue goes out: how many it asks for, held until it answers (see taken). */
+  int ask() {
+    asking = Math.min(workers - runs - reserved, workers - writing);
+    return asking;
+  }
+
+  /** The dequeue answered with n runs to hold a slot each (0 when it failed or they are not run here). */
+  void taken(int n) {
+    asking = 0;
+    runs += n;
+  }
+
+  /** Up to n slots for a start call's hand-off; 0 when none is free. */
+  int reserve(int n) {
+    int granted = Math.min(Math.min(n, free()), workers - writing);
+    if (granted <= 0) {
+      return 0;
+    }
+    reserved += granted;
+    return granted;
+  }
+
+  /** A start call answered (or failed): its n reserved slots go free, and ran of them hold a run now. */
+  void unreserve(int n, int ran) {
+    reserved -= n;
+    runs += ran;
+  }
+
+  int reserved() {
+    return reserved;
+  }
+
+  /** These are running here from now on (before any of them starts: see DequeueVerticle.run). */
+  void running(List<Dequeued> txs) {
+    for (Dequeued tx : txs) {
+      running.merge(tx.txId(), 1, Integer::sum);
+    }
+  }
+
+  /** A run handed its completion to Redis: its slot is free, its write is out. */
+  void ended() {
+    runs--;
+    writing++;
+  }
+
+  /** A run is over: its write landed (ended was called) or it ended without one (its slot goes free now). */
+  void released(String txId, boolean ended) {
+    running.computeIfPresent(txId, (id, n) -> n > 1 ? n - 1 : null);
+    if (ended) {
+      writing--;
+    } else {
+      runs--;
+    }
+  }
+
+  /** The transactions running here now, as a copy (what a put-back of lost work must leave alone). */
+  Set<String> runningIds() {
+    return Set.copyOf(running.keySet());
+  }
+
+  /** Slots in use: running, or writing their completion (the heartbeat and the metrics show it). */
+  int busy() {
+    return runs + writing;
+  }
+
+  int runs() {
+    return runs;
+  }
+
+  /** Nothing runs, writes or is reserved: a drain may end. */
+  boolean idle() {
+    return runs == 0 && writing == 0 && reserved == 0;
+  }
+}
