@@ -1,6 +1,7 @@
 package io.conveyor.queue;
 
 import io.conveyor.bus.Addresses;
+import io.conveyor.config.Config;
 import io.conveyor.bus.Registration;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
@@ -69,16 +70,10 @@ public final class DequeueVerticle extends VerticleBase {
 
   /**
    * This node's id and group, its worker slots, how long an idle wait lasts at most, how long a stop lets
-   * running work finish, and what the runner needs (the default step timeout, the archive delay).
+   * running work finish, and what the runner needs (the default step timeout, the archive delay, the limits).
    */
   public record Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
-                         Duration stepTimeout, Duration archiveDelay, io.conveyor.config.Config.Limits limits) {
-    /** With the limits' defaults. */
-    public Settings(String nodeId, String group, int workers, Duration idleWait, Duration drainTime,
-                    Duration stepTimeout, Duration archiveDelay) {
-      this(nodeId, group, workers, idleWait, drainTime, stepTimeout, archiveDelay,
-          io.conveyor.config.Config.Limits.DEFAULTS);
-    }
+                         Duration stepTimeout, Duration archiveDelay, Config.Limits limits) {
   }
 
   public DequeueVerticle(RedisAccess redis, PipelineCatalog catalog, NodeMetrics metrics, Settings settings,
