@@ -662,6 +662,9 @@ public final class HttpApiVerticle extends VerticleBase {
       return;
     }
     JsonObject p = t.toJson().put("title", t.kind().type);
+    if (t.retryAfter() > 0) {
+      ctx.response().putHeader("Retry-After", Integer.toString(t.retryAfter()));
+    }
     ctx.response().setStatusCode(t.kind().status).putHeader("content-type", "application/problem+json")
         .end(p.encode());
   }

@@ -178,6 +178,8 @@ public final class Transactions {
   private Future<TxSummary> confirm(String txId, Throwable cause) {
     return reads.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
         ? Future.succeededFuture(ar.result())
+        : cause instanceof RedisUnavailable.Full ? Future.failedFuture(TxException.redisFull(cause.getMessage() + "; "
+            + txId + " was not started", txId, 1))
         : Future.failedFuture(new TxException(Kind.UNAVAILABLE, "Redis did not answer (" + cause.getMessage()
             + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
   }
@@ -437,6 +439,9 @@ public final class Transactions {
   }
 
   public static TxException unavailable(Throwable cause) {
+    if (cause instanceof RedisUnavailable.Full) {
+      return TxException.redisFull(cause.getMessage(), null, 1);
+    }
     return new TxException(Kind.UNAVAILABLE, cause.getMessage(), null, null);
   }
 }

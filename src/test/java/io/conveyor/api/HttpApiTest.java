@@ -302,7 +302,7 @@ class HttpApiTest {
       TestRedis.cmd("SCRIPT", "FLUSH");
       Reply reloaded = call("GET", "/health/ready", null, null);
       assertEquals(200, reloaded.status(), reloaded.body().encode());
-      assertEquals(1, TestRedis.cmd("SCRIPT", "EXISTS", node.node().redis().scripts().rerun.sha()).get(0).toInteger());
+      assertEquals(1, TestRedis.cmd("SCRIPT", "EXISTS", node.node().redis().scripts().sent(node.node().redis().scripts().rerun).sha()).get(0).toInteger());
     }
     TestRedis.cmd("SREM", node.keys.pipelinesS(), "order");
     Reply notReady = call("GET", "/health/ready", null, null);
