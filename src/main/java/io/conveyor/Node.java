@@ -279,6 +279,9 @@ public final class Node {
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
         registration).sharing(assignment))
+        // one watcher per node; its verdicts reach the start paths deployed below (each check, by message)
+        .compose(v -> deploy("memory watch", new io.conveyor.node.MemoryWatchVerticle(redis,
+            config.redis().memory(), nodeId, metrics)))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)))
         .compose(v -> deploy("events", new io.conveyor.bus.EventsVerticle(redis)));

@@ -152,7 +152,9 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
     r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
         ctx.request().params())));
-    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> withinRate(ctx)
+    // a full Redis refuses before the rate token is written
+    r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> tx.admitsStarts()
+        .compose(v -> withinRate(ctx))
         .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
         .compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
@@ -251,7 +253,9 @@ public final class HttpApiVerticle extends VerticleBase {
   private Future<java.util.List<JsonObject>> ready() {
     int scripts = redis.scripts().all().size();
     java.util.List<Future<JsonObject>> checks = java.util.List.of(
-        check("redis", reads.ping().map(v -> "ok")),
+        // above redis.memoryHighWater Redis answers, but takes no starts: "full", and redisMemory says why
+        check("redis", reads.ping().map(v -> tx.memory().fullest() == null ? "ok" : "full")),
+        check("redisMemory", Future.succeededFuture(RedisMemoryView.readiness(tx.memory(), config.redis().memory()))),
         check("scripts", scriptsReady(scripts)),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready

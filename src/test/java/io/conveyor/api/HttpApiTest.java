@@ -294,7 +294,7 @@ class HttpApiTest {
     assertEquals(200, call("GET", "/health/live", null, null).status());
     Reply ready = call("GET", "/health/ready", null, null);
     assertEquals(200, ready.status());
-    assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("scripts", "ok").put("cluster", "ok")
+    assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("redisMemory", "ok").put("scripts", "ok").put("cluster", "ok")
         .put("archive", "ok").put("pipelines", "ok"), ready.body());
     if (!TestRedis.clusterMode()) {
       // a Redis that lost its scripts (a restart): the check loads them and the node stays ready (it answered
