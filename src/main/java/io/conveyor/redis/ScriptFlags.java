@@ -13,7 +13,7 @@ import java.util.Set;
 final class ScriptFlags {
   /** Scripts that run above maxmemory: their writes are small, or they are what frees memory. */
   static final Set<String> ALLOW_OOM = Set.of("dequeue", "checkpoint", "complete", "get-state", "requeue",
-      "group-state", "pipeline-state", "schedule-done", "cancel", "lease", "heartbeat", "reap", "judge",
+      "group-state", "pipeline-state", "schedule-due", "schedule-done", "cancel", "lease", "heartbeat", "reap", "judge",
       "lease-break", "sleep", "retry", "set-switch", "wake", "archive", "webhook", "webhook-cancel", "progress",
       "sample", "stats-read", "search", "ring", "trim", "memory");
 
