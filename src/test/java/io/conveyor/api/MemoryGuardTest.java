@@ -60,6 +60,16 @@ class MemoryGuardTest {
   }
 
   @Test
+  void the_watcher_reads_the_redis_of_every_partition_at_start_and_shows_it_in_the_metrics() {
+    String metrics = node.node().metrics().scrape();
+    for (int p : node.keys.all()) {
+      // no maxmemory on the test's Redis and no budget: no guard, ratio 0, not full
+      assertTrue(metrics.contains("conveyor_redis_memory_ratio{partition=\"" + p + "\"} 0.0"), metrics);
+      assertTrue(metrics.contains("conveyor_redis_memory_full{partition=\"" + p + "\"} 0.0"), metrics);
+    }
+  }
+
+  @Test
   void a_start_while_redis_is_judged_full_is_refused_with_redis_memory_and_writes_nothing() {
     judge(true);
     JsonObject refused = Eventually.until(Duration.ofSeconds(10), "a start refused for memory", this::start,
