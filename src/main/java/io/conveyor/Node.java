@@ -66,7 +66,8 @@ public final class Node {
   private final StepRegistry registry;
   private final PipelineCatalog catalog;
   private final NodeMetrics metrics;
-  private final RedisAccess redis;
+  /** Replaced once at start by one whose scripts suit the server (flagged on Redis 7; see Scripts.forServer). */
+  private RedisAccess redis;
   /** Which partitions of each leader role this node asks for (see Assignment). */
   private final io.conveyor.bus.Assignment assignment;
   private final EmbeddedRedis embedded;
@@ -194,7 +195,19 @@ public final class Node {
                                     List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules) {
     pipelines.forEach(p -> pipelineNames.add(p.pipeline().name()));
     ownPipelines.addAll(pipelines);
-    StoreContext r = redis.open(vertx);
+    StoreContext probe = redis.open(vertx);
+    return io.conveyor.redis.Scripts.forServer(probe.link()).eventually(probe::close)
+        .recover(e -> Future.failedFuture(new IllegalStateException("cannot reach Redis at " + config.redis().url()
+            + ": " + e.getMessage(), e)))
+        .compose(scripts -> {
+          redis = new RedisAccess(redis.options(), redis.timeout(), redis.keys(), scripts, redis.clock(),
+              redis.meter(), redis.replicas());
+          return prepareRedis(redis.open(vertx), pipelines, schedules);
+        });
+  }
+
+  private Future<Void> prepareRedis(StoreContext r, List<CompiledPipeline> pipelines,
+                                    List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules) {
     PipelineStore store = new PipelineStore(r);
     return redis.scripts().loadAll(r.link())
         .recover(e -> Future.failedFuture(new IllegalStateException("cannot load the Lua scripts into Redis at "
@@ -264,6 +277,9 @@ public final class Node {
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
         registration).sharing(assignment))
+        // one watcher per node; its verdicts reach the start paths deployed below (each check, by message)
+        .compose(v -> deploy("memory watch", new io.conveyor.node.MemoryWatchVerticle(redis,
+            config.redis().memory(), nodeId, metrics)))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)))
         .compose(v -> deploy("events", new io.conveyor.bus.EventsVerticle(redis)));

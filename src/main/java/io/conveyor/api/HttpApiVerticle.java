@@ -158,8 +158,9 @@ public final class HttpApiVerticle extends VerticleBase {
     r.get("/api/v1/cluster").handler(ctx -> json(ctx, cluster()));
     r.get("/api/v1/stats").handler(ctx -> json(ctx, Stats.read(new StatsStore(redis), redis.clock(),
         ctx.request().params())));
+    // a full Redis refuses before the rate token is written
     r.post("/api/v1/transactions").handler(ctx -> answer(ctx, body(ctx).compose(b -> Edge.ownedBy(b, owner(ctx)))
-        .compose(b -> withinRate(ctx)
+        .compose(b -> tx.admitsStarts().compose(v -> withinRate(ctx))
         .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
         .compose(s -> awaitOutcome(ctx, s)),
         s -> s.status().isFinal() ? 200 : 202));
@@ -260,7 +261,9 @@ public final class HttpApiVerticle extends VerticleBase {
   private Future<java.util.List<JsonObject>> ready() {
     int scripts = redis.scripts().all().size();
     java.util.List<Future<JsonObject>> checks = java.util.List.of(
-        check("redis", reads.ping().map(v -> "ok")),
+        // above redis.memoryHighWater Redis answers, but takes no starts: "full", and redisMemory says why
+        check("redis", reads.ping().map(v -> tx.memory().fullest() == null ? "ok" : "full")),
+        check("redisMemory", Future.succeededFuture(RedisMemoryView.readiness(tx.memory(), config.redis().memory()))),
         check("scripts", scriptsReady(scripts)),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
@@ -675,6 +678,8 @@ public final class HttpApiVerticle extends VerticleBase {
     JsonObject p = t.toJson().put("title", t.kind().type);
     if (t.kind() == Kind.LIVE_LIMIT) {
       ctx.response().putHeader("Retry-After", Edge.LIVE_LIMIT_RETRY_AFTER); // when some end is unknown: a short wait
+    } else if (t.retryAfter() > 0) {
+      ctx.response().putHeader("Retry-After", Integer.toString(t.retryAfter()));
     }
     ctx.response().setStatusCode(t.kind().status).putHeader("content-type", "application/problem+json")
         .end(p.encode());

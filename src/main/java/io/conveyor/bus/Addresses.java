@@ -51,6 +51,12 @@ public final class Addresses {
   /** Fact, local only: the node is registered again after a fence; the dequeue verticle takes work again. */
   public static final String NODE_REGISTERED = "conveyor.node.registered";
 
+  /**
+   * Fact, local only: the node's memory watcher judged each partition's Redis (MemoryJudged), after every check
+   * (redis.memoryCheckInterval); every start path of the node keeps the last one and refuses starts by it.
+   */
+  public static final String REDIS_MEMORY_JUDGED = "conveyor.redis-memory.judged";
+
   /** The facts and hints, for docs and the bridge: every address a client may listen to. */
   public static final java.util.List<String> PUBLISHED = java.util.List.of(TX_COMPLETED, NODE_DIED, LEASE_CHANGED,
       EVENTS);

@@ -21,15 +21,31 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
    * waiting for replies on one connection; a command with no reply within timeout fails and its
    * connection is replaced. waitReplicas above 0: a start or completion is answered only once that many
    * replicas have it (WAIT, up to waitTimeout), so a failover cannot drop it. partitions: how many hash-tag
-   * partitions the keyspace is split into (fixed when it is made; see Keys).
+   * partitions the keyspace is split into (fixed when it is made; see Keys). memory: the memory guard.
    */
   public record Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
                       Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas,
-                      Duration waitTimeout) {
+                      Duration waitTimeout, RedisMemory memory) {
+    /** The settings before the memory guard (its defaults). */
+    public Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
+                 Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas, Duration waitTimeout) {
+      this(mode, endpoints, masterName, prefix, partitions, embedded, maxPipelined, timeout, waitReplicas, waitTimeout,
+          RedisMemory.DEFAULTS);
+    }
+
     /** The first endpoint: the server in standalone mode. */
     public String url() {
       return endpoints.get(0);
     }
+  }
+
+  /**
+   * The Redis memory guard (README, Redis memory): every interval each node reads used_memory of the master of
+   * each partition against budget (bytes; 0: the server's maxmemory; neither: no guard). At highWater (a
+   * fraction) new starts are refused with 503 redis-memory until it is below lowWater again.
+   */
+  public record RedisMemory(double highWater, double lowWater, long budget, Duration interval) {
+    public static final RedisMemory DEFAULTS = new RedisMemory(0.85, 0.75, 0, Duration.ofSeconds(1));
   }
 
   /** What this node serves: its group, its roles, and how many transactions it runs at once. */

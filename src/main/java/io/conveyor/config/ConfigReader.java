@@ -123,7 +123,8 @@ final class ConfigReader {
     }
     return new Config.Redis(mode, List.copyOf(endpoints), masterName, prefix, partitions, embedded,
         integer("redis.maxPipelined", 1, 10_000_000), duration("redis.timeout", Duration.ofMillis(100)),
-        integer("redis.waitReplicas", 0, 100), duration("redis.waitTimeout", Duration.ofMillis(1)));
+        integer("redis.waitReplicas", 0, 100), duration("redis.waitTimeout", Duration.ofMillis(1)),
+        RedisMemoryReader.read(this));
   }
 
   Config.Logging logging() {
@@ -228,7 +229,7 @@ final class ConfigReader {
     return new Config.Heartbeat(interval, ttl);
   }
 
-  private Object raw(String path) {
+  Object raw(String path) {
     String[] parts = path.split("\\.");
     JsonObject section = tree;
     for (int i = 0; i < parts.length - 1; i++) {
@@ -237,7 +238,7 @@ final class ConfigReader {
     return section.getValue(parts[parts.length - 1]);
   }
 
-  private ConfigException bad(String path, String expected) {
+  ConfigException bad(String path, String expected) {
     return bad(path, expected, raw(path));
   }
 

@@ -56,6 +56,7 @@ public final class Transactions {
   private final Future<ArchiveStore> archive;
   private final Config.Webhooks webhooks;
   private final Tracing tracing;
+  private final MemoryGuard memory;
 
   /** What a node's interfaces open a Transactions with, one per verticle (each on a link of its own). */
   public record Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
@@ -116,6 +117,21 @@ public final class Transactions {
     this.maxPayloadBytes = config.limits().maxPayloadBytes();
     this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
         settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
+    this.memory = new MemoryGuard(config.redis().memory(), metrics);
+  }
+
+  /** The memory watcher's last verdict, as this service heard it (nothing judged when it hears none). */
+  public io.conveyor.bus.MemoryJudged memory() {
+    return memory.last();
+  }
+
+  /**
+   * Fails with 503 redis-memory while every partition's Redis is judged full: a way in checks it before it writes
+   * anything of its own (the HTTP API's start-rate token). A start checks its own partition again.
+   */
+  public Future<Void> admitsStarts() {
+    TxException full = memory.refusalOfAll();
+    return full == null ? Future.succeededFuture() : Future.failedFuture(full);
   }
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */
@@ -138,6 +154,10 @@ public final class Transactions {
       return Future.failedFuture(TxException.invalid("startAt", "at most 366 days ahead, got " + req.startAt()));
     }
     String txId = queue.newTxId(req.owner(), req.externalId());
+    TxException full = memory.refusal(redis.keys().partitionOf(txId), txId);
+    if (full != null) {
+      return Future.failedFuture(full);
+    }
     Future<Void> allowed = Future.succeededFuture();
     if (req.webhook() != null) {
       if (webhooks.secretFor(req.owner()).isEmpty()) {
@@ -181,6 +201,7 @@ public final class Transactions {
   private Future<TxSummary> confirm(String txId, Throwable cause) {
     return reads.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
         ? Future.succeededFuture(ar.result())
+        : cause instanceof RedisUnavailable.Full ? Future.failedFuture(memory.refusedByRedis(cause, txId))
         : Future.failedFuture(new TxException(Kind.UNAVAILABLE, "Redis did not answer (" + cause.getMessage()
             + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
   }
@@ -441,7 +462,7 @@ public final class Transactions {
 
   /** Closes its link to Redis. */
   public Future<Void> close() {
-    return redis.close();
+    return memory.close().eventually(redis::close);
   }
 
   /** What is wrong with a {txId, owner} a client sent, or null. */
@@ -466,6 +487,9 @@ public final class Transactions {
   }
 
   public static TxException unavailable(Throwable cause) {
+    if (cause instanceof RedisUnavailable.Full) {
+      return TxException.redisFull(cause.getMessage(), null, 1);
+    }
     return new TxException(Kind.UNAVAILABLE, cause.getMessage(), null, null);
   }
 }

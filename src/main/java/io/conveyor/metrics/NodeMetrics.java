@@ -70,6 +70,32 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
     return workersBusy.get();
   }
 
+  /** Per partition: its Redis's used memory over the guard's limit, and whether starts are refused for it. */
+  private final ConcurrentHashMap<Integer, java.util.concurrent.atomic.AtomicLongArray> redisMemory =
+      new ConcurrentHashMap<>();
+
+  /** The memory watcher's last reading of partition p (limit 0: no guard, ratio 0). */
+  public void redisMemory(int partition, long used, long limit, boolean full) {
+    // the watcher writes, a scrape reads (another thread): each value as the bits of a double
+    java.util.concurrent.atomic.AtomicLongArray values = redisMemory.computeIfAbsent(partition, p -> {
+      java.util.concurrent.atomic.AtomicLongArray v = new java.util.concurrent.atomic.AtomicLongArray(2);
+      String tag = Integer.toString(p);
+      Gauge.builder("conveyor.redis.memory.ratio", v, x -> Double.longBitsToDouble(x.get(0))).tag("partition", tag)
+          .description("used_memory of the partition's Redis over redis.memoryBudget or maxmemory").register(registry);
+      Gauge.builder("conveyor.redis.memory.full", v, x -> Double.longBitsToDouble(x.get(1))).tag("partition", tag)
+          .description("1 while new starts are refused for Redis memory (503 redis-memory)").register(registry);
+      return v;
+    });
+    values.set(0, Double.doubleToLongBits(limit == 0 ? 0 : (double) used / limit));
+    values.set(1, Double.doubleToLongBits(full ? 1 : 0));
+  }
+
+  /** A start refused because Redis is full (503 redis-memory). */
+  public void refusedForMemory() {
+    counters.computeIfAbsent("redis-memory-refused", k -> Counter.builder("conveyor.redis.memory.refused")
+        .description("starts refused with 503 redis-memory").register(registry)).increment();
+  }
+
   public void busyWorkers(Supplier<Number> busy, int total) {
     Gauge.builder("conveyor.workers.busy", busy).description("worker slots running a transaction")
         .register(registry);

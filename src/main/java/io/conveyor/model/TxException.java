@@ -18,6 +18,8 @@ public final class TxException extends RuntimeException {
     PIPELINE_DISABLED("pipeline-disabled", 409),
     PIPELINE_IN_USE("pipeline-in-use", 409),
     UNAVAILABLE("unavailable", 503),
+    /** Redis is near or at its memory limit: new starts wait (Retry-After) while running work frees memory. */
+    REDIS_MEMORY("redis-memory", 503),
     UNAUTHORIZED("unauthorized", 401),
     FORBIDDEN("forbidden", 403),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415),
@@ -40,6 +42,8 @@ public final class TxException extends RuntimeException {
   private final String field;
   private final String txId;
   private final String errorId;
+  /** Seconds a client should wait before it asks again (Retry-After); 0 when the refusal says nothing of it. */
+  private int retryAfter;
 
   public TxException(Kind kind, String message, String field, String txId) {
     this(kind, message, field, txId, null);
@@ -57,6 +61,17 @@ public final class TxException extends RuntimeException {
   public static TxException internal(String errorId) {
     return new TxException(Kind.INTERNAL, "an unexpected error happened on the node; its log names it errorId "
         + errorId, null, null, errorId);
+  }
+
+  /** Redis is full: starts are refused for now; retry after that many seconds. */
+  public static TxException redisFull(String message, String txId, int retryAfterSeconds) {
+    TxException e = new TxException(Kind.REDIS_MEMORY, message, null, txId, null);
+    e.retryAfter = retryAfterSeconds;
+    return e;
+  }
+
+  public int retryAfter() {
+    return retryAfter;
   }
 
   public static TxException invalid(String field, String problem) {
@@ -95,14 +110,19 @@ public final class TxException extends RuntimeException {
     if (errorId != null) {
       j.put("errorId", errorId);
     }
+    if (retryAfter > 0) {
+      j.put("retryAfter", retryAfter);
+    }
     return j;
   }
 
   public static TxException fromJson(JsonObject j) {
     for (Kind k : Kind.values()) {
       if (k.type.equals(j.getString("type"))) {
-        return new TxException(k, j.getString("detail"), j.getString("field"), j.getString("txId"),
+        TxException e = new TxException(k, j.getString("detail"), j.getString("field"), j.getString("txId"),
             j.getString("errorId"));
+        e.retryAfter = j.getInteger("retryAfter", 0);
+        return e;
       }
     }
     throw new IllegalArgumentException("not a Conveyor error: " + j.encode());

@@ -23,6 +23,12 @@ public record LuaScript(String name, String source, String sha) {
     }
   }
 
+  /** The same script with a first line of flags (see ScriptFlags); its SHA is that of what is sent. */
+  LuaScript withShebang(String shebang) {
+    String flagged = shebang + "\n" + source;
+    return new LuaScript(name, flagged, sha1(flagged));
+  }
+
   /** A line "-- #include NAME" is replaced by lua/lib/NAME.lua: helpers several scripts share. */
   static String includes(String source) {
     StringBuilder out = new StringBuilder(source.length());

@@ -253,7 +253,7 @@ public final class ReadStore {
   /** How many of the node's scripts Redis has loaded. */
   public Future<Integer> scriptsLoaded() {
     Request exists = Request.cmd(Command.SCRIPT).arg("EXISTS");
-    r.scripts().all().forEach(s -> exists.arg(s.sha()));
+    r.scripts().all().forEach(s -> exists.arg(r.scripts().sent(s).sha()));
     return r.send(exists).map(reply -> {
       int n = 0;
       for (Response x : reply) {

@@ -35,11 +35,32 @@ public class RedisUnavailable extends RuntimeException {
   }
 
   /**
+   * Redis refused a write for memory (OOM: used_memory above maxmemory). A script sent with flags (Redis 7) is
+   * refused whole; one without (Redis 6.x) may have written part of its work first, which is why the memory
+   * guard refuses starts well before this.
+   */
+  public static final class Full extends RedisUnavailable {
+    Full(Throwable cause) {
+      super("Redis is full: it refused a write (" + cause.getMessage() + "); running transactions finish and are "
+          + "archived, which frees memory; retry in a few seconds, or raise maxmemory");
+    }
+  }
+
+  /** An OOM reply, alone or wrapped (a script's error, a batch's "ERR [i] OOM …"). */
+  static boolean isOom(String message) {
+    return message != null && (message.startsWith("OOM ") || message.contains("-OOM ") || message.contains("] OOM ")
+        || message.contains("OOM command not allowed"));
+  }
+
+  /**
    * The failure of a batch: the client joins the error replies as "ERR [index] reply" lines; the first
    * tells whether it is an outage. The batch itself is answered the same way as one command.
    */
   static Throwable classifyBatch(Throwable e) {
     String m = String.valueOf(e.getMessage());
+    if (e instanceof Response && isOom(m)) {
+      return new Full(e);
+    }
     java.util.regex.Matcher first = java.util.regex.Pattern.compile("^ERR \\[\\d+] ([^\\r\\n]*)").matcher(m);
     if (!(e instanceof Response) || !first.find()) {
       return classify(e);
@@ -62,6 +83,9 @@ public class RedisUnavailable extends RuntimeException {
     }
     if (e instanceof Response r && r.type() == ResponseType.ERROR) {
       String m = String.valueOf(e.getMessage());
+      if (isOom(m)) {
+        return new Full(e);
+      }
       int space = m.indexOf(' ');
       return TRANSIENT.contains(space < 0 ? m : m.substring(0, space)) ? new RedisUnavailable(e) : e;
     }

@@ -7,7 +7,10 @@ import io.vertx.redis.client.Response;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The node's Lua scripts, read once from the jar; run by EVALSHA, falling back to EVAL on NOSCRIPT. */
+/**
+ * The node's Lua scripts, read once from the jar; run by EVALSHA, falling back to EVAL on NOSCRIPT. Flagged (for a
+ * Redis 7 or later), each is sent with its #!lua line (see ScriptFlags); else as it is written.
+ */
 public final class Scripts {
   public final LuaScript start = LuaScript.load("start");
   public final LuaScript dequeue = LuaScript.load("dequeue");
@@ -51,17 +54,52 @@ public final class Scripts {
   public final LuaScript archiveQuarantine = LuaScript.load("archive-quarantine");
   public final LuaScript archiveRetry = LuaScript.load("archive-retry");
   public final LuaScript archiveDrop = LuaScript.load("archive-drop");
+  public final LuaScript memory = LuaScript.load("memory");
+  /** What is sent for each script (by name): flagged or as written. */
+  private final java.util.Map<String, LuaScript> sent;
+
+  /** Scripts as written, with no flags (any Redis from 6.2). */
+  public Scripts() {
+    this(false);
+  }
+
+  /** flagged: each script is sent with its #!lua line, for a Redis 7 or later. */
+  public Scripts(boolean flagged) {
+    java.util.Map<String, LuaScript> m = new java.util.HashMap<>();
+    for (LuaScript s : all()) {
+      m.put(s.name(), flagged ? s.withShebang(ScriptFlags.shebang(s.name())) : s);
+    }
+    sent = java.util.Map.copyOf(m);
+  }
+
+  /** The scripts for the Redis link reaches: flagged when it runs Redis 7 or later (INFO server). */
+  public static Future<Scripts> forServer(RedisLink link) {
+    return link.send(Request.cmd(Command.INFO).arg("server")).map(info -> {
+      java.util.regex.Matcher v = java.util.regex.Pattern.compile("redis_version:([0-9.]+)").matcher(info.toString());
+      return new Scripts(v.find() && ScriptFlags.supported(v.group(1)));
+    });
+  }
+
+  /** Whether scripts are sent with flags. */
+  public boolean flagged() {
+    return sent.get(start.name()) != start;
+  }
+
+  /** What is sent for this script: its flagged form on a Redis with flags (a script not of this set as it is). */
+  public LuaScript sent(LuaScript script) {
+    return sent.getOrDefault(script.name(), script);
+  }
 
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
-        archiveQuarantine, archiveRetry, archiveDrop);
+        archiveQuarantine, archiveRetry, archiveDrop, memory);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */
   public Future<Void> loadAll(RedisLink link) {
     List<Future<Response>> loads = new ArrayList<>();
-    for (LuaScript s : all()) {
+    for (LuaScript s : sent.values()) {
       loads.add(link.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(s.source()))
           .recover(e -> Future.failedFuture(new IllegalStateException("script " + s.name() + ".lua: " + e.getMessage(), e))));
     }

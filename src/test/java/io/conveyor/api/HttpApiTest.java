@@ -366,7 +366,7 @@ class HttpApiTest {
     assertEquals(200, call("GET", "/health/live", null, null).status());
     Reply ready = call("GET", "/health/ready", null, null);
     assertEquals(200, ready.status());
-    assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("scripts", "ok").put("cluster", "ok")
+    assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("redisMemory", "ok").put("scripts", "ok").put("cluster", "ok")
         .put("archive", "ok").put("pipelines", "ok"), ready.body());
     if (!TestRedis.clusterMode()) {
       // a Redis that lost its scripts (a restart): the check loads them and the node stays ready (it answered
@@ -374,7 +374,7 @@ class HttpApiTest {
       TestRedis.cmd("SCRIPT", "FLUSH");
       Reply reloaded = call("GET", "/health/ready", null, null);
       assertEquals(200, reloaded.status(), reloaded.body().encode());
-      assertEquals(1, TestRedis.cmd("SCRIPT", "EXISTS", node.node().redis().scripts().rerun.sha()).get(0).toInteger());
+      assertEquals(1, TestRedis.cmd("SCRIPT", "EXISTS", node.node().redis().scripts().sent(node.node().redis().scripts().rerun).sha()).get(0).toInteger());
     }
     TestRedis.cmd("SREM", node.keys.pipelinesS(), "order");
     Reply notReady = call("GET", "/health/ready", null, null);

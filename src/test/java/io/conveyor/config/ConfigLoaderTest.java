@@ -131,6 +131,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void the_memory_guard_takes_two_fractions_low_below_high_a_budget_of_a_mebibyte_or_more_and_an_interval() {
+    Config.RedisMemory d = ConfigLoader.load(null, Map.of()).redis().memory();
+    assertEquals(new Config.RedisMemory(0.85, 0.75, 0, Duration.ofSeconds(1)), d);
+    Config.RedisMemory set = ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MEMORY_HIGH_WATER", "0.9",
+        "CONVEYOR_REDIS_MEMORY_LOW_WATER", "0.6", "CONVEYOR_REDIS_MEMORY_BUDGET", "1073741824",
+        "CONVEYOR_REDIS_MEMORY_CHECK_INTERVAL", "250ms")).redis().memory();
+    assertEquals(new Config.RedisMemory(0.9, 0.6, 1L << 30, Duration.ofMillis(250)), set);
+    ConfigException crossed = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_MEMORY_LOW_WATER", "0.9")));
+    assertTrue(crossed.getMessage().startsWith("config key redis.memoryLowWater (env CONVEYOR_REDIS_MEMORY_LOW_WATER): "
+        + "expected a fraction below redis.memoryHighWater (0.85)"), crossed.getMessage());
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_MEMORY_HIGH_WATER", "85"))).getMessage().contains("e.g. 0.85 for 85 %"));
+    assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_MEMORY_BUDGET", "1000"))).getMessage().contains("at least 1048576 (1 MiB)"));
+  }
+
+  @Test
   void archive_settings_are_checked_a_lease_must_outlast_two_rounds_and_the_url_must_name_a_known_store() {
     Config c = ConfigLoader.load(null, Map.of());
     assertEquals(new Config.Archive("", Duration.ofSeconds(60), Duration.ofSeconds(2), Duration.ofSeconds(1), 1000,

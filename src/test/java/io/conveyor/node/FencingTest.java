@@ -96,7 +96,7 @@ class FencingTest {
         // loaded again at once: rerun, which an idle node never runs, so only the restore loads it. A cluster
         // client sends a keyless SCRIPT LOAD to any one server, so there a master is given a script's source on
         // its first use (NOSCRIPT, then EVAL), which the transaction below needs on each master it touches
-        assertEquals(1, cmd("SCRIPT", "EXISTS", n.node().redis().scripts().rerun.sha()).get(0).toInteger(),
+        assertEquals(1, cmd("SCRIPT", "EXISTS", n.node().redis().scripts().sent(n.node().redis().scripts().rerun).sha()).get(0).toInteger(),
             "the scripts are loaded again");
       }
       String txId = n.start("hold", new JsonObject());
