@@ -101,7 +101,7 @@ public final class Node {
     metrics.busyWorkers(busy::get, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
-        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()));
+        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     this.assignment = new io.conveyor.bus.Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()));
     this.cluster = new NodeCluster(config.cluster(), config.redis());

@@ -52,7 +52,11 @@ public enum Code {
   /** put-pipeline: a newer publication is current and stays so. */
   KEPT,
   /** start: the pipeline is disabled and takes no new starts. */
-  DISABLED;
+  DISABLED,
+  /** hop, fork: a child or branch would nest deeper than limits.maxDepth below its root. Nothing written. */
+  DEPTH_EXCEEDED,
+  /** hop, fork: the root's tree would hold more than limits.maxDescendants transactions. Nothing written. */
+  DESCENDANTS_EXCEEDED;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

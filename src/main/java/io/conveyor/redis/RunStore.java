@@ -79,8 +79,11 @@ public final class RunStore {
     return keys.newTxId(keys.partitionOf(parentTxId));
   }
 
-  /** Reply of hop.lua: code plus a detail (the child's version, or the group it really belongs to). */
-  public record HopReply(Code code, String detail) {
+  /**
+   * Reply of hop.lua: code plus a detail (the child's version, the group it really belongs to, or for a limit
+   * the depth or count it would reach) and, for a limit, the limit's value.
+   */
+  public record HopReply(Code code, String detail, String limit) {
   }
 
   /**
@@ -101,9 +104,11 @@ public final class RunStore {
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.liveZ(p));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
-        childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace);
+        childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace, keys.stateH(p, ""),
+        Integer.toString(r.limits().maxDepth()), Integer.toString(r.limits().maxDescendants()));
     return r.run(r.scripts().hop, k, args)
-        .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
+        .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null,
+            reply.size() > 2 ? reply.get(2).toString() : null));
   }
 
   /** A parallel step's join: how many branches must succeed, whether all must, on failure go on, at most at once. */
@@ -114,7 +119,10 @@ public final class RunStore {
   public record Branch(String txId, String pipeline, JsonObject input, String group) {
   }
 
-  /** Reply of fork.lua: code plus the pipeline it concerns and, for GROUP_CHANGED, its real group. */
+  /**
+   * Reply of fork.lua: code plus the pipeline it concerns and, for GROUP_CHANGED, its real group; for a limit,
+   * the depth or count the branches would reach and the limit's value.
+   */
   public record ForkReply(Code code, String pipeline, String group) {
   }
 
@@ -143,7 +151,8 @@ public final class RunStore {
           keys.qRingL(p, b.group())));
       args.addAll(List.of(b.txId(), b.pipeline(), b.input().encode(), b.group()));
     }
-    args.add(trace == null ? "" : trace);
+    args.addAll(List.of(trace == null ? "" : trace, keys.stateH(p, ""), Integer.toString(r.limits().maxDepth()),
+        Integer.toString(r.limits().maxDescendants())));
     return r.run(r.scripts().fork, k, args).map(reply -> new ForkReply(Code.of(reply),
         reply.size() > 1 ? reply.get(1).toString() : null, reply.size() > 2 ? reply.get(2).toString() : null));
   }
