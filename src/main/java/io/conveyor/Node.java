@@ -274,7 +274,8 @@ public final class Node {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("reaper", part), new ReaperVerticle(redis,
             new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
-                config.reaper().grace(), config.heartbeat().ttl(), outageGrace()), part, assignment)));
+                config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()), part,
+            assignment)));
       }
     }
     if (n.has("archive")) {

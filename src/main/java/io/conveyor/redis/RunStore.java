@@ -50,12 +50,13 @@ public final class RunStore {
 
   private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(10 + 2 * txs.size());
+    List<String> k = new ArrayList<>(11 + 2 * txs.size());
     k.addAll(List.of(keys.processingZ(p), keys.inflightZ(p, nodeId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
+    k.add(keys.cancelL(p));
     List<String> args = new ArrayList<>(8 + 7 * txs.size());
     args.addAll(List.of(Long.toString(now), Long.toString(archiveDelay.toMillis()), keys.stateH(p, ""),
         keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""),
