@@ -217,7 +217,10 @@ public final class Node {
             log.warn("pipeline {} names pipelines not published: {} (a step that reaches one fails internal-error "
                 + "until it is published)", p.pipeline().name(), missing);
           }
-        })))
+        })).onSuccess(known -> io.conveyor.pipeline.ChildCycles.through(pipelineNames,
+            io.conveyor.pipeline.ChildCycles.graph(known)).forEach(cycle -> log.warn("child pipelines form a cycle: {} "
+                + "(a recursion that does not end by itself fails with depth-exceeded at limits.maxDepth {})", cycle,
+                config.limits().maxDepth()))))
         .compose(v -> io.conveyor.schedule.ScheduleFiles.publish(new io.conveyor.redis.ScheduleStore(r), schedules,
             r.clock().millis()))
         .compose(v -> new io.conveyor.redis.QueueStore(r).upgradeQueues(config.node().group()).onSuccess(n -> {

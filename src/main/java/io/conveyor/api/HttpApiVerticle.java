@@ -428,6 +428,11 @@ public final class HttpApiVerticle extends VerticleBase {
             warnings.add("it names pipelines not published yet: " + String.join(", ", missing) + " (accepted, as "
                 + "pipelines may be published in any order; a step that reaches one fails internal-error until it is)");
           }
+          String cycle = io.conveyor.pipeline.ChildCycles.through(name, io.conveyor.pipeline.ChildCycles.graph(known));
+          if (cycle != null) {
+            warnings.add("its child pipelines form a cycle: " + cycle + " (accepted: a recursion that ends by itself "
+                + "is legal; one that does not fails with depth-exceeded at limits.maxDepth)");
+          }
           if (!warnings.isEmpty()) {
             reply.put("warning", String.join("; ", warnings));
           }
