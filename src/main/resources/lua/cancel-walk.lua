@@ -1,6 +1,6 @@
 -- cancel-walk: carry a partition's cancel walk on (lib/fork.lua): the descendants of cancelled transactions,
 -- and the branches of joins decided without them, that earlier calls left on cancelL because one call ends
--- at most 50. Called by a cancel's own loop (down to the floor its cancel.lua answered) and by the reaper
+-- at most 20. Called by a cancel's own loop (down to the floor its cancel.lua answered) and by the reaper
 -- leader of the partition every round (floor 0), so no walk depends on its caller staying alive.
 -- KEYS[1] cancelL   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
 -- KEYS[5..7] stats1H, stats2H, stats3H of the slots that hold now   KEYS[8] liveZ (a compensation is added)

@@ -31,13 +31,13 @@ local function fork_end_cancelled(key, id, note, owner, group, type, env)
 end
 
 -- The cancel walk (env.walkKey, the partition's cancelL): a tree is cancelled level by level, never by
--- recursion, and at most WALK_BUDGET (50) transactions a call, so a call holds Redis a few milliseconds however
+-- recursion, and at most WALK_BUDGET (20) transactions a call, so a call holds Redis a few milliseconds however
 -- large the tree (DESIGN: a walk over a structure a user can make large is bounded per call). A cancelled
 -- transaction pushes what it waited for on the list, a stack (RPUSH, RPOP) whose entries are
 -- '<txId> <parentTxId>'; later calls (cancel-walk.lua: the cancel's own loop, the reaper leader's round)
 -- carry it on. Being a stack, a cancel's tree sits above what the list held before it (its floor). A join
 -- decided without some branches puts them on it too ('<txId> <parentTxId> join').
-local WALK_BUDGET = 50
+local WALK_BUDGET = 20
 
 -- Puts what a cancelled transaction waited for on the walk: its child pipeline, or every branch of its
 -- parallel step.

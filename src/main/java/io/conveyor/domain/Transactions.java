@@ -298,7 +298,7 @@ public final class Transactions {
 
   /**
    * As cancel, and the tree below it: what it waited for, and theirs, is cancelled by the walk (cancel-walk.lua),
-   * at most 50 a script call and CANCEL_WALK_CALLS calls here; the reaper leader carries on what is left.
+   * at most 20 a script call and CANCEL_WALK_CALLS calls here; the reaper leader carries on what is left.
    */
   public Future<Cancelled> cancelTree(String txId, String owner) {
     TxException bad = badReference(txId, owner);
@@ -320,7 +320,7 @@ public final class Transactions {
     }).recover(e -> Transactions.<Cancelled>asRefusal(e));
   }
 
-  /** Script calls of at most 50 transactions a cancel makes before it answers (the reaper does the rest). */
+  /** Script calls of at most 20 transactions a cancel makes before it answers (the reaper does the rest). */
   private static final int CANCEL_WALK_CALLS = 40;
 
   /**

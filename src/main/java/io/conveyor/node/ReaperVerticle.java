@@ -199,11 +199,11 @@ public final class ReaperVerticle extends VerticleBase {
   }
 
   /**
-   * The partition's cancel walk goes on (cancel-walk.lua): what cancels left of large trees, up to 100 calls of
-   * 50 a round, so no walk depends on the caller that began it staying alive.
+   * The partition's cancel walk goes on (cancel-walk.lua): what cancels left of large trees, up to 250 calls of
+   * 20 a round, so no walk depends on the caller that began it staying alive.
    */
   private Future<Void> walkCancels(int p) {
-    return control.walk(p, 0, 100, settings.archiveDelay()).onSuccess(left -> {
+    return control.walk(p, 0, 250, settings.archiveDelay()).onSuccess(left -> {
       if (left > 0) {
         log.info("cancel walk of partition {}: {} transactions still to cancel, next round", p, left);
       }

@@ -31,7 +31,7 @@ public final class ControlStore {
   public record CancelReply(Code code, String detail, long pending, long floor) {
   }
 
-  /** Cancels one of an owner's transactions and up to 50 of its descendants (see cancel.lua). */
+  /** Cancels one of an owner's transactions and up to 20 of its descendants (see cancel.lua). */
   public Future<CancelReply> cancel(String txId, String owner, Duration archiveDelay) {
     String now = r.now();
     int p = keys.partitionOf(txId);
@@ -49,7 +49,7 @@ public final class ControlStore {
   }
 
   /**
-   * Carries partition p's cancel walk on down to floor (0: all of it), one cancel-walk.lua call of at most 50
+   * Carries partition p's cancel walk on down to floor (0: all of it), one cancel-walk.lua call of at most 20
    * transactions after another, for at most calls calls: answers how many entries above floor are still to go.
    */
   public Future<Long> walk(String txId, long floor, int calls, Duration archiveDelay) {

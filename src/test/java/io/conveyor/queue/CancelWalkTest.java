@@ -33,10 +33,14 @@ class CancelWalkTest {
   private TestNode node;
   private Vertx vertx;
   private Redis client;
+  private String base;
 
   @BeforeEach
   void startNode() {
+    int port = TestRedis.freePort();
+    base = "http://127.0.0.1:" + port;
     node = new TestNode().set("REAPER_INTERVAL", "20ms").set("ARCHIVE_DELAY", "1h")
+        .set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme")
         .pipeline("tree", "{'name':'tree','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'flow/parallel','params':{'forEach':'items','pipeline':'tree'}}]}")
         .start(steps.registry());
@@ -66,33 +70,38 @@ class CancelWalkTest {
     return r.arg("processingState").arg("sleeping").arg("waitingFor").arg("fork").arg("fork").arg(fork.encode());
   }
 
-  /** Builds root -> 10 -> 10 each -> 1000 leaves each (100,111 transactions) straight in Redis; answers every txId. */
-  private List<String> tree(String root) {
+  /**
+   * Builds a tree straight in Redis, widths[d] branches to each transaction at depth d (10, 10, 1000: root -> 10
+   * -> 10 each -> 1000 leaves each, 100,111 transactions); answers every txId, the root first.
+   */
+  private List<String> tree(String root, int... widths) {
     List<String> all = new ArrayList<>(List.of(root));
     List<Request> batch = new ArrayList<>();
-    List<String> mids = fresh(10);
-    batch.add(state(root, root, 0, null, mids));
-    for (String mid : mids) {
-      List<String> lows = fresh(10);
-      batch.add(state(mid, root, 1, root, lows));
-      all.add(mid);
-      for (String low : lows) {
-        List<String> leaves = fresh(1000);
-        batch.add(state(low, root, 2, mid, leaves));
-        all.add(low);
-        for (String leaf : leaves) {
-          batch.add(state(leaf, root, 3, low, null));
-          all.add(leaf);
-          if (batch.size() == 2_000) {
-            client.batch(batch).await();
-            batch = new ArrayList<>();
-          }
+    List<String> level = List.of(root);
+    for (int depth = 0; depth <= widths.length; depth++) {
+      List<String> below = new ArrayList<>();
+      for (String id : level) {
+        String parent = depth == 0 ? null : parentOf.get(id);
+        List<String> branches = depth == widths.length ? null : fresh(widths[depth]);
+        batch.add(state(id, root, depth, parent, branches));
+        if (branches != null) {
+          branches.forEach(b -> parentOf.put(b, id));
+          below.addAll(branches);
+        }
+        if (batch.size() == 2_000) {
+          client.batch(batch).await();
+          batch = new ArrayList<>();
         }
       }
+      all.addAll(below);
+      level = below;
     }
     client.batch(batch).await();
+    parentOf.clear();
     return all;
   }
+
+  private final java.util.Map<String, String> parentOf = new java.util.HashMap<>();
 
   private List<String> fresh(int n) {
     List<String> ids = new ArrayList<>(n);
@@ -122,8 +131,9 @@ class CancelWalkTest {
   /**
    * This test's script calls (EVALSHA naming its prefix) logged after the entry after: those over 50 ms of work.
    * SLOWLOG logs a slow command a script runs too, just before the script (the ids follow on): on this shared
-   * two-core machine an O(1) HSET inside a script has been logged at 100 ms, time in which Redis was not
-   * scheduled, not work. Such a stall is taken off its script's time; the stalls are named in the message.
+   * two-core machine (load average 10-20) an O(1) HSET inside a script has been logged at 100 ms, time in which
+   * Redis was not scheduled, not work. A command a walk's script runs is O(1) or a few hundred microseconds at
+   * most (an RPUSH of 1000 entries), so one over 10 ms is such a stall and is taken off its script's time.
    */
   private List<String> slowScripts(Response log, long after) {
     List<Response> entries = new ArrayList<>();
@@ -139,7 +149,7 @@ class CancelWalkTest {
       if (id <= after || !args.contains(node.prefix)) {
         stalled = 0;
       } else if (!args.startsWith("[evalsha")) {
-        stalled = id == previous + 1 ? stalled + us : us;
+        stalled = id == previous + 1 ? stalled + us : us; // every command here is over 10 ms: a stall
       } else {
         long own = us - (id == previous + 1 ? stalled : 0);
         if (own > 50_000) {
@@ -155,15 +165,21 @@ class CancelWalkTest {
     return slow;
   }
 
+  /** A Redis setting, as the first server has it. */
+  private static String config(String name) {
+    Response conf = TestRedis.onEveryServer("CONFIG", "GET", name).get(0);
+    return (conf.getKeys().isEmpty() ? conf.get(1) : conf.get(name)).toString();
+  }
+
   @Test
   void a_tree_of_100000_waiting_descendants_is_cancelled_in_script_calls_under_50_ms_with_none_left_live() {
     String root = node.keys.newTxId(0);
-    List<String> all = tree(root);
+    List<String> all = tree(root, 10, 10, 1000);
     assertEquals(100_111, all.size());
-    // SLOWLOG keeps the calls over 50 ms of every client (other tests share this Redis): this test reads the
+    // SLOWLOG keeps the calls over 10 ms of every client (other tests share this Redis): this test reads the
     // entries after the last one there now that name its prefix, and puts the threshold back after
-    Response conf = TestRedis.onEveryServer("CONFIG", "GET", "slowlog-log-slower-than").get(0);
-    String threshold = (conf.getKeys().isEmpty() ? conf.get(1) : conf.get("slowlog-log-slower-than")).toString();
+    String threshold = config("slowlog-log-slower-than");
+    String maxLen = config("slowlog-max-len");
     List<Long> after = new ArrayList<>();
     for (Response last : TestRedis.onEveryServer("SLOWLOG", "GET", "1")) {
       after.add(last.size() == 0 ? -1 : last.get(0).get(0).toLong());
@@ -171,21 +187,62 @@ class CancelWalkTest {
     List<String> slow = new ArrayList<>();
     Transactions.Cancelled c;
     try {
-      TestRedis.onEveryServer("CONFIG", "SET", "slowlog-log-slower-than", "50000");
+      TestRedis.onEveryServer("CONFIG", "SET", "slowlog-max-len", "100000");
+      TestRedis.onEveryServer("CONFIG", "SET", "slowlog-log-slower-than", "10000");
       c = node.transactions.cancelTree(root, "acme").await();
       Eventually.until(Duration.ofSeconds(60), "the reaper to carry the walk on to its end",
           () -> cmd("LLEN", node.keys.cancelL(0)).toLong(), n -> n == 0);
-      List<Response> logs = TestRedis.onEveryServer("SLOWLOG", "GET", "1000");
+      List<Response> logs = TestRedis.onEveryServer("SLOWLOG", "GET", "-1");
       for (int server = 0; server < logs.size(); server++) {
         slow.addAll(slowScripts(logs.get(server), after.get(server)));
       }
     } finally {
       TestRedis.onEveryServer("CONFIG", "SET", "slowlog-log-slower-than", threshold);
+      TestRedis.onEveryServer("CONFIG", "SET", "slowlog-max-len", maxLen);
     }
     assertEquals(TxStatus.CANCELLED, c.summary().status(), "the root ends at once");
     assertTrue(c.pending() > 0 && c.pending() < 100_111, "the cancel answered what was still to go: " + c.pending());
     assertEquals(List.of(), slow, "script calls of this test over 50 ms");
     assertEquals(0, notCancelled(all), "transactions of the tree not cancelled");
     assertEquals(100_111, cmd("ZCARD", node.keys.toArchiveZ(0)).toLong(), "every one waits for the archive");
+  }
+
+  /** POST path as acme's client: the status and the JSON body. */
+  private JsonObject post(String path) {
+    try {
+      java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path)).header("Authorization", "Bearer k-acme")
+              .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      return new JsonObject(r.body()).put("httpStatus", r.statusCode());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void the_http_cancel_answers_200_for_a_tree_it_finished_and_202_with_what_is_pending_for_one_it_did_not() {
+    String small = node.keys.newTxId(0);
+    List<String> few = tree(small, 10);
+    JsonObject done = post("/api/v1/transactions/" + small + "/cancel");
+    assertEquals(200, done.getInteger("httpStatus"), done.encode());
+    assertEquals("cancelled", done.getString("status"));
+    assertEquals(null, done.getValue("cancelPending"));
+    assertEquals(0, notCancelled(few));
+
+    // 10 x 1000 leaves: more than the cancel's own 40 calls of 20 reach before it answers
+    String large = node.keys.newTxId(0);
+    List<String> many = tree(large, 10, 1000);
+    JsonObject going = post("/api/v1/transactions/" + large + "/cancel");
+    assertEquals(202, going.getInteger("httpStatus"), going.encode());
+    assertEquals("cancelled", going.getString("status"));
+    assertTrue(going.getLong("cancelPending") > 0, going.encode());
+    Eventually.until(Duration.ofSeconds(30), "the reaper to finish the walk",
+        () -> cmd("LLEN", node.keys.cancelL(0)).toLong(), n -> n == 0);
+    assertEquals(0, notCancelled(many));
+    assertEquals(409, post("/api/v1/transactions/" + large + "/cancel").getInteger("httpStatus"));
   }
 }
