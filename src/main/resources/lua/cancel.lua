@@ -25,7 +25,8 @@
 --   {'NOT_FOUND'}             no such transaction, or another owner's: nothing written
 -- Cancel reaches the whole chain: a transaction waiting for a child pipeline, or for the branches of a
 -- parallel step, takes them with it (and their children, down the chain): a waiting child ends cancelled at
--- once, a running one at its next boundary, at most 20 of them in this call (the walk, lib/fork.lua). A cancelled child whose parent waits for it hands 'cancelled' back, and the parent is queued
+-- once, a running one at its next boundary, at most 20 of them in this call (the walk, lib/fork.lua). A
+-- cancelled child whose parent waits for it hands 'cancelled' back, and the parent is queued
 -- on qOutL of its group to end cancelled too (as complete.lua hands back a child's result); a cancelled
 -- branch counts as a branch that did not succeed in its parent's join (lib/fork.lua). A cancelled
 -- transaction whose pipeline names onFailure starts its compensation (archiving and webhook wait for it).

@@ -27,7 +27,8 @@
 -- note to its parent, if the parent still waits for it, and queues the parent on qOutL of the parent's
 -- group; a completed branch of a parallel step counts in its parent's join, which the branch that decides
 -- it hands back the same way, cancelling the branches still going (lib/fork.lua: through the cancel walk, of
--- which this call carries on at most 20 entries when it put any on it). Each completion counts as completed and completed.<status> in the stats. One that failed and
+-- which this call carries on at most 20 entries when it put any on it). Each completion counts as completed
+-- and completed.<status> in the stats. One that failed and
 -- names an onFailure pipeline starts its compensation, and waits for it before archiving and its webhook;
 -- a compensation that ends lets the transaction it compensated go on to both.
 -- #include publish

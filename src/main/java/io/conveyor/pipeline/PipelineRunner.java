@@ -402,8 +402,8 @@ public final class PipelineRunner {
 
   /** A child or branch the tree limits refused: the step fails as any failed step does, never retried. */
   private Future<Void> overLimit(CompiledPipeline p, Dequeued tx, int i, Code code, String reached, String limit) {
-    return failed(p, tx, i, new Failure(TxStatus.FAILED, TreeLimits.code(code), TreeLimits.note(code, i, reached, limit),
-        null, false, null));
+    return failed(p, tx, i, new Failure(TxStatus.FAILED, TreeLimits.code(code),
+        TreeLimits.note(code, i, reached, limit), null, false, null));
   }
 
   /**

@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * What the stores of one verticle share: its pipelined link, the key names, the scripts, the clock, how
- * many replicas must hold a start or completion before it is answered, and the limits the scripts enforce. Use it from that verticle's
- * context only (see RedisLink).
+ * many replicas must hold a start or completion before it is answered, and the limits the scripts enforce.
+ * Use it from that verticle's context only (see RedisLink).
  */
 public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
                            Config.Limits limits) {

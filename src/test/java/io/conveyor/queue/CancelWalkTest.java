@@ -211,8 +211,8 @@ class CancelWalkTest {
   private JsonObject post(String path) {
     try {
       java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-          java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path)).header("Authorization", "Bearer k-acme")
-              .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path))
+              .header("Authorization", "Bearer k-acme").POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
           java.net.http.HttpResponse.BodyHandlers.ofString());
       return new JsonObject(r.body()).put("httpStatus", r.statusCode());
     } catch (java.io.IOException e) {
