@@ -2,7 +2,8 @@
 -- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
 -- KEYS[5] webhookH:<txId>   KEYS[6] webhooksZ   KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
--- KEYS[11] liveOwnersH (each transaction ended here stops counting as live; a compensation starts to: lib/live.lua)
+-- KEYS[11] cancelL (the partition's cancel walk, lib/fork.lua)
+-- KEYS[12] liveOwnersH (each transaction ended here stops counting as live; a compensation starts to: lib/live.lua)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)
 -- ARGV[5], ARGV[6], ARGV[7] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): the child a
 --   transaction waits for (field waitingFor) and the parent that waits for it (parentTxId, parentGroup) are
@@ -13,16 +14,20 @@
 --   a queued start under fair share leaves its group's in-queue, or its owner's own queue, at once, and an
 --   admitted one lets the owner's next in (lib/queue.lua)
 -- Replies:
---   {'CANCELLED'}             it was queued or sleeping: now complete with status cancelled, notified,
---                             scheduled for archiving (a queue entry left behind is dropped by dequeue)
+--   {'CANCELLED', pending, floor}  it was queued or sleeping: now complete with status cancelled, notified,
+--                             scheduled for archiving (a queue entry left behind is dropped by dequeue);
+--                             pending: the walk's entries above floor (cancelL's length before this call):
+--                             transactions of its tree found but not cancelled yet, a lower bound (what they
+--                             wait for is found as they end); 0 when the tree is done (cancel-walk.lua goes on)
 --   {'CANCEL_REQUESTED'}      it is running: the node running it ends it cancelled at its next checkpoint,
 --                             sleep, hop or completion; published on notify as cancel:<txId> so a step
 --                             that asks (ctx.cancelled()) can stop early
 --   {'ALREADY_FINAL', status} it had ended already; nothing written
 --   {'NOT_FOUND'}             no such transaction, or another owner's: nothing written
 -- Cancel reaches the whole chain: a transaction waiting for a child pipeline, or for the branches of a
--- parallel step, takes them with it (and their children, down the chain): a waiting child ends cancelled at once, a running one at its next
--- boundary. A cancelled child whose parent waits for it hands 'cancelled' back, and the parent is queued
+-- parallel step, takes them with it (and their children, down the chain): a waiting child ends cancelled at
+-- once, a running one at its next boundary, at most 20 of them in this call (the walk, lib/fork.lua). A
+-- cancelled child whose parent waits for it hands 'cancelled' back, and the parent is queued
 -- on qOutL of its group to end cancelled too (as complete.lua hands back a child's result); a cancelled
 -- branch counts as a branch that did not succeed in its parent's join (lib/fork.lua). A cancelled
 -- transaction whose pipeline names onFailure starts its compensation (archiving and webhook wait for it).
@@ -40,7 +45,7 @@ local now = ARGV[3]
 local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[4]), counts = {}, archiveKey = KEYS[2],
   notifyKey = KEYS[3], sleepingKey = KEYS[4], prefixes = {state = statePrefix, pipeline = ARGV[8],
   queue = ARGV[9], out = outPrefix, ring = ringPrefix, webhook = ARGV[10], live = KEYS[10],
-  liveOwners = live_batch(KEYS[11])}}
+  liveOwners = live_batch(KEYS[12])}, walkKey = KEYS[11]}
 local prefixes, counts, archiveAt = env.prefixes, env.counts, env.archiveAt
 
 local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',
@@ -75,7 +80,8 @@ if s[9] then
     KEYS[3])
 end
 
--- down the chain of children (or parallel branches) this one waited for
+-- down the chain of children (or parallel branches) this one waited for: on the walk, above what it held
+local floor = redis.call('LLEN', KEYS[11])
 fork_cancel_children(ARGV[1], s[6], s[10], env)
 
 -- up to the parent waiting for this one (as its child, or as a branch of its parallel step)
@@ -90,6 +96,7 @@ if s[7] then
     fork_branch_ended(s[7], s[8], ARGV[1], 'cancelled', '', 'cancelled by its owner', env)
   end
 end
+local pending = fork_walk(env, WALK_BUDGET, floor)
 stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 live_flush(prefixes.liveOwners)
-return {CODE.CANCELLED}
+return {CODE.CANCELLED, pending, floor}

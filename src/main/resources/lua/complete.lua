@@ -3,7 +3,8 @@
 -- KEYS[1] processingZ   KEYS[2] inflightZ:<nodeId>   KEYS[3] toArchiveZ   KEYS[4] notify (channel)
 -- KEYS[5] webhooksZ   KEYS[6..8] stats1H, stats2H, stats3H of the slots that hold now   KEYS[9] sleepingZ
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
--- For transaction i (1..n), two keys from KEYS[10 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
+-- KEYS[11] cancelL (the partition's cancel walk: a join decided here puts the branches still going on it)
+-- For transaction i (1..n), two keys from KEYS[11 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
 -- KEYS[#KEYS] liveOwnersH, after every other key: a completion ends a live transaction (lib/live.lua); a
 --   compensation started here begins one
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
@@ -28,7 +29,9 @@
 -- scheduled for delivery (see lib/webhooks.lua). A completed child pipeline hands its status, output and
 -- note to its parent, if the parent still waits for it, and queues the parent on qOutL of the parent's
 -- group; a completed branch of a parallel step counts in its parent's join, which the branch that decides
--- it hands back the same way, cancelling the branches still going (lib/fork.lua). Each completion counts as completed and completed.<status> in the stats. One that failed and
+-- it hands back the same way, cancelling the branches still going (lib/fork.lua: through the cancel walk, of
+-- which this call carries on at most 20 entries when it put any on it). Each completion counts as completed
+-- and completed.<status> in the stats. One that failed and
 -- names an onFailure pipeline starts its compensation, and waits for it before archiving and its webhook;
 -- a compensation that ends lets the transaction it compensated go on to both.
 -- #include publish
@@ -54,7 +57,7 @@ local replies = {}
 local counts = {}
 prefixes.out = outPrefix
 local env = {now = now, archiveAt = archiveAt, counts = counts, archiveKey = KEYS[3], notifyKey = KEYS[4],
-  sleepingKey = KEYS[9], prefixes = prefixes}
+  sleepingKey = KEYS[9], prefixes = prefixes, walkKey = KEYS[11]}
 
 local function wakeParent(parent, group, child, status, output, note)
   local pkey = statePrefix .. parent
@@ -75,8 +78,8 @@ end
 -- the archive
 local done, archived = {}, {}
 
-for i = 1, (#KEYS - 11) / 2 do
-  local key, webhookKey = KEYS[10 + 2 * (i - 1) + 1], KEYS[10 + 2 * (i - 1) + 2]
+for i = 1, (#KEYS - 12) / 2 do
+  local key, webhookKey = KEYS[11 + 2 * (i - 1) + 1], KEYS[11 + 2 * (i - 1) + 2]
   local a = 8 + 7 * (i - 1) + 1
   local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   -- one read for everything this completion needs (its webhook's fields too: fields 13-17)
@@ -142,6 +145,9 @@ for i = 1, (#KEYS - 11) / 2 do
     end
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
   end
+end
+if env.walked then
+  fork_walk(env, WALK_BUDGET, 0)
 end
 queue_chunked('ZREM', KEYS[1], done)
 queue_chunked('ZREM', KEYS[2], done)

@@ -11,6 +11,8 @@
 -- failure   ARGV[8] branches running at once at most (maxConcurrency)
 -- For branch i, four arguments from ARGV[8 + 4(i-1) + 1]: branchTxId, pipeline, input JSON, expected group
 -- ARGV[8 + 4n + 1] the branches' trace (the traceparent of the parallel step's span) or ''
+-- ARGV[8 + 4n + 2] the partition's stateH key prefix (the root of the parent's tree is known only from its state)
+-- ARGV[8 + 4n + 3] limits.maxDepth   ARGV[8 + 4n + 4] limits.maxDescendants
 -- Replies:
 --   {'OK'}                          the branches exist (the first maxConcurrency queued, the rest pending);
 --                                   the parent is sleeping, waitingFor 'fork'
@@ -19,7 +21,10 @@
 --                                   completes it cancelled instead
 --   {'UNKNOWN_PIPELINE', name}      a branch names no pipeline; nothing written
 --   {'GROUP_CHANGED', name, group}  a branch's pipeline belongs to another group: call again with its keys
+--   {'DEPTH_EXCEEDED', depth, max}        the branches would nest deeper than maxDepth; nothing written
+--   {'DESCENDANTS_EXCEEDED', count, max}  the root's tree would hold more than maxDescendants; nothing written
 -- Every branch lives in its parent's partition (its txId must be one of it), so all of this is one slot.
+-- Each branch carries root and depth (lib/child.lua); the root's descendants count grows by n.
 -- #include publish
 -- #include codes
 -- #include queue
@@ -32,6 +37,12 @@ if refused then
   return refused
 end
 local n = (#KEYS - 8) / 4
+local tree
+tree, refused = child_tree(ARGV[1], parent, ARGV[8 + 4 * n + 2], n, tonumber(ARGV[8 + 4 * n + 3]),
+  tonumber(ARGV[8 + 4 * n + 4]))
+if refused then
+  return refused
+end
 local versions = {}
 for i = 1, n do
   local name, group = ARGV[8 + 4 * (i - 1) + 2], ARGV[8 + 4 * (i - 1) + 4]
@@ -57,7 +68,7 @@ for i = 1, n do
     'status', 'running', 'processingState', i <= max and 'queued' or 'pending', 'attempt', 0, 'step', 0,
     'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[a + 3],
     'parentTxId', id, 'parentGroup', parent[5], 'branch', i, 'priority', parent[7] or '0',
-    'qBoost', parent[8] or '0')
+    'qBoost', parent[8] or '0', 'root', tree.root, 'depth', tree.depth)
   if p[3] and p[3] ~= '' then
     redis.call('HSET', KEYS[k + 1], 'onFailure', p[3])
   end
@@ -71,6 +82,7 @@ for i = 1, n do
   live_began(liveCount, parent[3])
   stats_tally(counts, 'queued', p[2], name, parent[3])
 end
+child_count(tree)
 -- what an earlier fork of this transaction left (one cancelled before its join was decided)
 local old = redis.call('HGET', KEYS[1], 'fork')
 for i = 1, old and #cjson.decode(old).ids or 0 do

@@ -8,6 +8,8 @@
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
 -- ARGV[4] childTxId    ARGV[5] child pipeline   ARGV[6] child input JSON   ARGV[7] now (ms)
 -- ARGV[8] expected child group   ARGV[9] the child's trace (the traceparent of the step's span) or ''
+-- ARGV[10] the partition's stateH key prefix (the root of the parent's tree is known only from its state)
+-- ARGV[11] limits.maxDepth   ARGV[12] limits.maxDescendants
 -- Replies:
 --   {'OK', version}               the child is queued; the parent is sleeping, waitingFor the child
 --   {'FENCED', attempt, state}    the caller no longer owns the parent; nothing written
@@ -15,7 +17,10 @@
 --                                 completes it cancelled instead of starting the child
 --   {'UNKNOWN_PIPELINE'}          no pipeline of that name; nothing written
 --   {'GROUP_CHANGED', group}      the child pipeline belongs to another group: call again with its keys
--- The child carries parentTxId and parentGroup; complete.lua hands its result back to the parent.
+--   {'DEPTH_EXCEEDED', depth, max}        the child would nest deeper than maxDepth; nothing written
+--   {'DESCENDANTS_EXCEEDED', count, max}  the root's tree would hold more than maxDescendants; nothing written
+-- The child carries parentTxId and parentGroup; complete.lua hands its result back to the parent. It also
+-- carries root and depth (lib/child.lua), and its root's descendants count grows by one.
 -- #include publish
 -- #include codes
 -- #include queue
@@ -34,12 +39,19 @@ end
 if p[2] ~= ARGV[8] then
   return {CODE.GROUP_CHANGED, p[2]}
 end
+local tree
+tree, refused = child_tree(ARGV[1], parent, ARGV[10], 1, tonumber(ARGV[11]), tonumber(ARGV[12]))
+if refused then
+  return refused
+end
 local now, child = ARGV[7], ARGV[4]
 redis.call('HSET', KEYS[2],
   'owner', parent[3], 'externalId', '', 'type', ARGV[5], 'version', p[1], 'group', p[2],
   'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
   'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[6],
-  'parentTxId', ARGV[1], 'parentGroup', parent[5], 'priority', parent[7] or '0', 'qBoost', parent[8] or '0')
+  'parentTxId', ARGV[1], 'parentGroup', parent[5], 'priority', parent[7] or '0', 'qBoost', parent[8] or '0',
+  'root', tree.root, 'depth', tree.depth)
+child_count(tree)
 if p[3] and p[3] ~= '' then
   redis.call('HSET', KEYS[2], 'onFailure', p[3])
 end

@@ -100,7 +100,7 @@ public final class Node {
     metrics.busyWorkers(metrics::workersBusy, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
-        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()));
+        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     this.assignment = new io.conveyor.bus.Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()));
     this.cluster = new NodeCluster(config.cluster(), config.redis());
@@ -228,7 +228,10 @@ public final class Node {
             log.warn("pipeline {} names pipelines not published: {} (a step that reaches one fails internal-error "
                 + "until it is published)", p.pipeline().name(), missing);
           }
-        })))
+        })).onSuccess(known -> io.conveyor.pipeline.ChildCycles.through(pipelineNames,
+            io.conveyor.pipeline.ChildCycles.graph(known)).forEach(cycle -> log.warn("child pipelines form a cycle: {} "
+                + "(a recursion that does not end by itself fails with depth-exceeded at limits.maxDepth {})", cycle,
+                config.limits().maxDepth()))))
         .compose(v -> io.conveyor.schedule.ScheduleFiles.publish(new io.conveyor.redis.ScheduleStore(r), schedules,
             r.clock().millis()))
         .compose(v -> new io.conveyor.redis.QueueStore(r).upgradeQueues(config.node().group()).onSuccess(n -> {
@@ -288,7 +291,8 @@ public final class Node {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("reaper", part), new ReaperVerticle(redis,
             new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
-                config.reaper().grace(), config.heartbeat().ttl(), outageGrace()), part, assignment)));
+                config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()), part,
+            assignment)));
       }
     }
     if (n.has("archive")) {

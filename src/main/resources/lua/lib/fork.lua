@@ -2,7 +2,7 @@
 -- down a chain of waiting transactions, and the join of a flow/parallel step (see fork.lua).
 -- env is a table: now, archiveAt, counts (stats), prefixes {state, pipeline, queue, out, ring, webhook, live,
 -- liveOwners (lib/live.lua, included before this)},
--- archiveKey (toArchiveZ), notifyKey, sleepingKey (sleepingZ), all of the partition.
+-- archiveKey (toArchiveZ), notifyKey, sleepingKey (sleepingZ), walkKey (cancelL), all of the partition.
 --
 -- A parent waiting on a parallel step has processingState sleeping, waitingFor 'fork' and the field fork:
 -- {"ids": [branch txIds in order], "need": n, "all": bool, "cof": bool, "max": n, "next": released}.
@@ -32,23 +32,36 @@ local function fork_end_cancelled(key, id, note, owner, group, type, env)
   return compensating
 end
 
-local fork_cancel_down
+-- The cancel walk (env.walkKey, the partition's cancelL): a tree is cancelled level by level, never by
+-- recursion, and at most WALK_BUDGET (20) transactions a call, so a call holds Redis a few milliseconds however
+-- large the tree (DESIGN: a walk over a structure a user can make large is bounded per call). A cancelled
+-- transaction pushes what it waited for on the list, a stack (RPUSH, RPOP) whose entries are
+-- '<txId> <parentTxId>'; later calls (cancel-walk.lua: the cancel's own loop, the reaper leader's round)
+-- carry it on. Being a stack, a cancel's tree sits above what the list held before it (its floor). A join
+-- decided without some branches puts them on it too ('<txId> <parentTxId> join').
+local WALK_BUDGET = 20
 
--- Cancels what a transaction waits for: its child pipeline, or every branch of its parallel step.
+-- Puts what a cancelled transaction waited for on the walk: its child pipeline, or every branch of its
+-- parallel step.
 local function fork_cancel_children(id, waitingFor, fork, env)
-  local note = 'cancelled with its parent ' .. id
+  local entries = {}
   if waitingFor == 'fork' and fork then
     for _, b in ipairs(cjson.decode(fork).ids) do
-      fork_cancel_down(b, note, env)
+      entries[#entries + 1] = b .. ' ' .. id
     end
   elseif waitingFor and waitingFor ~= '' then
-    fork_cancel_down(waitingFor, note, env)
+    entries[1] = waitingFor .. ' ' .. id
   end
+  for from = 1, #entries, 1000 do
+    redis.call('RPUSH', env.walkKey, unpack(entries, from, math.min(from + 999, #entries)))
+  end
+  env.walked = env.walked or #entries > 0
 end
 
--- Cancels a transaction that has not ended, and down its chain: a running one at its next step boundary
--- (cancelRequested, published as cancel:<txId> so a step that asks can stop early), a waiting one at once.
-fork_cancel_down = function(id, note, env)
+-- Cancels one transaction that has not ended: a running one at its next step boundary (cancelRequested,
+-- published as cancel:<txId> so a step that asks can stop early), a waiting one at once, what it waited for
+-- going on the walk.
+local function fork_cancel_one(id, note, env)
   local key = env.prefixes.state .. id
   local c = redis.call('HMGET', key, 'processingState', 'owner', 'group', 'type', 'waitingFor', 'fork')
   if c[1] == 'processing' then
@@ -58,6 +71,20 @@ fork_cancel_down = function(id, note, env)
     fork_end_cancelled(key, id, note, c[2], c[3], c[4], env)
     fork_cancel_children(id, c[5], c[6], env)
   end
+end
+
+-- Carries the walk on while it holds more than floor entries, at most budget of them: answers how many
+-- entries above floor are still to go.
+local function fork_walk(env, budget, floor)
+  local left = redis.call('LLEN', env.walkKey)
+  while budget > 0 and left > floor do
+    local id, parent, join = string.match(redis.call('RPOP', env.walkKey), '^(%S+) (%S+) ?(%S*)$')
+    fork_cancel_one(id, join == 'join' and ('cancelled: its parallel step in ' .. parent .. ' was decided without it')
+      or ('cancelled with its parent ' .. parent), env)
+    budget = budget - 1
+    left = redis.call('LLEN', env.walkKey)
+  end
+  return math.max(left - floor, 0)
 end
 
 -- Queues a branch held back by maxConcurrency.
@@ -131,7 +158,13 @@ local function fork_branch_ended(parentId, parentGroup, childId, status, output,
     'childOutput', '{"outputs":[' .. table.concat(outs, ',') .. '],"statuses":[' .. table.concat(sts, ',') .. ']}',
     'childNote', why or '', 'updated', env.now)
   queue_push(env.prefixes.out .. parentGroup, env.prefixes.ring .. parentGroup, parentId)
-  for _, b in ipairs(open) do
-    fork_cancel_down(b, 'cancelled: its parallel step in ' .. parentId .. ' was decided without it', env)
+  -- the branches still going leave on the walk (a wide fork's would be too many for one call)
+  for from = 1, #open, 1000 do
+    local entries = {}
+    for i = from, math.min(from + 999, #open) do
+      entries[#entries + 1] = open[i] .. ' ' .. parentId .. ' join'
+    end
+    redis.call('RPUSH', env.walkKey, unpack(entries))
   end
+  env.walked = env.walked or #open > 0
 end

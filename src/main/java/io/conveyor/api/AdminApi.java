@@ -164,6 +164,11 @@ public final class AdminApi {
     return ownerOf(txId).compose(owner -> tx.cancel(txId, owner));
   }
 
+  /** As cancel, with how many of its tree the cancel walk has still to reach (Transactions.cancelTree). */
+  public Future<io.conveyor.domain.Transactions.Cancelled> cancelTree(String txId) {
+    return ownerOf(txId).compose(owner -> tx.cancelTree(txId, owner));
+  }
+
   public Future<TxSummary> rerun(String txId, boolean fromStart) {
     return ownerOf(txId).compose(owner -> tx.rerun(txId, owner, fromStart));
   }

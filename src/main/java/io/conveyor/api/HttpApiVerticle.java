@@ -176,8 +176,8 @@ public final class HttpApiVerticle extends VerticleBase {
     });
     r.get("/api/v1/transactions/:txId").handler(ctx -> answer(ctx, tx.status(ctx.pathParam("txId"), owner(ctx))
         .compose(s -> awaitOutcome(ctx, s)), s -> 200));
-    r.post("/api/v1/transactions/:txId/cancel").handler(ctx -> answer(ctx,
-        tx.cancel(ctx.pathParam("txId"), owner(ctx)), s -> 200));
+    r.post("/api/v1/transactions/:txId/cancel").handler(ctx -> cancelled(ctx,
+        tx.cancelTree(ctx.pathParam("txId"), owner(ctx))));
     r.post("/api/v1/transactions/:txId/retry").handler(ctx -> answer(ctx, fromStart(ctx).compose(start ->
         tx.rerun(ctx.pathParam("txId"), owner(ctx), start)), s -> 200));
     r.put("/api/v1/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx, "value").compose(b ->
@@ -193,8 +193,8 @@ public final class HttpApiVerticle extends VerticleBase {
       }
     });
     r.get("/api/v1/admin/transactions/:txId").handler(ctx -> json(ctx, admin.detail(ctx.pathParam("txId"))));
-    r.post("/api/v1/admin/transactions/:txId/cancel").handler(ctx -> answer(ctx, admin.cancel(ctx.pathParam("txId")),
-        s -> 200));
+    r.post("/api/v1/admin/transactions/:txId/cancel").handler(ctx -> cancelled(ctx,
+        admin.cancelTree(ctx.pathParam("txId"))));
     r.post("/api/v1/admin/transactions/:txId/retry").handler(ctx -> answer(ctx, fromStart(ctx).compose(start ->
         admin.rerun(ctx.pathParam("txId"), start)), s -> 200));
     BulkRetry bulk = new BulkRetry(admin::rerun, reads, factory.archive(), config.archive().delay().toMillis(),
@@ -441,6 +441,11 @@ public final class HttpApiVerticle extends VerticleBase {
             warnings.add("it names pipelines not published yet: " + String.join(", ", missing) + " (accepted, as "
                 + "pipelines may be published in any order; a step that reaches one fails internal-error until it is)");
           }
+          String cycle = io.conveyor.pipeline.ChildCycles.through(name, io.conveyor.pipeline.ChildCycles.graph(known));
+          if (cycle != null) {
+            warnings.add("its child pipelines form a cycle: " + cycle + " (accepted: a recursion that ends by itself "
+                + "is legal; one that does not fails with depth-exceeded at limits.maxDepth)");
+          }
           if (!warnings.isEmpty()) {
             reply.put("warning", String.join("; ", warnings));
           }
@@ -655,6 +660,14 @@ public final class HttpApiVerticle extends VerticleBase {
   private void answer(RoutingContext ctx, Future<TxSummary> result, Function<TxSummary, Integer> status) {
     result.onSuccess(s -> ctx.response().setStatusCode(status.apply(s)).putHeader("content-type", "application/json")
         .end(s.toJson().encode())).onFailure(e -> problem(ctx, e));
+  }
+
+  /** A cancel's answer: 200 when its tree is cancelled, 202 with cancelPending while the walk goes on. */
+  private void cancelled(RoutingContext ctx, Future<io.conveyor.domain.Transactions.Cancelled> result) {
+    result.onSuccess(c -> ctx.response().setStatusCode(c.pending() == 0 ? 200 : 202)
+        .putHeader("content-type", "application/json")
+        .end((c.pending() == 0 ? c.summary().toJson() : c.summary().toJson().put("cancelPending", c.pending()))
+            .encode())).onFailure(e -> problem(ctx, e));
   }
 
   private void failure(RoutingContext ctx) {

@@ -323,22 +323,39 @@ public final class Transactions {
    * step boundary (the answer then still says running). An ended one is refused as already-final.
    */
   public Future<TxSummary> cancel(String txId, String owner) {
+    return cancelTree(txId, owner).map(Cancelled::summary);
+  }
+
+  /** A cancel's answer: the transaction as it stands, and how many of its tree the cancel walk has still to reach. */
+  public record Cancelled(TxSummary summary, long pending) {
+  }
+
+  /**
+   * As cancel, and the tree below it: what it waited for, and theirs, is cancelled by the walk (cancel-walk.lua),
+   * at most 20 a script call and CANCEL_WALK_CALLS calls here; the reaper leader carries on what is left.
+   */
+  public Future<Cancelled> cancelTree(String txId, String owner) {
     TxException bad = badReference(txId, owner);
     if (bad != null) {
       return Future.failedFuture(bad);
     }
     return control.cancel(txId, owner, archiveDelay).compose(r -> switch (r.code()) {
-      case NOT_FOUND -> notInRedis(txId, owner);
-      case ALREADY_FINAL -> Future.<TxSummary>failedFuture(new TxException(Kind.ALREADY_FINAL,
+      case NOT_FOUND -> notInRedis(txId, owner).map(s -> new Cancelled(s, 0));
+      case ALREADY_FINAL -> Future.<Cancelled>failedFuture(new TxException(Kind.ALREADY_FINAL,
           "transaction " + txId + " has ended already (" + r.detail() + ")", null, txId));
       case CANCELLED -> {
         // it waited and ended here and now; one that runs is counted by the node that ends it
         metrics.completed(TxStatus.CANCELLED.wire(), owner);
-        yield status(txId, owner);
+        yield (r.pending() == 0 ? Future.succeededFuture(0L)
+            : control.walk(txId, r.floor(), CANCEL_WALK_CALLS, archiveDelay))
+            .compose(pending -> status(txId, owner).map(s -> new Cancelled(s, pending)));
       }
-      default -> status(txId, owner);
-    }).recover(Transactions::asRefusal);
+      default -> status(txId, owner).map(s -> new Cancelled(s, 0));
+    }).recover(e -> Transactions.<Cancelled>asRefusal(e));
   }
+
+  /** Script calls of at most 20 transactions a cancel makes before it answers (the reaper does the rest). */
+  private static final int CANCEL_WALK_CALLS = 40;
 
   /**
    * Runs one of an owner's ended transactions again under its txId (failed, cancelled, timed out or ended

@@ -93,35 +93,46 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
    * flow/parallel steps' pipeline and branches.
    */
   public java.util.Set<String> references() {
-    java.util.Set<String> out = new java.util.TreeSet<>();
+    java.util.Set<String> out = new java.util.TreeSet<>(children());
     if (onFailure != null) {
       out.add(onFailure);
     }
+    return out;
+  }
+
+  /** The pipelines its steps may start as children or branches (not its onFailure: a compensation is a root). */
+  public java.util.Set<String> children() {
+    java.util.Set<String> out = new java.util.TreeSet<>();
     for (StepDef d : steps) {
-      JsonObject p = d.params() == null ? new JsonObject() : d.params();
-      if (d.type().equals("util/child-pipeline") || d.type().equals("flow/parallel")) {
-        for (String field : java.util.List.of("pipeline", "default")) {
-          if (p.getValue(field) instanceof String name) {
-            out.add(name);
-          }
-        }
-        if (p.getValue("map") instanceof JsonObject map) {
-          map.forEach(e -> {
-            if (e.getValue() instanceof String name) {
-              out.add(name);
-            }
-          });
-        }
-        if (p.getValue("branches") instanceof JsonArray branches) {
-          branches.forEach(b -> {
-            if (b instanceof JsonObject o && o.getValue("pipeline") instanceof String name) {
-              out.add(name);
-            }
-          });
-        }
-      }
+      childrenOf(d.type(), d.params(), out);
     }
     return out;
+  }
+
+  /** Adds the pipelines a step of this type and params may start (none for other step types) to out. */
+  public static void childrenOf(String type, JsonObject params, java.util.Set<String> out) {
+    JsonObject p = params == null ? new JsonObject() : params;
+    if (type.equals("util/child-pipeline") || type.equals("flow/parallel")) {
+      for (String field : java.util.List.of("pipeline", "default")) {
+        if (p.getValue(field) instanceof String name) {
+          out.add(name);
+        }
+      }
+      if (p.getValue("map") instanceof JsonObject map) {
+        map.forEach(e -> {
+          if (e.getValue() instanceof String name) {
+            out.add(name);
+          }
+        });
+      }
+      if (p.getValue("branches") instanceof JsonArray branches) {
+        branches.forEach(b -> {
+          if (b instanceof JsonObject o && o.getValue("pipeline") instanceof String name) {
+            out.add(name);
+          }
+        });
+      }
+    }
   }
 
   /** The retry policy of step i: its own, else the pipeline's, else none. */

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * node's heartbeat would expire, but takes nothing over while the heartbeat lives (after a pause, the
  * paused node's view says everyone else left). After Redis was unreachable, nobody is judged for one
  * heartbeat TTL, so the live nodes can beat first. The leader also wakes the transactions whose sleep is
- * over and samples queue lengths into the stats.
+ * over, carries cancel walks on, and samples queue lengths into the stats.
  */
 public final class ReaperVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReaperVerticle.class);
@@ -50,10 +50,15 @@ public final class ReaperVerticle extends VerticleBase {
 
   /**
    * This node's id and group, the round interval, the lease and its grace, and the heartbeat TTL (an
-   * in-flight entry older than that whose node is not registered can have no live owner).
+   * in-flight entry older than that whose node is not registered can have no live owner); the archive delay
+   * of what the cancel walk ends.
    */
   public record Settings(String nodeId, String group, Duration interval, Duration lease, Duration grace,
-                         Duration heartbeatTtl, Duration outageGrace) {
+                         Duration heartbeatTtl, Duration outageGrace, Duration archiveDelay) {
+    public Settings(String nodeId, String group, Duration interval, Duration lease, Duration grace,
+                    Duration heartbeatTtl, Duration outageGrace) {
+      this(nodeId, group, interval, lease, grace, heartbeatTtl, outageGrace, Duration.ZERO);
+    }
   }
 
   public ReaperVerticle(RedisAccess redis, Settings settings) {
@@ -143,7 +148,7 @@ public final class ReaperVerticle extends VerticleBase {
           java.util.Collection<Integer> garbageIn = several
               ? List.of((int) (rounds % redis.keys().partitions())) : List.of(0);
           Future<Void> reaped = liveness.reap(judge, settings.heartbeatTtl(), garbageIn).map(this::report);
-          return several ? reaped : reaped.compose(v -> wakeSleepers(0));
+          return several ? reaped : reaped.compose(v -> walkCancels(0)).compose(v -> wakeSleepers(0));
         })
         .onFailure(this::roundFailed);
   }
@@ -160,7 +165,8 @@ public final class ReaperVerticle extends VerticleBase {
     return control.wakeLeading(partition, 1000, settings.nodeId(), settings.lease(), settings.grace())
         .compose(woken -> {
           partitionLeadership.update(woken >= 0, asked);
-          return woken >= 0 ? sample(partition, Future.succeededFuture(woken)) : Future.<Void>succeededFuture();
+          return woken >= 0 ? walkCancels(partition).compose(v -> sample(partition, Future.succeededFuture(woken)))
+              : Future.<Void>succeededFuture();
         })
         .onFailure(this::roundFailed);
   }
@@ -190,6 +196,18 @@ public final class ReaperVerticle extends VerticleBase {
       log.info("Redis answers again after {} ms: no node is judged dead for {} ms, so live nodes beat first",
           failedMs, settings.outageGrace().toMillis());
     }
+  }
+
+  /**
+   * The partition's cancel walk goes on (cancel-walk.lua): what cancels left of large trees, up to 250 calls of
+   * 20 a round, so no walk depends on the caller that began it staying alive.
+   */
+  private Future<Void> walkCancels(int p) {
+    return control.walk(p, 0, 250, settings.archiveDelay()).onSuccess(left -> {
+      if (left > 0) {
+        log.info("cancel walk of partition {}: {} transactions still to cancel, next round", p, left);
+      }
+    }).mapEmpty();
   }
 
   /**

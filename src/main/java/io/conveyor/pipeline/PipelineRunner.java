@@ -201,11 +201,11 @@ public final class PipelineRunner {
     }
     if (r instanceof StepResult.Child c) {
       stepTimes.remove(tx.txId()); // the step goes on in its child; its time is not this run's
-      return hop(tx, i, c, true);
+      return hop(p, tx, i, c, true);
     }
     if (r instanceof StepResult.Fork f) {
       stepTimes.remove(tx.txId()); // the step goes on in its branches
-      return fork(tx, i, f, true);
+      return fork(p, tx, i, f, true);
     }
     if (r instanceof StepResult.Sleep z) {
       stepTimes.remove(tx.txId()); // it runs again after sleeping; that run is timed
@@ -364,7 +364,7 @@ public final class PipelineRunner {
   }
 
   /** Queues the child in its group; the parent leaves this node and waits (see hop.lua). */
-  private Future<Void> hop(Dequeued tx, int i, StepResult.Child c, boolean mayRetry) {
+  private Future<Void> hop(CompiledPipeline p, Dequeued tx, int i, StepResult.Child c, boolean mayRetry) {
     String childTxId = store.childTxId(tx.txId());
     return catalog.groupOf(pipelines, c.pipeline()).compose(group -> group == null
         ? finish(tx, TxStatus.INTERNAL_ERROR, null, "step " + (i + 1) + ": no pipeline named " + c.pipeline())
@@ -373,18 +373,19 @@ public final class PipelineRunner {
             .compose(h -> switch (h.code()) {
               case OK -> Future.<Void>succeededFuture();
               case GROUP_CHANGED -> mayRetry
-                  ? catalog.refreshGroup(pipelines, c.pipeline()).compose(g -> hop(tx, i, c, false))
+                  ? catalog.refreshGroup(pipelines, c.pipeline()).compose(g -> hop(p, tx, i, c, false))
                   : finish(tx, TxStatus.INTERNAL_ERROR, null, "pipeline " + c.pipeline() + " keeps changing group");
               case UNKNOWN_PIPELINE -> finish(tx, TxStatus.INTERNAL_ERROR, null,
                   "step " + (i + 1) + ": no pipeline named " + c.pipeline());
               case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner before its child "
                   + c.pipeline() + " started");
+              case DEPTH_EXCEEDED, DESCENDANTS_EXCEEDED -> overLimit(p, tx, i, h.code(), h.detail(), h.limit());
               default -> dropped(tx, "hop", h.code());
             }));
   }
 
   /** Starts the branches of a parallel step; the parent leaves this node and waits for their join (fork.lua). */
-  private Future<Void> fork(Dequeued tx, int i, StepResult.Fork f, boolean mayRetry) {
+  private Future<Void> fork(CompiledPipeline p, Dequeued tx, int i, StepResult.Fork f, boolean mayRetry) {
     java.util.List<String> ids = new java.util.ArrayList<>(f.branches().size());
     java.util.Map<String, Future<String>> groups = new java.util.LinkedHashMap<>();
     for (StepResult.Fork.Branch b : f.branches()) {
@@ -407,14 +408,21 @@ public final class PipelineRunner {
           .compose(h -> switch (h.code()) {
         case OK -> Future.<Void>succeededFuture();
         case GROUP_CHANGED -> mayRetry
-            ? catalog.refreshGroup(pipelines, h.pipeline()).compose(g -> fork(tx, i, f, false))
+            ? catalog.refreshGroup(pipelines, h.pipeline()).compose(g -> fork(p, tx, i, f, false))
             : finish(tx, TxStatus.INTERNAL_ERROR, null, "pipeline " + h.pipeline() + " keeps changing group");
         case UNKNOWN_PIPELINE -> finish(tx, TxStatus.INTERNAL_ERROR, null,
             "step " + (i + 1) + ": no pipeline named " + h.pipeline());
         case CANCELLED -> finish(tx, TxStatus.CANCELLED, null, "cancelled by its owner before its branches started");
+        case DEPTH_EXCEEDED, DESCENDANTS_EXCEEDED -> overLimit(p, tx, i, h.code(), h.pipeline(), h.group());
         default -> dropped(tx, "fork", h.code());
       });
     });
+  }
+
+  /** A child or branch the tree limits refused: the step fails as any failed step does, never retried. */
+  private Future<Void> overLimit(CompiledPipeline p, Dequeued tx, int i, Code code, String reached, String limit) {
+    return failed(p, tx, i, new Failure(TxStatus.FAILED, TreeLimits.code(code),
+        TreeLimits.note(code, i, reached, limit), null, false, null));
   }
 
   /**

@@ -54,7 +54,11 @@ public enum Code {
   /** start: the pipeline is disabled and takes no new starts. */
   DISABLED,
   /** start: the owner has its share of maxLive live in the partition already (detail: limit:share). */
-  LIVE_LIMIT;
+  LIVE_LIMIT,
+  /** hop, fork: a child or branch would nest deeper than limits.maxDepth below its root. Nothing written. */
+  DEPTH_EXCEEDED,
+  /** hop, fork: the root's tree would hold more than limits.maxDescendants transactions. Nothing written. */
+  DESCENDANTS_EXCEEDED;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

@@ -31,19 +31,54 @@ public final class ControlStore {
   public record Reply(Code code, String detail) {
   }
 
-  /** Cancels one of an owner's transactions (see cancel.lua). */
-  public Future<Reply> cancel(String txId, String owner, Duration archiveDelay) {
+  /**
+   * Reply of cancel.lua: its code and detail (ALREADY_FINAL: the status) and, once CANCELLED, how many of what
+   * it waited for the walk has still to reach above floor (cancelL's length before the call; see walk).
+   */
+  public record CancelReply(Code code, String detail, long pending, long floor) {
+  }
+
+  /** Cancels one of an owner's transactions and up to 20 of its descendants (see cancel.lua). */
+  public Future<CancelReply> cancel(String txId, String owner, Duration archiveDelay) {
     String now = r.now();
     int p = keys.partitionOf(txId);
     List<String> k = new ArrayList<>(List.of(keys.stateH(txId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.sleepingZ(p), keys.webhookH(txId), keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     k.add(keys.liveZ(p));
+    k.add(keys.cancelL(p));
     k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().cancel, k, List.of(txId, owner, now, Long.toString(archiveDelay.toMillis()),
             keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""),
             keys.qInZ(p, ""), keys.webhookH(p, ""), keys.qFairH(p, ""), keys.qOwnerZPrefix(p)))
-        .map(reply -> new Reply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
+        .map(reply -> Code.of(reply) == Code.CANCELLED
+            ? new CancelReply(Code.CANCELLED, null, reply.get(1).toLong(), reply.get(2).toLong())
+            : new CancelReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null, 0, 0));
+  }
+
+  /**
+   * Carries partition p's cancel walk on down to floor (0: all of it), one cancel-walk.lua call of at most 20
+   * transactions after another, for at most calls calls: answers how many entries above floor are still to go.
+   */
+  public Future<Long> walk(String txId, long floor, int calls, Duration archiveDelay) {
+    return walk(keys.partitionOf(txId), floor, calls, archiveDelay);
+  }
+
+  /** The same in partition p. */
+  public Future<Long> walk(int p, long floor, int calls, Duration archiveDelay) {
+    String now = r.now();
+    List<String> k = new ArrayList<>(List.of(keys.cancelL(p), keys.toArchiveZ(p), keys.notifyChannel(p),
+        keys.sleepingZ(p)));
+    k.addAll(keys.statsKeys(p, Long.parseLong(now)));
+    k.add(keys.liveZ(p));
+    k.add(keys.liveOwnersH(p));
+    return r.run(r.scripts().cancelWalk, k, List.of(now, Long.toString(archiveDelay.toMillis()),
+            Long.toString(floor), keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""),
+            keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""), keys.webhookH(p, "")))
+        .compose(reply -> {
+          long pending = reply.get(0).toLong();
+          return pending == 0 || calls <= 1 ? Future.succeededFuture(pending) : walk(p, floor, calls - 1, archiveDelay);
+        });
   }
 
   /**

@@ -288,6 +288,15 @@ public final class Keys {
     return in(p, "liveOwnersH");
   }
 
+  /**
+   * Partition p's cancel walk (lib/fork.lua): a stack of '<txId> <parentTxId>[ join]' entries, the
+   * descendants of cancelled transactions still to cancel. cancel and complete push; cancel, complete and
+   * cancel-walk (the cancel's loop, the reaper leader) pop, at most 20 a call.
+   */
+  public String cancelL(int p) {
+    return in(p, "cancelL");
+  }
+
   public String webhooksZ(int p) {
     return in(p, "webhooksZ");
   }

@@ -57,12 +57,13 @@ public final class RunStore {
 
   private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(10 + 2 * txs.size());
+    List<String> k = new ArrayList<>(11 + 2 * txs.size());
     k.addAll(List.of(keys.processingZ(p), keys.inflightZ(p, nodeId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
+    k.add(keys.cancelL(p));
     List<String> args = new ArrayList<>(8 + 7 * txs.size());
     args.addAll(List.of(Long.toString(now), Long.toString(archiveDelay.toMillis()), keys.stateH(p, ""),
         keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""),
@@ -94,8 +95,11 @@ public final class RunStore {
     return keys.newTxId(keys.partitionOf(parentTxId));
   }
 
-  /** Reply of hop.lua: code plus a detail (the child's version, or the group it really belongs to). */
-  public record HopReply(Code code, String detail) {
+  /**
+   * Reply of hop.lua: code plus a detail (the child's version, the group it really belongs to, or for a limit
+   * the depth or count it would reach) and, for a limit, the limit's value.
+   */
+  public record HopReply(Code code, String detail, String limit) {
   }
 
   /**
@@ -117,9 +121,11 @@ public final class RunStore {
     k.add(keys.liveZ(p));
     k.add(keys.liveOwnersH(p));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
-        childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace);
+        childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace, keys.stateH(p, ""),
+        Integer.toString(r.limits().maxDepth()), Integer.toString(r.limits().maxDescendants()));
     return r.run(r.scripts().hop, k, args)
-        .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
+        .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null,
+            reply.size() > 2 ? reply.get(2).toString() : null));
   }
 
   /** A parallel step's join: how many branches must succeed, whether all must, on failure go on, at most at once. */
@@ -130,7 +136,10 @@ public final class RunStore {
   public record Branch(String txId, String pipeline, JsonObject input, String group) {
   }
 
-  /** Reply of fork.lua: code plus the pipeline it concerns and, for GROUP_CHANGED, its real group. */
+  /**
+   * Reply of fork.lua: code plus the pipeline it concerns and, for GROUP_CHANGED, its real group; for a limit,
+   * the depth or count the branches would reach and the limit's value.
+   */
   public record ForkReply(Code code, String pipeline, String group) {
   }
 
@@ -159,7 +168,8 @@ public final class RunStore {
           keys.qRingL(p, b.group())));
       args.addAll(List.of(b.txId(), b.pipeline(), b.input().encode(), b.group()));
     }
-    args.add(trace == null ? "" : trace);
+    args.addAll(List.of(trace == null ? "" : trace, keys.stateH(p, ""), Integer.toString(r.limits().maxDepth()),
+        Integer.toString(r.limits().maxDescendants())));
     k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().fork, k, args).map(reply -> new ForkReply(Code.of(reply),
         reply.size() > 1 ? reply.get(1).toString() : null, reply.size() > 2 ? reply.get(2).toString() : null));

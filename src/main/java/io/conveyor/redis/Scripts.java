@@ -31,6 +31,7 @@ public final class Scripts {
   public final LuaScript scheduleFire = LuaScript.load("schedule-fire");
   public final LuaScript scheduleDone = LuaScript.load("schedule-done");
   public final LuaScript cancel = LuaScript.load("cancel");
+  public final LuaScript cancelWalk = LuaScript.load("cancel-walk");
   public final LuaScript lease = LuaScript.load("lease");
   public final LuaScript heartbeat = LuaScript.load("heartbeat");
   public final LuaScript reap = LuaScript.load("reap");
@@ -93,7 +94,7 @@ public final class Scripts {
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
-        archiveQuarantine, archiveRetry, archiveDrop, memory);
+        archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

@@ -1,5 +1,6 @@
 package io.conveyor.redis;
 
+import io.conveyor.config.Config;
 import io.vertx.core.Future;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -7,14 +8,19 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * What the stores of one verticle share: its pipelined link, the key names, the scripts, the clock, and
- * how many replicas must hold a start or completion before it is answered. Use it from that verticle's
- * context only (see RedisLink).
+ * What the stores of one verticle share: its pipelined link, the key names, the scripts, the clock, how
+ * many replicas must hold a start or completion before it is answered, and the limits the scripts enforce.
+ * Use it from that verticle's context only (see RedisLink).
  */
-public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas) {
+public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
+                           Config.Limits limits) {
 
   public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock) {
     this(link, keys, scripts, clock, Replicas.NONE);
+  }
+
+  public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas) {
+    this(link, keys, scripts, clock, replicas, Config.Limits.DEFAULTS);
   }
 
   /** "now" for a script, from the injected clock. */

@@ -424,6 +424,13 @@ class HttpApiTest {
     assertEquals(200, orphan.status());
     assertTrue(orphan.body().getString("warning").contains("names pipelines not published yet: ghost"),
         orphan.body().encode());
+    // ghost closes a cycle caller → ghost → caller: accepted, and the warning names it
+    Reply cycle = call("PUT", "/api/v1/pipelines/ghost", "k-ops", pipeline.copy().put("name", "ghost")
+        .put("steps", new io.vertx.core.json.JsonArray().add(new JsonObject().put("type", "util/child-pipeline")
+            .put("params", new JsonObject().put("pipeline", "caller")))));
+    assertEquals(200, cycle.status());
+    assertTrue(cycle.body().getString("warning").contains("its child pipelines form a cycle: ghost → caller → ghost"),
+        cycle.body().encode());
     assertEquals(0L, call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("queues")
         .getJsonObject("nobody").getLong("nodes"));
 

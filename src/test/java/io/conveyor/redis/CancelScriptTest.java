@@ -41,7 +41,7 @@ class CancelScriptTest extends ScriptTest {
   void an_ended_transaction_or_another_owners_is_refused_and_nothing_changes() {
     tx("tx-e", "complete");
     cmd("HSET", h.keys.stateH("tx-e"), "status", "success");
-    ControlStore.Reply ended = h.store.control.cancel("tx-e", "acme", DELAY).await();
+    ControlStore.CancelReply ended = h.store.control.cancel("tx-e", "acme", DELAY).await();
     assertEquals(List.of(Code.ALREADY_FINAL, "success"), List.of(ended.code(), ended.detail()));
     tx("tx-o", "queued");
     assertEquals(Code.NOT_FOUND, h.store.control.cancel("tx-o", "globex", DELAY).await().code());

@@ -1,0 +1,29 @@
+-- cancel-walk: carry a partition's cancel walk on (lib/fork.lua): the descendants of cancelled transactions,
+-- and the branches of joins decided without them, that earlier calls left on cancelL because one call ends
+-- at most 20. Called by a cancel's own loop (down to the floor its cancel.lua answered) and by the reaper
+-- leader of the partition every round (floor 0), so no walk depends on its caller staying alive.
+-- KEYS[1] cancelL   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
+-- KEYS[5..7] stats1H, stats2H, stats3H of the slots that hold now   KEYS[8] liveZ (a compensation is added)
+-- KEYS[9] liveOwnersH (each transaction ended here stops counting as live; a compensation starts to: lib/live.lua)
+-- ARGV[1] now (ms)   ARGV[2] archive delay (ms)   ARGV[3] floor: entries of cancelL below it are left alone
+-- ARGV[4..9] the partition's stateH, qOutL, qRingL, pipelineH, qInZ and webhookH key prefixes: the
+--   transactions are known only from cancelL, and a compensation's pipeline and group only from the states
+-- Replies: {pending}: how many entries above floor are still to go (0: the walk is done down to floor)
+-- #include publish
+-- #include codes
+-- #include queue
+-- #include webhooks
+-- #include stats
+-- #include live
+-- #include compensate
+-- #include fork
+
+local walkKey, now, floor = KEYS[1], ARGV[1], tonumber(ARGV[3])
+local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[2]), counts = {}, archiveKey = KEYS[2],
+  notifyKey = KEYS[3], sleepingKey = KEYS[4], walkKey = walkKey, prefixes = {state = ARGV[4], out = ARGV[5],
+  ring = ARGV[6], pipeline = ARGV[7], queue = ARGV[8], webhook = ARGV[9], live = KEYS[8],
+  liveOwners = live_batch(KEYS[9])}}
+local pending = fork_walk(env, WALK_BUDGET, floor)
+stats_write({KEYS[5], KEYS[6], KEYS[7]}, now, env.counts)
+live_flush(env.prefixes.liveOwners)
+return {pending}
