@@ -49,4 +49,39 @@ class CancelScriptTest extends ScriptTest {
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-o"), "processingState").toString());
     assertEquals(0, cmd("EXISTS", h.keys.toArchiveZ(0)).toInteger());
   }
+
+  /** A parent sleeping on the join of n pending branches, as fork.lua leaves it; answers the branches' ids. */
+  private List<String> forkOf(String parent, int n) {
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String id = parent + "-b" + i;
+      ids.add(id);
+      cmd("HSET", h.keys.stateH(id), "processingState", "pending", "status", "running", "owner", "acme",
+          "attempt", 0, "group", "master", "type", "t", "parentTxId", parent, "parentGroup", "master");
+    }
+    JsonObject fork = new JsonObject().put("ids", new io.vertx.core.json.JsonArray(new java.util.ArrayList<>(ids)))
+        .put("need", n).put("all", true).put("cof", false).put("max", n).put("next", n);
+    cmd("HSET", h.keys.stateH(parent), "processingState", "sleeping", "status", "running", "owner", "acme",
+        "attempt", 1, "group", "master", "type", "t", "waitingFor", "fork", "fork", fork.encode());
+    return ids;
+  }
+
+  private long cancelled(List<String> ids) {
+    return ids.stream().filter(id -> "cancelled".equals(String.valueOf(cmd("HGET", h.keys.stateH(id), "status"))))
+        .count();
+  }
+
+  @Test
+  void a_cancel_ends_at_most_20_of_a_tree_in_one_call_and_each_walk_call_20_more_until_none_is_left() {
+    List<String> branches = forkOf("tx-root", 100);
+    ControlStore.CancelReply c = h.store.control.cancel("tx-root", "acme", DELAY).await();
+    assertEquals(Code.CANCELLED, c.code());
+    assertEquals(20, cancelled(branches), "the cancel's own call");
+    assertEquals(80, c.pending(), "what it answered is still to go");
+    assertEquals(60L, h.store.control.walk("tx-root", c.floor(), 1, DELAY).await(), "one walk call");
+    assertEquals(40, cancelled(branches));
+    assertEquals(0L, h.store.control.walk("tx-root", c.floor(), 10, DELAY).await(), "calls until it is done");
+    assertEquals(100, cancelled(branches));
+    assertEquals(0, cmd("LLEN", h.keys.cancelL(0)).toInteger());
+  }
 }
