@@ -102,6 +102,9 @@ public final class MemoryWatchVerticle extends VerticleBase {
         log.warn("Redis of partition {} is full: {} of {} bytes ({} %) at or above redis.memoryHighWater ({} %): "
             + "new starts get 503 redis-memory until it is below redis.memoryLowWater ({} %); running work goes on",
             p, r.used(), limit, percent(judged.ratio()), percent(settings.highWater()), percent(settings.lowWater()));
+      } else if (limit == 0) {
+        log.info("Redis of partition {} takes starts again: it has no maxmemory any more (and redis.memoryBudget is 0)",
+            p);
       } else {
         log.info("Redis of partition {} takes starts again: {} of {} bytes ({} %), below redis.memoryLowWater ({} %)",
             p, r.used(), limit, percent(judged.ratio()), percent(settings.lowWater()));

@@ -38,6 +38,7 @@ final class Faults {
       case REDIS_RESTART -> redisRestart(false, 0);
       case REDIS_EMPTY -> redisRestart(true, 0);
       case REDIS_DOWN30 -> redisRestart(false, s.outageSeconds);
+      case REDIS_FULL30 -> redisFull(s.outageSeconds);
       case ARCHIVE_DB_DOWN45 -> archiveDown(s.outageSeconds);
       case WEBHOOK_RECEIVER_DOWN -> receiverDown(s.outageSeconds);
       case POISON_ROW -> poisonRows();
@@ -193,6 +194,52 @@ final class Faults {
     Procs.sleep(5000);
     note("clients after (+5 s) " + rig.clientsPerNode());
     return new Outcome("", inFlight, recover, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /**
+   * Redis full for the outage: maxmemory (noeviction) set to 1.05 times what it holds, so every node's memory guard
+   * judges it above the high-water mark and refuses starts (503 redis-memory; the load retries them); then no
+   * limit again. Recover: a start is accepted again (from the limit's removal). The notes count the refusals.
+   */
+  private Outcome redisFull(int seconds) throws Exception {
+    long inFlight = rig.processing();
+    long used = usedMemory();
+    rig.redis.cli("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    rig.redis.cli("CONFIG", "SET", "maxmemory", Long.toString(used + used / 20));
+    long t0 = System.nanoTime();
+    note("maxmemory " + (used + used / 20) + " bytes (used " + used + ")");
+    double full = secondsUntil("every node to say Redis is full", t0, () -> rig.live().stream()
+        .allMatch(n -> rig.driver.call(n.httpPort, HttpMethod.GET, "/health/ready", null, 2000).await().body()
+            .contains("\"redis\":\"full\"")));
+    note("every node said full " + fmt(full) + " s after the limit");
+    hold("Redis full", seconds);
+    note("used at the end " + usedMemory() + " bytes; errorstats " + rig.redis.cli("INFO", "errorstats")
+        .replaceAll("\\s+", " ").trim() + "; refused by Redis " + rejected());
+    rig.redis.cli("CONFIG", "SET", "maxmemory", "0");
+    long t1 = System.nanoTime();
+    double recover = secondsUntil("a start of " + Rig.PIPELINE + " to succeed", t1, this::probeStart);
+    note("a start succeeded " + fmt(recover) + " s after the limit went");
+    return new Outcome("", inFlight, recover, BOUND_MS / 1000.0, String.join("; ", notes));
+  }
+
+  /** The commands Redis refused (INFO commandstats, rejected_calls above 0; an OOM is one), e.g. evalsha=12. */
+  private String rejected() {
+    String stats = rig.redis.cli("INFO", "commandstats");
+    List<String> out = new ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_([a-z|]+):.*?rejected_calls=(\\d+)")
+        .matcher(stats == null ? "" : stats);
+    while (m.find()) {
+      if (!"0".equals(m.group(2))) {
+        out.add(m.group(1) + "=" + m.group(2));
+      }
+    }
+    return out.isEmpty() ? "none" : String.join(" ", out);
+  }
+
+  private long usedMemory() {
+    String info = rig.redis.cli("INFO", "memory");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("used_memory:(\\d+)").matcher(info == null ? "" : info);
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
   }
 
   private int probes;

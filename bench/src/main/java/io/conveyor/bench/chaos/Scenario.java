@@ -16,6 +16,7 @@ enum Scenario {
   REDIS_RESTART("redis-restart", 0),
   REDIS_EMPTY("redis-empty", 0),
   REDIS_DOWN30("redis-down30", 30),
+  REDIS_FULL30("redis-full30", 30),
   ARCHIVE_DB_DOWN45("archive-db-down45", 45),
   WEBHOOK_RECEIVER_DOWN("webhook-receiver-down", 30),
   POISON_ROW("poison-row", 0);
