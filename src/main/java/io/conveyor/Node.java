@@ -201,7 +201,7 @@ public final class Node {
             + ": " + e.getMessage(), e)))
         .compose(scripts -> {
           redis = new RedisAccess(redis.options(), redis.timeout(), redis.keys(), scripts, redis.clock(),
-              redis.meter(), redis.replicas());
+              redis.meter(), redis.replicas(), redis.limits());
           return prepareRedis(redis.open(vertx), pipelines, schedules);
         });
   }

@@ -453,7 +453,7 @@ public final class Transactions {
     RedisAccess redis = new RedisAccess(io.conveyor.redis.RedisLink.options(config.redis()), config.redis().timeout(),
         new io.conveyor.redis.Keys(config.redis().prefix(), config.redis().partitions()),
         new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC(), io.conveyor.redis.ScriptMeter.NONE,
-        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()));
+        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     io.conveyor.redis.StoreContext context = redis.open(vertx);
     new io.conveyor.redis.LayoutStore(context).check().await();
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
