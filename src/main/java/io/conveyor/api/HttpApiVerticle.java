@@ -101,9 +101,10 @@ public final class HttpApiVerticle extends VerticleBase {
     Router r = Router.router(vertx);
     r.get("/health/live").handler(ctx -> ctx.json(new JsonObject().put("status", "up")));
     r.get("/health/ready").handler(ctx -> ready().onSuccess(checks -> {
-      // an archive that lags is a warning, not a reason to take every node out of service
+      // an archive that lags, or a Redis too full for new starts, is a warning, not a reason to take every node
+      // out of service: all of them share both, and reads, cancels and running work still need a node
       boolean ok = checks.stream().allMatch(c -> "ok".equals(c.getString("result"))
-          || c.getString("result").startsWith("lagging"));
+          || c.getString("result").startsWith("lagging") || c.getString("result").startsWith("full"));
       JsonObject body = new JsonObject().put("status", ok ? "ready" : "not ready");
       checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
       ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());

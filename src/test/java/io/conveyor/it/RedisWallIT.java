@@ -63,7 +63,7 @@ class RedisWallIT {
 
       JsonObject ready = Eventually.until(Duration.ofSeconds(10), Duration.ofMillis(50), "readiness to say full",
           () -> new JsonObject(get(http, port, "/health/ready").body()), r -> "full".equals(r.getString("redis")));
-      assertEquals("not ready", ready.getString("status"));
+      assertEquals("ready", ready.getString("status"));
       HttpResponse<String> refused = start(http, port);
       assertEquals(503, refused.statusCode(), refused.body());
       assertEquals("redis-memory", new JsonObject(refused.body()).getString("type"));
