@@ -129,10 +129,18 @@ class LiveLimitTest {
     }
     assertEquals(3, live("globex"));
 
+    // a cancel ends a transaction at once only once it waits (a running one ends at its next step boundary)
+    waitingForItsSwitch(first);
     node.transactions.cancel(first, "acme").await();
     String second = start("acme", "approval", acme.get(1));
     assertEquals(1, live("acme"));
+    waitingForItsSwitch(second);
     node.transactions.cancel(second, "acme").await();
     assertEquals(0, live("acme"));
+  }
+
+  private void waitingForItsSwitch(String txId) {
+    Eventually.until(Duration.ofSeconds(10), txId + " to wait for its switch",
+        () -> String.valueOf(TestRedis.cmd("HGET", node.keys.stateH(txId), "processingState")), "sleeping"::equals);
   }
 }
