@@ -173,11 +173,6 @@ public final class Keys {
     return in(p, "schedulePurgatoryZ");
   }
 
-  /** Where versions before qInZ kept a group's in-queue, as a list (queue-upgrade.lua empties it). */
-  public String legacyQInL(int p, String group) {
-    return in(p, "qInL:" + group);
-  }
-
   /** A group's in-queue: a sorted set, lowest score first (lib/queue.lua: time queued less its head start). */
   public String qInZ(int p, String group) {
     return in(p, "qInZ:" + group);

@@ -262,25 +262,6 @@ public final class QueueStore {
     });
   }
 
-  /**
-   * Moves what an older version left on the group's in-queue list onto its sorted set, in every partition
-   * (queue-upgrade.lua); answers how many transactions moved.
-   */
-  public Future<Integer> upgradeQueues(String group) {
-    List<Future<Response>> each = new ArrayList<>();
-    for (int p : keys.all()) {
-      each.add(r.run(r.scripts().queueUpgrade, List.of(keys.legacyQInL(p, group), keys.qInZ(p, group),
-          keys.qRingL(p, group)), List.of()));
-    }
-    return Future.all(each).map(all -> {
-      int n = 0;
-      for (Future<Response> f : each) {
-        n += f.result().toInteger();
-      }
-      return n;
-    });
-  }
-
   /** Puts a wake-up token on a group's ring (a node that took one but cannot use it hands it on). */
   public Future<Void> ring(int p, String group) {
     return r.send(Request.cmd(Command.RPUSH).arg(keys.qRingL(p, group)).arg("1")).mapEmpty();
