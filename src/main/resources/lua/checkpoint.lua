@@ -9,12 +9,13 @@
 --   {'CANCELLED'}                               its owner asked to cancel it: nothing written; the caller
 --                                               completes it cancelled instead of running the next step
 -- #include codes
+-- #include fence
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested')
 if not s[1] then
   return {CODE.NOT_FOUND}
 end
-if s[1] ~= ARGV[1] or s[2] ~= 'processing' then
+if not fence_holds(s[1], s[2], ARGV[1]) then
   return {CODE.FENCED, s[1], s[2]}
 end
 if s[3] == '1' then

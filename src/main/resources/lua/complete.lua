@@ -36,6 +36,7 @@
 -- a compensation that ends lets the transaction it compensated go on to both.
 -- #include publish
 -- #include codes
+-- #include fence
 -- #include queue
 -- #include webhooks
 -- #include stats
@@ -95,7 +96,7 @@ for i = 1, (#KEYS - 12) / 2 do
     replies[i] = CODE.NOT_FOUND
   elseif s[1] == attempt and s[2] == 'complete' and (s[3] == status or (cancel and s[3] == 'cancelled')) then
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
-  elseif s[1] ~= attempt or s[2] ~= 'processing' then
+  elseif not fence_holds(s[1], s[2], attempt) then
     replies[i] = CODE.FENCED
   else
     local note = ARGV[a + 4]

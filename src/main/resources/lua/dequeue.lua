@@ -48,6 +48,7 @@
 -- #include publish
 -- #include queue
 -- #include stats
+-- #include bucket
 
 if redis.call('HEXISTS', KEYS[10], 'state') == 1 then
   -- paused: its queues stay as they are; the ring's token goes, so idle nodes block until resume rings it
@@ -92,9 +93,7 @@ local function limits_of(name)
     perSec = perSec / parts
     local burst = math.max(1, perSec / 10)
     local b = redis.call('HMGET', KEYS[13], name .. ':t', name .. ':at')
-    local tokens = tonumber(b[1]) or burst
-    tokens = math.min(burst, tokens + math.max(0, tonumber(now) - (tonumber(b[2]) or tonumber(now))) * perSec / 1000)
-    l.rate = {perSec = perSec, tokens = tokens}
+    l.rate = {perSec = perSec, tokens = bucket_tokens(b[1], b[2], tonumber(now), perSec, burst)}
   end
   limits[name] = l
   return l
@@ -291,7 +290,7 @@ stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
 local hint = false
 for name, l in pairs(limits) do
   if l.rate and l.rate.tokens < 1 and redis.call('SISMEMBER', KEYS[12], name) == 1 then
-    local ms = math.max(1, math.ceil((1 - l.rate.tokens) * 1000 / l.rate.perSec))
+    local ms = math.max(1, bucket_wait(l.rate.tokens, l.rate.perSec))
     if not hint or ms < hint then
       hint = ms
     end

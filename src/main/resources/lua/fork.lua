@@ -29,6 +29,7 @@
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include fence
 -- #include child
 -- #include live
 

@@ -9,13 +9,14 @@
 -- the report as it was, so every attempt sends the same one.
 -- #include publish
 -- #include codes
+-- #include fence
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'webhookUrl', 'webhookUrlHash',
   'webhookProgress', 'owner')
 if not s[1] then
   return {CODE.NOT_FOUND}
 end
-if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+if not fence_holds(s[1], s[2], ARGV[2]) then
   return {CODE.FENCED}
 end
 redis.call('HSET', KEYS[1], 'progress', ARGV[3], 'updated', ARGV[4])

@@ -13,12 +13,13 @@
 --   {'CANCELLED'}                           its owner asked to cancel it: nothing written; the caller
 --                                           completes it cancelled instead of retrying
 -- #include codes
+-- #include fence
 -- #include publish
 -- #include queue
 -- #include errors
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested', 'errors')
-if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+if not fence_holds(s[1], s[2], ARGV[2]) then
   return {CODE.FENCED, s[1] or '', s[2] or ''}
 end
 if s[3] == '1' then

@@ -15,10 +15,11 @@
 -- step last saw them (dequeue writes it). A seq above its ack is a change the step has not seen.
 -- #include publish
 -- #include codes
+-- #include fence
 -- #include queue
 
 local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested')
-if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+if not fence_holds(s[1], s[2], ARGV[2]) then
   return {CODE.FENCED, s[1] or '', s[2] or ''}
 end
 if s[5] == '1' then

@@ -24,11 +24,10 @@
 -- Events (eventsL): webhook-url-paused, webhook-exhausted, webhook-outcome-unrecorded.
 -- #include lease
 -- #include events
+-- #include summary
 
 local now = tonumber(ARGV[2])
 local webhookPrefix, statePrefix, counterPrefix, pausePrefix = ARGV[6], ARGV[11], ARGV[12], ARGV[13]
-local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'processingState', 'attempt', 'created',
-  'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl'}
 
 -- the delivering node acted; the subject is the transaction, or the URL a pause is about
 local function event(kind, details)
@@ -144,7 +143,7 @@ if max > 0 then
         local stateKey = statePrefix .. w[4]
         local summary = {}
         if redis.call('EXISTS', stateKey) == 1 then
-          summary = redis.call('HMGET', stateKey, unpack(STATE_FIELDS))
+          summary = redis.call('HMGET', stateKey, unpack(WEBHOOK_STATE_FIELDS))
         end
         reply[#reply + 1] = {'deliver', id, redis.call('HGETALL', key), summary}
       end

@@ -99,4 +99,22 @@ class LuaFilesTest {
       assertTrue(String.valueOf(e.getMessage()).contains("unknown reply code NO_SUCH_CODE"), e.getMessage());
     }
   }
+
+  @Test
+  void the_lua_summary_fields_and_the_java_ones_are_the_same_names_in_the_same_order() throws IOException {
+    String lib = Files.readString(Path.of("src/main/resources/lua/lib/summary.lua"));
+    String list = lib.substring(lib.indexOf("STATE_FIELDS = {") + 16, lib.indexOf("}", lib.indexOf("STATE_FIELDS = {")));
+    List<String> lua = java.util.Arrays.stream(list.split(",")).map(c -> c.trim().replace("'", ""))
+        .filter(c -> !c.isEmpty()).toList();
+    assertEquals(Summaries.STATE_FIELDS, lua);
+  }
+
+  @Test
+  void no_script_but_the_summary_library_lists_the_summary_fields() throws IOException {
+    for (Path f : files()) {
+      String text = Files.readString(f);
+      assertTrue(!text.contains("'processingState', 'attempt', 'created', 'updated'"),
+          f + " lists the summary fields itself; include lib/summary.lua instead");
+    }
+  }
 }
