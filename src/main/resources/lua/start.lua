@@ -15,26 +15,29 @@
 --   ARGV[5] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's weight set through
 --   the admin API replaces its configured one (lib/queue.lua queue_share)
 -- ARGV[6] the starting node's id and ARGV[7] its free worker slots it offers (0: none), ARGV[8] its group
--- The hand-off: when the starting node runs the group a transaction goes to, and that group has nothing waiting
--- (its admin, out and in-queues and held work are empty, and it is neither paused nor draining), and neither the pipeline nor
--- the owner has a cap or a rate, the transaction is taken for the starting node in this call, as dequeue.lua
--- would take it (processing, attempt 1, in processingZ and inflightZ:<nodeId>; counted queued and started),
--- instead of going on the in-queue: up to ARGV[7] of them; once one goes on the in-queue, the rest of the call's
--- go there too, so nothing passes work that waits. A node that dies before it reads the reply leaves them where
--- the reaper finds them, as after a dequeue.
--- For transaction i, fifteen args from ARGV[8 + 15(i-1) + 1]:
+-- The hand-off: the caller offers a transaction (its arg 16) when it goes to the starting node's group and starts
+-- at once; this script takes an offered one for the starting node when the group has nothing waiting (its admin,
+-- out and in-queues and held work are empty, and it is neither paused nor draining) and neither the pipeline nor
+-- the owner has a cap or a rate: in this call, as dequeue.lua would take it (processing, attempt 1, in
+-- processingZ and inflightZ:<nodeId>; counted queued and started), instead of going on the in-queue: up to
+-- ARGV[7] of them; once one of the group goes on the in-queue, the rest of the call's go there too, so nothing
+-- passes work that waits. A node that dies before it reads the reply leaves them where the reaper finds them,
+-- as after a dequeue.
+-- For transaction i, sixteen args from ARGV[8 + 16(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
 --   at once: a delayed start is 'scheduled' in sleepingZ until then, and the reaper's wake queues it;
 --   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0), its trace (the W3C
 --   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off),
---   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share)
+--   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share),
+--   '1' when the caller offers it for the hand-off (above) or ''
 -- KEYS[#KEYS] liveOwnersH (owner -> live transactions in this partition; lib/live.lua), after every other key
 -- ARGV[#ARGV - 1] limits.maxLive (an owner's own maxLive, field maxLive of its ownerH, replaces it)
 -- ARGV[#ARGV] the number of partitions: each holds the limit split evenly, rounded up (lib/live.lua)
 -- Replies: a list with one {code, detail} per transaction, in order:
---   {'OK', version}, or {'OK', version, 'taken'} when it was taken for the starting node (the hand-off)
+--   {'OK', version}, or {'OK', version, entry} when it was taken for the starting node (the hand-off), entry
+--                                         shaped as one of dequeue.lua's (one reader serves both)
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
@@ -69,8 +72,8 @@ local offer, takerGroup = tonumber(ARGV[7]) or 0, ARGV[8]
 local idle
 local ownerLimited = {}
 local handed = {}
-local function may_hand(group, pipelineLimited, owner)
-  if offer <= 0 or group ~= takerGroup or pipelineLimited then
+local function may_hand(pipelineLimited, owner)
+  if offer <= 0 or pipelineLimited then
     return false
   end
   if idle == nil then
@@ -132,7 +135,7 @@ local function start(k, a, i)
   end
   local share, fair
   -- taken for the starting node: nothing waits in its group, so it needs no share of the in-queue either
-  local hand = ARGV[a + 11] == '' and may_hand(p[2], p.limited, ARGV[a + 1])
+  local hand = ARGV[a + 15] == '1' and may_hand(p.limited, ARGV[a + 1])
   if ARGV[a + 11] == '' and not hand then
     share, fair = queue_share(KEYS[k + 5], KEYS[k + 6], ARGV[a + 1], tonumber(ARGV[a + 14]) or 0,
       tonumber(ARGV[4]), ARGV[5] .. ARGV[a + 1])
@@ -194,13 +197,15 @@ local function start(k, a, i)
   live[#live + 1] = now
   live[#live + 1] = txId
   if hand then
-    return {CODE.OK, p[1], 'taken'}
+    -- as dequeue.lua answers a run it takes: attempt 1 at step 0 of the in-queue, no child result or switches
+    return {CODE.OK, p[1], {txId, 1, ARGV[a + 2], p[1], '0', ARGV[a + 5], owner, ARGV[a + 3], ARGV[a + 4], now,
+      'in', '', '', '', '0', '', '1', ARGV[a + 13]}}
   end
   return {CODE.OK, p[1]}
 end
 
 for i = 1, (#KEYS - 13) / 7 do
-  replies[i] = start(12 + 7 * (i - 1) + 1, 8 + 15 * (i - 1) + 1, i)
+  replies[i] = start(12 + 7 * (i - 1) + 1, 8 + 16 * (i - 1) + 1, i)
 end
 queue_chunked('ZADD', KEYS[11], handed)
 queue_chunked('ZADD', KEYS[12], handed)
