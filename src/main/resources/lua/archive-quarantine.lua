@@ -13,6 +13,11 @@
 
 local toArchiveKey, exceptionKey, quarantineKey, eventsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, nodeId = ARGV[1], ARGV[2]
+local refusedCount = #KEYS - 4
+-- refused transaction i: its stateH key, txId, the stamp it was handed out with, the reason
+local function refused_of(i)
+  return KEYS[4 + i], ARGV[3 + 3 * (i - 1)], ARGV[4 + 3 * (i - 1)], ARGV[5 + 3 * (i - 1)]
+end
 
 local function stamp(key)
   local s = redis.call('HMGET', key, 'updated', 'rev')
@@ -20,8 +25,8 @@ local function stamp(key)
 end
 
 local quarantined = 0
-for i = 1, #KEYS - 4 do
-  local key, id, handed, reason = KEYS[4 + i], ARGV[3 + 3 * (i - 1)], ARGV[4 + 3 * (i - 1)], ARGV[5 + 3 * (i - 1)]
+for i = 1, refusedCount do
+  local key, id, handed, reason = refused_of(i)
   if redis.call('EXISTS', key) == 0 then
     redis.call('ZREM', toArchiveKey, id)
   elseif stamp(key) ~= handed then

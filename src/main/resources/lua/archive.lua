@@ -20,7 +20,14 @@
 -- protocol of lib/lease.lua.
 -- #include lease
 
-local now, statePrefix = ARGV[2], ARGV[6]
+local toArchiveKey, lock1, lock2, exceptionKey, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local nodeId, now, batch, lease, grace, statePrefix, holdFor = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5],
+  ARGV[6], ARGV[7]
+local writtenCount = #KEYS - 5
+-- written transaction i: its stateH key, txId, and the stamp it was handed out with
+local function written_of(i)
+  return KEYS[5 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
+end
 
 local function stamp(key)
   local s = redis.call('HMGET', key, 'updated', 'rev')
@@ -36,47 +43,47 @@ end
 
 local confirmed = 0
 local gone = {}
-for i = 1, #KEYS - 5 do
-  local key, id, handed = KEYS[5 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
+for i = 1, writtenCount do
+  local key, id, handed = written_of(i)
   if redis.call('EXISTS', key) == 0 then
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', toArchiveKey, id)
     gone[#gone + 1] = id
   elseif stamp(key) == handed then
     redis.call('DEL', key)
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', toArchiveKey, id)
     gone[#gone + 1] = id
     confirmed = confirmed + 1
   elseif redis.call('HGET', key, 'processingState') == 'complete' and not compensating(key) then
-    redis.call('ZADD', KEYS[1], now, id)
+    redis.call('ZADD', toArchiveKey, now, id)
   else
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', toArchiveKey, id)
   end
 end
 for from = 1, #gone, 1000 do
-  redis.call('ZREM', KEYS[5], unpack(gone, from, math.min(from + 999, #gone)))
+  redis.call('ZREM', liveKey, unpack(gone, from, math.min(from + 999, #gone)))
 end
 
 -- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:
 -- a node that is stopping must not end up leading
-if not lease_hold(KEYS[2], KEYS[3], ARGV[1], ARGV[4], ARGV[5], tonumber(ARGV[3]) > 0) then
+if not lease_hold(lock1, lock2, nodeId, lease, grace, batch > 0) then
   return {0, confirmed}
 end
 
 local reply = {1, confirmed}
-if tonumber(ARGV[3]) > 0 then
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+if batch > 0 then
+  local due = redis.call('ZRANGEBYSCORE', toArchiveKey, '-inf', now, 'LIMIT', 0, batch)
   for _, id in ipairs(due) do
     local key = statePrefix .. id
     local state = redis.call('HGET', key, 'processingState')
     if not state then
-      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', toArchiveKey, id)
     elseif state ~= 'complete' then
-      redis.call('ZREM', KEYS[1], id)
-      redis.call('ZADD', KEYS[4], now, id)
+      redis.call('ZREM', toArchiveKey, id)
+      redis.call('ZADD', exceptionKey, now, id)
     elseif compensating(key) then
-      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', toArchiveKey, id)
     else
-      redis.call('ZADD', KEYS[1], tonumber(now) + tonumber(ARGV[7]), id)
+      redis.call('ZADD', toArchiveKey, tonumber(now) + tonumber(holdFor), id)
       reply[#reply + 1] = id
       reply[#reply + 1] = stamp(key)
       reply[#reply + 1] = redis.call('HGETALL', key)

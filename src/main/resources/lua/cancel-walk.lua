@@ -18,12 +18,18 @@
 -- #include compensate
 -- #include fork
 
-local walkKey, now, floor = KEYS[1], ARGV[1], tonumber(ARGV[3])
-local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[2]), counts = {}, archiveKey = KEYS[2],
-  notifyKey = KEYS[3], sleepingKey = KEYS[4], walkKey = walkKey, prefixes = {state = ARGV[4], out = ARGV[5],
-  ring = ARGV[6], pipeline = ARGV[7], queue = ARGV[8], webhook = ARGV[9], live = KEYS[8],
-  liveOwners = live_batch(KEYS[9])}}
+local walkKey, archiveKey, notifyKey, sleepingKey, stats1, stats2, stats3 = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
+  KEYS[5], KEYS[6], KEYS[7]
+local liveKey, liveOwnersKey = KEYS[8], KEYS[9]
+local now, archiveDelay, floor = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local statePrefix, outPrefix, ringPrefix, pipelinePrefix, inPrefix, webhookPrefix = ARGV[4], ARGV[5], ARGV[6], ARGV[7],
+  ARGV[8], ARGV[9]
+
+local env = {now = now, archiveAt = tonumber(now) + archiveDelay, counts = {}, archiveKey = archiveKey,
+  notifyKey = notifyKey, sleepingKey = sleepingKey, walkKey = walkKey, prefixes = {state = statePrefix,
+  out = outPrefix, ring = ringPrefix, pipeline = pipelinePrefix, queue = inPrefix, webhook = webhookPrefix,
+  live = liveKey, liveOwners = live_batch(liveOwnersKey)}}
 local pending = fork_walk(env, WALK_BUDGET, floor)
-stats_write({KEYS[5], KEYS[6], KEYS[7]}, now, env.counts)
+stats_write({stats1, stats2, stats3}, now, env.counts)
 live_flush(env.prefixes.liveOwners)
 return {pending}

@@ -40,63 +40,69 @@
 -- #include compensate
 -- #include fork
 
-local statePrefix, outPrefix, ringPrefix = ARGV[5], ARGV[6], ARGV[7]
-local now = ARGV[3]
-local env = {now = now, archiveAt = tonumber(now) + tonumber(ARGV[4]), counts = {}, archiveKey = KEYS[2],
-  notifyKey = KEYS[3], sleepingKey = KEYS[4], prefixes = {state = statePrefix, pipeline = ARGV[8],
-  queue = ARGV[9], out = outPrefix, ring = ringPrefix, webhook = ARGV[10], live = KEYS[10],
-  liveOwners = live_batch(KEYS[12])}, walkKey = KEYS[11]}
+local key, toArchiveKey, notifyKey, sleepingKey, webhookKey, webhooksKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
+  KEYS[5], KEYS[6]
+local stats1, stats2, stats3, liveKey, walkKey, liveOwnersKey = KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+local txId, owner, now, archiveDelay = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local statePrefix, outPrefix, ringPrefix, pipelinePrefix, inPrefix, webhookPrefix = ARGV[5], ARGV[6], ARGV[7], ARGV[8],
+  ARGV[9], ARGV[10]
+local fairPrefix, ownerPrefix = ARGV[11], ARGV[12]
+
+local env = {now = now, archiveAt = tonumber(now) + archiveDelay, counts = {}, archiveKey = toArchiveKey,
+  notifyKey = notifyKey, sleepingKey = sleepingKey, prefixes = {state = statePrefix, pipeline = pipelinePrefix,
+  queue = inPrefix, out = outPrefix, ring = ringPrefix, webhook = webhookPrefix, live = liveKey,
+  liveOwners = live_batch(liveOwnersKey)}, walkKey = walkKey}
 local prefixes, counts, archiveAt = env.prefixes, env.counts, env.archiveAt
 
-local s = redis.call('HMGET', KEYS[1], 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',
+local s = redis.call('HMGET', key, 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',
   'parentTxId', 'parentGroup', 'compensationFor', 'fork')
-if not s[1] or s[3] ~= ARGV[2] then
+if not s[1] or s[3] ~= owner then
   return {CODE.NOT_FOUND}
 end
 if s[1] == 'complete' then
   return {CODE.ALREADY_FINAL, s[2]}
 end
 if s[1] == 'processing' then
-  redis.call('HSET', KEYS[1], 'cancelRequested', '1', 'updated', now)
-  publish(KEYS[3], 'cancel:' .. ARGV[1])
+  redis.call('HSET', key, 'cancelRequested', '1', 'updated', now)
+  publish(notifyKey, 'cancel:' .. txId)
   return {CODE.CANCEL_REQUESTED}
 end
-local share = redis.call('HGET', KEYS[1], 'share')
+local share = redis.call('HGET', key, 'share')
 if (share == 'in' or share == 'wait') and s[1] == 'queued' then
-  redis.call('HDEL', KEYS[1], 'share')
-  local fairKey, ownerKey = ARGV[11] .. s[4], ARGV[12] .. s[4] .. ':' .. s[3]
+  redis.call('HDEL', key, 'share')
+  local fairKey, ownerKey = fairPrefix .. s[4], ownerPrefix .. s[4] .. ':' .. s[3]
   if share == 'in' then
-    redis.call('ZREM', ARGV[9] .. s[4], ARGV[1])
-    queue_release(fairKey, ownerKey, ARGV[9] .. s[4], statePrefix, s[3], now)
-  elseif redis.call('ZREM', ownerKey, ARGV[1]) == 1 then
+    redis.call('ZREM', inPrefix .. s[4], txId)
+    queue_release(fairKey, ownerKey, inPrefix .. s[4], statePrefix, s[3], now)
+  elseif redis.call('ZREM', ownerKey, txId) == 1 then
     redis.call('HINCRBY', fairKey, '*', -1)
   end
 end
-if not fork_end_cancelled(KEYS[1], ARGV[1], 'cancelled by its owner', s[3], s[4], s[5], env) then
-  webhooks_schedule(KEYS[1], KEYS[5], KEYS[6], KEYS[3], ARGV[1], now)
+if not fork_end_cancelled(key, txId, 'cancelled by its owner', s[3], s[4], s[5], env) then
+  webhooks_schedule(key, webhookKey, webhooksKey, notifyKey, txId, now)
 end
 if s[9] then
-  compensate_ended(s[9], ARGV[1], 'cancelled', 'cancelled by its owner', now, archiveAt, prefixes, KEYS[2], KEYS[6],
-    KEYS[3])
+  compensate_ended(s[9], txId, 'cancelled', 'cancelled by its owner', now, archiveAt, prefixes, toArchiveKey,
+    webhooksKey, notifyKey)
 end
 
 -- down the chain of children (or parallel branches) this one waited for: on the walk, above what it held
-local floor = redis.call('LLEN', KEYS[11])
-fork_cancel_children(ARGV[1], s[6], s[10], env)
+local floor = redis.call('LLEN', walkKey)
+fork_cancel_children(txId, s[6], s[10], env)
 
 -- up to the parent waiting for this one (as its child, or as a branch of its parallel step)
 if s[7] then
   local pkey = statePrefix .. s[7]
   local p = redis.call('HMGET', pkey, 'processingState', 'waitingFor')
-  if p[1] == 'sleeping' and p[2] == ARGV[1] then
+  if p[1] == 'sleeping' and p[2] == txId then
     redis.call('HSET', pkey, 'processingState', 'queued', 'childStatus', 'cancelled', 'childOutput', '',
       'childNote', 'cancelled by its owner', 'updated', now)
     queue_push(outPrefix .. s[8], ringPrefix .. s[8], s[7])
   elseif p[1] == 'sleeping' and p[2] == 'fork' then
-    fork_branch_ended(s[7], s[8], ARGV[1], 'cancelled', '', 'cancelled by its owner', env)
+    fork_branch_ended(s[7], s[8], txId, 'cancelled', '', 'cancelled by its owner', env)
   end
 end
 local pending = fork_walk(env, WALK_BUDGET, floor)
-stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
+stats_write({stats1, stats2, stats3}, now, counts)
 live_flush(prefixes.liveOwners)
 return {CODE.CANCELLED, pending, floor}

@@ -9,23 +9,26 @@
 --   {'CANCELLED'}                               its owner asked to cancel it: nothing written; the caller
 --                                               completes it cancelled instead of running the next step
 -- #include codes
+-- #include fence
 
-local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested')
+local key = KEYS[1]
+local attempt, nextStep, nextInput, now, stepTime = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequested')
 if not s[1] then
   return {CODE.NOT_FOUND}
 end
-if s[1] ~= ARGV[1] or s[2] ~= 'processing' then
+if not fence_holds(s[1], s[2], attempt) then
   return {CODE.FENCED, s[1], s[2]}
 end
 if s[3] == '1' then
   return {CODE.CANCELLED}
 end
-redis.call('HSET', KEYS[1], 'step', ARGV[2], 'data', ARGV[3], 'updated', ARGV[4])
-if ARGV[5] and ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[1], 'stepTimes', (redis.call('HGET', KEYS[1], 'stepTimes') or '') .. ARGV[5] .. ';')
+redis.call('HSET', key, 'step', nextStep, 'data', nextInput, 'updated', now)
+if stepTime and stepTime ~= '' then
+  redis.call('HSET', key, 'stepTimes', (redis.call('HGET', key, 'stepTimes') or '') .. stepTime .. ';')
 end
 -- a child's result stood for the step just passed; it must not stand for a later one
 -- and the next step starts its own attempts
-redis.call('HDEL', KEYS[1], 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch',
+redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch',
   'stepAttempt', 'retry')
 return {CODE.OK}

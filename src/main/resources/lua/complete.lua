@@ -36,6 +36,7 @@
 -- a compensation that ends lets the transaction it compensated go on to both.
 -- #include publish
 -- #include codes
+-- #include fence
 -- #include queue
 -- #include webhooks
 -- #include stats
@@ -44,20 +45,32 @@
 -- #include fork
 -- #include errors
 
+local processingKey, inflightKey, toArchiveKey, notifyKey, webhooksKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local stats1, stats2, stats3, sleepingKey, liveKey, walkKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+local liveOwnersKey = KEYS[#KEYS]
+local now, archiveDelay, statePrefix, outPrefix, ringPrefix = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5]
+local pipelinePrefix, inPrefix, webhookPrefix = ARGV[6], ARGV[7], ARGV[8]
+local maxErrors = tonumber(ARGV[#ARGV])
+local txCount = (#KEYS - 12) / 2
+-- transaction i: its stateH and webhookH keys
+local function tx_keys(i) return KEYS[11 + 2 * (i - 1) + 1], KEYS[11 + 2 * (i - 1) + 2] end
+-- transaction i: txId, attempt, status, output, note, the last step's time, the last failed attempt's error
+local function tx_args(i)
+  local a = 8 + 7 * (i - 1) + 1
+  return ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+end
+
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 -- what a completion drops from the state, as read into fields 18-24 below (data only when it succeeded)
 local DROPPED = {'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data'}
-local now = ARGV[1]
-local maxErrors = tonumber(ARGV[#ARGV])
-local statePrefix, outPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5]
-local prefixes = {state = statePrefix, pipeline = ARGV[6], queue = ARGV[7], ring = ringPrefix, webhook = ARGV[8],
-  live = KEYS[10], liveOwners = live_batch(KEYS[#KEYS])}
-local archiveAt = tonumber(now) + tonumber(ARGV[2])
+local prefixes = {state = statePrefix, pipeline = pipelinePrefix, queue = inPrefix, ring = ringPrefix,
+  webhook = webhookPrefix, live = liveKey, liveOwners = live_batch(liveOwnersKey)}
+local archiveAt = tonumber(now) + archiveDelay
 local replies = {}
 local counts = {}
 prefixes.out = outPrefix
-local env = {now = now, archiveAt = archiveAt, counts = counts, archiveKey = KEYS[3], notifyKey = KEYS[4],
-  sleepingKey = KEYS[9], prefixes = prefixes, walkKey = KEYS[11]}
+local env = {now = now, archiveAt = archiveAt, counts = counts, archiveKey = toArchiveKey,
+  notifyKey = notifyKey, sleepingKey = sleepingKey, prefixes = prefixes, walkKey = walkKey}
 
 local function wakeParent(parent, group, child, status, output, note)
   local pkey = statePrefix .. parent
@@ -78,10 +91,9 @@ end
 -- the archive
 local done, archived = {}, {}
 
-for i = 1, (#KEYS - 12) / 2 do
-  local key, webhookKey = KEYS[11 + 2 * (i - 1) + 1], KEYS[11 + 2 * (i - 1) + 2]
-  local a = 8 + 7 * (i - 1) + 1
-  local id, attempt, status = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+for i = 1, txCount do
+  local key, webhookKey = tx_keys(i)
+  local id, attempt, status, output, givenNote, stepTime, errorJson = tx_args(i)
   -- one read for everything this completion needs (its webhook's fields too: fields 13-17)
   -- and fields 18-24, which a completion drops: most transactions have none of them, and then need no HDEL
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
@@ -95,23 +107,23 @@ for i = 1, (#KEYS - 12) / 2 do
     replies[i] = CODE.NOT_FOUND
   elseif s[1] == attempt and s[2] == 'complete' and (s[3] == status or (cancel and s[3] == 'cancelled')) then
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
-  elseif s[1] ~= attempt or s[2] ~= 'processing' then
+  elseif not fence_holds(s[1], s[2], attempt) then
     replies[i] = CODE.FENCED
   else
-    local note = ARGV[a + 4]
+    local note = givenNote
     if cancel then
       note = 'cancelled by its owner while its last step ran (the step ended ' .. status .. ')'
       status = 'cancelled'
     end
-    local fields = {'status', status, 'processingState', 'complete', 'output', ARGV[a + 3], 'note', note,
+    local fields = {'status', status, 'processingState', 'complete', 'output', output, 'note', note,
       'completed', now, 'updated', now}
-    if ARGV[a + 6] ~= '' then
+    if errorJson ~= '' then
       fields[#fields + 1] = 'errors'
-      fields[#fields + 1] = errors_append(s[10], ARGV[a + 6], maxErrors)
+      fields[#fields + 1] = errors_append(s[10], errorJson, maxErrors)
     end
-    if ARGV[a + 5] ~= '' then
+    if stepTime ~= '' then
       fields[#fields + 1] = 'stepTimes'
-      fields[#fields + 1] = (s[13] or '') .. ARGV[a + 5] .. ';'
+      fields[#fields + 1] = (s[13] or '') .. stepTime .. ';'
     end
     redis.call('HSET', key, unpack(fields))
     -- the failed step's input (data) stays with a transaction that did not succeed: rerun.lua runs it again
@@ -129,19 +141,19 @@ for i = 1, (#KEYS - 12) / 2 do
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end
-    publish(KEYS[4], 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
+    publish(notifyKey, 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
     if not compensate_start(key, id, status, note, now, prefixes, counts) then
       archived[#archived + 1] = archiveAt
       archived[#archived + 1] = id
-      webhooks_schedule(key, webhookKey, KEYS[5], KEYS[4], id, now, {s[14], s[15], s[16], s[4], s[17]})
+      webhooks_schedule(key, webhookKey, webhooksKey, notifyKey, id, now, {s[14], s[15], s[16], s[4], s[17]})
     end
     if s[11] then
-      compensate_ended(s[11], id, status, note, now, archiveAt, prefixes, KEYS[3], KEYS[5], KEYS[4])
+      compensate_ended(s[11], id, status, note, now, archiveAt, prefixes, toArchiveKey, webhooksKey, notifyKey)
     end
     stats_tally(counts, 'completed', s[7], s[8], s[4])
     stats_tally(counts, 'completed.' .. status, s[7], s[8], s[4])
     if s[5] then
-      wakeParent(s[5], s[6], id, status, ARGV[a + 3], note)
+      wakeParent(s[5], s[6], id, status, output, note)
     end
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
   end
@@ -149,9 +161,9 @@ end
 if env.walked then
   fork_walk(env, WALK_BUDGET, 0)
 end
-queue_chunked('ZREM', KEYS[1], done)
-queue_chunked('ZREM', KEYS[2], done)
-queue_chunked('ZADD', KEYS[3], archived)
-stats_write({KEYS[6], KEYS[7], KEYS[8]}, now, counts)
+queue_chunked('ZREM', processingKey, done)
+queue_chunked('ZREM', inflightKey, done)
+queue_chunked('ZADD', toArchiveKey, archived)
+stats_write({stats1, stats2, stats3}, now, counts)
 live_flush(prefixes.liveOwners)
 return replies

@@ -4,32 +4,19 @@
 -- KEYS[7..9] stats1H, stats2H, stats3H of the slots that hold now (a first dequeue counts as started)
 -- KEYS[10] groupH:<group> (a paused or draining group takes nothing: see group-state.lua)
 -- KEYS[11] qFairH:<group> (fair share: an admitted start taken lets its owner's next one in; lib/queue.lua)
+-- KEYS[12] qHeldS:<group>   KEYS[13] qRateH:<group>   (rate limits, below)   KEYS[14] qRunH:<group> (caps)
 -- ARGV[1] max (free worker slots)   ARGV[2] nodeId   ARGV[3] now (ms)
 -- ARGV[4] the stateH key prefix (Keys.stateH("")): the popped txIds name their stateH keys, which cannot
 --   be known before the pop, so those keys are the prefix and the txId
 -- ARGV[5] the group (for the stats)
 -- ARGV[6] the group's qOwnerZ key prefix (Keys.qOwnerZ(group, "")): an owner's own queue is known only from
 --   the owner of a popped start
--- KEYS[12] qHeldS:<group>   KEYS[13] qRateH:<group>   (rate limits, below)   KEYS[14] qRunH:<group> (caps)
 -- ARGV[7] the partition's pipelineH key prefix   ARGV[8] the group's qHeldZ key prefix (Keys.qHeldZ(group, ""))
 --   ARGV[9] the number of partitions, ARGV[10] this one's index: a popped transaction's pipeline, and so its
 --   limits and held queue, are known only from its state
 -- ARGV[11] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's limits, like a
 --   pipeline's, are known only from a popped transaction's state
--- Limits are a pipeline's (pipelineH fields cap and rate) and an owner's (ownerH, set through the admin API),
--- each counted per group under its name: the pipeline's, or '@' and the owner's (neither begins with '@'). A
--- transaction runs only when both have room; it is held under the first that has none.
--- Rate limits: a pipeline with a rate (pipelineH field rate, per second; each partition takes its
--- 1/partitions share) has a token bucket in qRateH:<group> (fields <pipeline>:t tokens, <pipeline>:at when
--- counted), holding at most a tenth of a second's worth (a node that finds no token is told when the next
--- comes, and rings the group then: see the reply). A transaction from the in-queue whose pipeline has no token
--- is held in qHeldZ:<group>:<pipeline> (its score kept; the pipeline named in qHeldS:<group>), off any
--- worker, and a later call takes it, before the in-queue, once tokens have come.
--- Concurrency caps: a pipeline with maxConcurrency (pipelineH field cap; partition i of P takes
--- floor(cap / P), plus 1 when i < cap mod P, so the shares add up to the cap; at least 1) counts its runs in
--- qRunH:<group>. A transaction from any queue whose pipeline has no free slot is held the same way (from the
--- admin and out queues at score 0, ahead); taking it holds a slot, noted on its state for whatever ends the
--- run (lib/queue.lua queue_slot_free, which also rings the group when work waits for the slot).
+-- Limits (a pipeline's or an owner's cap and rate): lib/limits.lua.
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
 --    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
@@ -48,84 +35,32 @@
 -- #include publish
 -- #include queue
 -- #include stats
+-- #include bucket
+-- #include limits
 
-if redis.call('HEXISTS', KEYS[10], 'state') == 1 then
+local adminKey, outKey, inKey, processingKey, inflightKey, ringKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
+  KEYS[6]
+local stats1, stats2, stats3, groupKey, fairKey, heldKey, rateKey, runKey = KEYS[7], KEYS[8], KEYS[9], KEYS[10],
+  KEYS[11], KEYS[12], KEYS[13], KEYS[14]
+local max, node, now, statePrefix, group, ownerQueuePrefix = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5],
+  ARGV[6]
+local pipelinePrefix, heldPrefix, parts, partition = ARGV[7], ARGV[8], tonumber(ARGV[9]) or 1, tonumber(ARGV[10]) or 0
+local ownerPrefix = ARGV[11]
+
+if redis.call('HEXISTS', groupKey, 'state') == 1 then
   -- paused: its queues stay as they are; the ring's token goes, so idle nodes block until resume rings it
-  redis.call('DEL', KEYS[6])
+  redis.call('DEL', ringKey)
   return {}
 end
 
-local max = tonumber(ARGV[1])
 local budget = max + 1000
 local counts = {}
-local node, now, statePrefix = ARGV[2], ARGV[3], ARGV[4]
 local names = {'admin', 'out', 'in', 'in'}
 local taken = {}
-local parts = tonumber(ARGV[9]) or 1
-
--- limit name (a pipeline, or '@' and an owner) -> its limits this call: cap {cap, running, added} and rate
--- {perSec, tokens}, each false when it has none (fields cap and rate of its pipelineH or ownerH, read once);
--- what changed is written at the end
-local limits = {}
-local function limits_of(name)
-  local l = limits[name]
-  if l then
-    return l
-  end
-  local f
-  if string.sub(name, 1, 1) == '@' then
-    f = redis.call('HMGET', ARGV[11] .. string.sub(name, 2), 'cap', 'rate')
-  else
-    f = redis.call('HMGET', ARGV[7] .. name, 'cap', 'rate')
-  end
-  l = {cap = false, rate = false}
-  local total = tonumber(f[1] or '')
-  if total and total > 0 then
-    local p = tonumber(ARGV[10]) or 0
-    -- at least one: a cap below the number of partitions would otherwise leave some partitions' work held
-    -- for good (such a cap lets up to one run per partition; see docs/decisions.md)
-    l.cap = {cap = math.max(1, math.floor(total / parts) + ((p < total % parts) and 1 or 0)),
-      running = tonumber(redis.call('HGET', KEYS[14], name) or '0'), added = 0}
-  end
-  local perSec = tonumber(f[2] or '')
-  if perSec and perSec > 0 then
-    perSec = perSec / parts
-    local burst = math.max(1, perSec / 10)
-    local b = redis.call('HMGET', KEYS[13], name .. ':t', name .. ':at')
-    local tokens = tonumber(b[1]) or burst
-    tokens = math.min(burst, tokens + math.max(0, tonumber(now) - (tonumber(b[2]) or tonumber(now))) * perSec / 1000)
-    l.rate = {perSec = perSec, tokens = tokens}
-  end
-  limits[name] = l
-  return l
-end
-
--- A transaction's limits: {pipeline's, owner's} (names and limits), or false when neither has a cap or rate
--- (the common case, decided once per pipeline and owner in a call)
-local pairs_of = {}
-local function limits_for(pipeline, owner)
-  local byOwner = nested(pairs_of, pipeline)
-  local both = byOwner[owner]
-  if both == nil then
-    local on = '@' .. owner
-    local pl, ol = limits_of(pipeline), limits_of(on)
-    both = (pl.cap or pl.rate or ol.cap or ol.rate) and {{pipeline, pl}, {on, ol}} or false
-    byOwner[owner] = both
-  end
-  return both
-end
-
--- The first of a transaction's limits with no room: no slot, or (rate: from the in-queue and held work only)
--- no token; nil when both have room.
-local function blocked_by(q, both)
-  for _, nl in ipairs(both) do
-    local l = nl[2]
-    if (l.rate and q >= 3 and l.rate.tokens < 1) or (l.cap and l.cap.running >= l.cap.cap) then
-      return nl[1]
-    end
-  end
-  return nil
-end
+-- the limits of this call (lib/limits.lua); what changed is written at the end
+local lim = {all = {}, pairs = {}, pipelinePrefix = pipelinePrefix, ownerPrefix = ownerPrefix, runKey = runKey,
+  rateKey = rateKey, partition = partition, parts = parts, now = tonumber(now)}
+local limits = lim.all
 
 -- owner -> how many of its admitted starts (fair share) left the in-queue here: as many of its waiting ones
 -- come in (lib/queue.lua queue_refill), and may be taken in the same call
@@ -135,13 +70,13 @@ local released = {}
 local running = {}
 
 -- q: 1 admin, 2 out, 3 in, 4 held (a limit's with tokens or slots again: see take_held)
-local function take(q, heldKey)
+local function take(q, held)
   while #taken < max and budget > 0 do
     local want = math.min(max - #taken, budget)
     local ids, scores
     if q >= 3 then
       -- the in-queue and held queues are sorted sets (lib/queue.lua): lowest score first
-      local popped = redis.call('ZPOPMIN', q == 3 and KEYS[3] or heldKey, want)
+      local popped = redis.call('ZPOPMIN', q == 3 and inKey or held, want)
       if #popped == 0 then break end
       ids, scores = {}, {}
       for j = 1, #popped, 2 do
@@ -149,7 +84,7 @@ local function take(q, heldKey)
         scores[#scores + 1] = popped[j + 1]
       end
     else
-      ids = redis.call('LPOP', KEYS[q], want)
+      ids = redis.call('LPOP', q == 1 and adminKey or outKey, want)
       if not ids then break end
     end
     budget = budget - #ids
@@ -162,12 +97,12 @@ local function take(q, heldKey)
       if admitted then
         released[s[7]] = (released[s[7]] or 0) + 1
       end
-      local both = s[1] == 'queued' and limits_for(s[2], s[7])
-      local blocked = both and blocked_by(q, both)
+      local both = s[1] == 'queued' and limits_for(lim, s[2], s[7])
+      local blocked = both and limits_blocked(q, both)
       if blocked then
         -- over its pipeline's or owner's rate or cap: held, off any worker, until tokens or a slot come
-        redis.call('ZADD', ARGV[8] .. blocked, q >= 3 and scores[i] or 0, id)
-        redis.call('SADD', KEYS[12], blocked)
+        redis.call('ZADD', heldPrefix .. blocked, q >= 3 and scores[i] or 0, id)
+        redis.call('SADD', heldKey, blocked)
         if admitted then
           redis.call('HSET', key, 'share', '')
         end
@@ -186,13 +121,13 @@ local function take(q, heldKey)
             end
           end
           if #slots > 0 then
-            redis.call('HSET', key, 'slot', KEYS[14], 'slotNames', table.concat(slots, ' '), 'slotHeld', KEYS[12],
-              'slotRing', KEYS[6])
+            redis.call('HSET', key, 'slot', runKey, 'slotNames', table.concat(slots, ' '), 'slotHeld', heldKey,
+              'slotRing', ringKey)
           end
         end
         local attempt = (tonumber(s[19]) or 0) + 1
         if attempt == 1 then
-          stats_tally(counts, 'started', ARGV[5], s[2], s[7])
+          stats_tally(counts, 'started', group, s[2], s[7])
         end
         if admitted then
           redis.call('HSET', key, 'processingState', 'processing', 'node', node, 'updated', now, 'share', '',
@@ -223,17 +158,17 @@ end
 -- held work whose limit (a pipeline's or an owner's) has tokens or slots again, after the admin and out queues,
 -- before the in-queue
 local function take_held()
-  for _, name in ipairs(redis.call('SMEMBERS', KEYS[12])) do
-    local heldKey = ARGV[8] .. name
-    local r = limits_of(name).rate
-    local c = limits_of(name).cap
+  for _, name in ipairs(redis.call('SMEMBERS', heldKey)) do
+    local held = heldPrefix .. name
+    local r = limits_of(lim, name).rate
+    local c = limits_of(lim, name).cap
     if not r and not c then
       -- no longer limited: what it held goes back on the in-queue, in its order
-      local all = redis.call('ZRANGE', heldKey, 0, -1, 'WITHSCORES')
+      local all = redis.call('ZRANGE', held, 0, -1, 'WITHSCORES')
       for j = 1, #all, 2 do
-        redis.call('ZADD', KEYS[3], all[j + 1], all[j])
+        redis.call('ZADD', inKey, all[j + 1], all[j])
       end
-      redis.call('DEL', heldKey)
+      redis.call('DEL', held)
     else
       local allow = max - #taken
       if r then
@@ -245,12 +180,12 @@ local function take_held()
       if allow > 0 then
         local before = max
         max = #taken + allow
-        take(4, heldKey)
+        take(4, held)
         max = before
       end
     end
-    if redis.call('EXISTS', heldKey) == 0 then
-      redis.call('SREM', KEYS[12], name)
+    if redis.call('EXISTS', held) == 0 then
+      redis.call('SREM', heldKey, name)
     end
   end
 end
@@ -262,36 +197,36 @@ take(3)
 while next(released) do
   local done = released
   released = {}
-  if queue_refill(KEYS[11], ARGV[6], KEYS[3], statePrefix, done, now) == 0 or #taken >= max or budget <= 0 then
+  if queue_refill(fairKey, ownerQueuePrefix, inKey, statePrefix, done, now) == 0 or #taken >= max or budget <= 0 then
     break
   end
   take(3)
 end
-queue_refill(KEYS[11], ARGV[6], KEYS[3], statePrefix, released, now)
+queue_refill(fairKey, ownerQueuePrefix, inKey, statePrefix, released, now)
 
-local left = redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3])
+local left = redis.call('LLEN', adminKey) + redis.call('LLEN', outKey) + redis.call('ZCARD', inKey)
 if left == 0 then
   -- nothing waits here: a token left on the ring would only wake a node for nothing, and would keep the
   -- next start from publishing its ring
-  redis.call('DEL', KEYS[6])
+  redis.call('DEL', ringKey)
 elseif #taken >= max or budget <= 0 then
-  queue_ring(KEYS[6], true)
+  queue_ring(ringKey, true)
 end
 for name, l in pairs(limits) do
   if l.cap and l.cap.added > 0 then
-    redis.call('HINCRBY', KEYS[14], name, l.cap.added)
+    redis.call('HINCRBY', runKey, name, l.cap.added)
   end
   if l.rate then
-    redis.call('HSET', KEYS[13], name .. ':t', tostring(l.rate.tokens), name .. ':at', now)
+    redis.call('HSET', rateKey, name .. ':t', tostring(l.rate.tokens), name .. ':at', now)
   end
 end
-queue_chunked('ZADD', KEYS[4], running)
-queue_chunked('ZADD', KEYS[5], running)
-stats_write({KEYS[7], KEYS[8], KEYS[9]}, now, counts)
+queue_chunked('ZADD', processingKey, running)
+queue_chunked('ZADD', inflightKey, running)
+stats_write({stats1, stats2, stats3}, now, counts)
 local hint = false
 for name, l in pairs(limits) do
-  if l.rate and l.rate.tokens < 1 and redis.call('SISMEMBER', KEYS[12], name) == 1 then
-    local ms = math.max(1, math.ceil((1 - l.rate.tokens) * 1000 / l.rate.perSec))
+  if l.rate and l.rate.tokens < 1 and redis.call('SISMEMBER', heldKey, name) == 1 then
+    local ms = math.max(1, bucket_wait(l.rate.tokens, l.rate.perSec))
     if not hint or ms < hint then
       hint = ms
     end

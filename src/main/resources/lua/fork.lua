@@ -29,24 +29,36 @@
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include fence
 -- #include child
 -- #include live
 
-local parent, refused = child_parent(KEYS[1], ARGV[2])
+local parentKey, processingKey, inflightKey, stats1, stats2, stats3, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
+  KEYS[5], KEYS[6], KEYS[7]
+local liveOwnersKey = KEYS[#KEYS]
+local id, attempt, stepIndex, now, need, all, cof, max = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]),
+  ARGV[6] == '1', ARGV[7] == '1', tonumber(ARGV[8])
+local n = (#KEYS - 8) / 4
+-- branch i: its keys (stateH, pipelineH, qInZ, qRingL) and args (txId, pipeline, input, expected group)
+local function branch_keys(i) local k = 7 + 4 * (i - 1) return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4] end
+local function branch_args(i) local a = 8 + 4 * (i - 1) return ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4] end
+local trace, statePrefix = ARGV[8 + 4 * n + 1] or '', ARGV[8 + 4 * n + 2]
+local maxDepth, maxDescendants = tonumber(ARGV[8 + 4 * n + 3]), tonumber(ARGV[8 + 4 * n + 4])
+
+local parent, refused = child_parent(parentKey, attempt)
 if refused then
   return refused
 end
-local n = (#KEYS - 8) / 4
 local tree
-tree, refused = child_tree(ARGV[1], parent, ARGV[8 + 4 * n + 2], n, tonumber(ARGV[8 + 4 * n + 3]),
-  tonumber(ARGV[8 + 4 * n + 4]))
+tree, refused = child_tree(id, parent, statePrefix, n, maxDepth, maxDescendants)
 if refused then
   return refused
 end
 local versions = {}
 for i = 1, n do
-  local name, group = ARGV[8 + 4 * (i - 1) + 2], ARGV[8 + 4 * (i - 1) + 4]
-  local p = redis.call('HMGET', KEYS[7 + 4 * (i - 1) + 2], 'version', 'nodeGroup', 'onFailure')
+  local _, name, _, group = branch_args(i)
+  local _, pipelineKey = branch_keys(i)
+  local p = redis.call('HMGET', pipelineKey, 'version', 'nodeGroup', 'onFailure')
   if not p[1] then
     return {CODE.UNKNOWN_PIPELINE, name}
   end
@@ -55,46 +67,45 @@ for i = 1, n do
   end
   versions[i] = p
 end
-local id, now, max = ARGV[1], ARGV[4], tonumber(ARGV[8])
 local counts, ids = {}, {}
-local liveCount = live_batch(KEYS[#KEYS])
-local trace = ARGV[8 + 4 * n + 1] or ''
+local liveCount = live_batch(liveOwnersKey)
 for i = 1, n do
-  local k, a = 7 + 4 * (i - 1), 8 + 4 * (i - 1)
-  local child, name, p = ARGV[a + 1], ARGV[a + 2], versions[i]
+  local stateKey, _, inKey, ringKey = branch_keys(i)
+  local child, name, input = branch_args(i)
+  local p = versions[i]
   ids[i] = child
-  redis.call('HSET', KEYS[k + 1],
+  redis.call('HSET', stateKey,
     'owner', parent[3], 'externalId', '', 'type', name, 'version', p[1], 'group', p[2],
     'status', 'running', 'processingState', i <= max and 'queued' or 'pending', 'attempt', 0, 'step', 0,
-    'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[a + 3],
+    'created', now, 'updated', now, 'metadata', parent[4], 'input', input,
     'parentTxId', id, 'parentGroup', parent[5], 'branch', i, 'priority', parent[7] or '0',
     'qBoost', parent[8] or '0', 'root', tree.root, 'depth', tree.depth)
   if p[3] and p[3] ~= '' then
-    redis.call('HSET', KEYS[k + 1], 'onFailure', p[3])
+    redis.call('HSET', stateKey, 'onFailure', p[3])
   end
   if trace ~= '' then
-    redis.call('HSET', KEYS[k + 1], 'trace', trace)
+    redis.call('HSET', stateKey, 'trace', trace)
   end
   if i <= max then
-    queue_push_in(KEYS[k + 3], KEYS[k + 4], child, now, parent[8], false, i)
+    queue_push_in(inKey, ringKey, child, now, parent[8], false, i)
   end
-  redis.call('ZADD', KEYS[7], now, child)
+  redis.call('ZADD', liveKey, now, child)
   live_began(liveCount, parent[3])
   stats_tally(counts, 'queued', p[2], name, parent[3])
 end
 child_count(tree)
 -- what an earlier fork of this transaction left (one cancelled before its join was decided)
-local old = redis.call('HGET', KEYS[1], 'fork')
+local old = redis.call('HGET', parentKey, 'fork')
 for i = 1, old and #cjson.decode(old).ids or 0 do
-  redis.call('HDEL', KEYS[1], 'forkS:' .. i, 'forkO:' .. i)
+  redis.call('HDEL', parentKey, 'forkS:' .. i, 'forkO:' .. i)
 end
-redis.call('HDEL', KEYS[1], 'forkOk', 'forkFailed')
-redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', 'fork', 'step', ARGV[3], 'updated', now,
-  'fork', cjson.encode({ids = ids, need = tonumber(ARGV[5]), all = ARGV[6] == '1', cof = ARGV[7] == '1', max = max,
+redis.call('HDEL', parentKey, 'forkOk', 'forkFailed')
+redis.call('HSET', parentKey, 'processingState', 'sleeping', 'waitingFor', 'fork', 'step', stepIndex, 'updated', now,
+  'fork', cjson.encode({ids = ids, need = need, all = all, cof = cof, max = max,
     next = math.min(max, n)}))
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZREM', KEYS[3], id)
-queue_slot_free(KEYS[1])
-stats_write({KEYS[4], KEYS[5], KEYS[6]}, now, counts)
+redis.call('ZREM', processingKey, id)
+redis.call('ZREM', inflightKey, id)
+queue_slot_free(parentKey)
+stats_write({stats1, stats2, stats3}, now, counts)
 live_flush(liveCount)
 return {CODE.OK}

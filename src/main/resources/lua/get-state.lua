@@ -6,15 +6,15 @@
 --    output, note, progress, metadata, step, webhookUrl, webhook, retry, errors, runs, compensation, startAt, then of webhookH: status, attempts,
 --    lastError, lastCode, nextAttempt, lastAttempt}
 -- (nil entries come back as false; the caller maps them to absent fields)
+-- #include summary
 
-if redis.call('EXISTS', KEYS[1]) == 0 then
+local stateKey, webhookKey = KEYS[1], KEYS[2]
+
+if redis.call('EXISTS', stateKey) == 0 then
   return {}
 end
-local r = redis.call('HMGET', KEYS[1], 'owner', 'externalId', 'type', 'version', 'status', 'processingState',
-  'attempt', 'created', 'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl',
-  'webhook', 'retry', 'errors', 'runs',
-  'compensation', 'startAt')
-local w = redis.call('HMGET', KEYS[2], 'status', 'attempts', 'lastError', 'lastCode', 'nextAttempt', 'lastAttempt')
+local r = redis.call('HMGET', stateKey, unpack(STATE_FIELDS))
+local w = redis.call('HMGET', webhookKey, 'status', 'attempts', 'lastError', 'lastCode', 'nextAttempt', 'lastAttempt')
 for i = 1, #w do
   r[#r + 1] = w[i]
 end

@@ -2,7 +2,8 @@
 -- KEYS[1] groupH:<group>   KEYS[2] qRingL:<group>   KEYS[3] processingZ
 -- KEYS[4] qAdminL:<group>  KEYS[5] qOutL:<group>    KEYS[6] qInZ:<group>   KEYS[7] qFairH:<group>
 -- ARGV[1] action: pause | drain | resume | read   ARGV[2] now (ms)   ARGV[3] who asked (an API key's name)
--- ARGV[4] the stateH key prefix (Keys.stateH(""))   ARGV[5] the group
+-- ARGV[4] the stateH key prefix (Keys.stateH("")): the runs of processingZ are known only once it is read
+-- ARGV[5] the group
 -- Replies: {state, since, by, inFlight, queued}: state is running, paused or draining (after the action);
 --   inFlight counts the group's transactions processing on a node in this partition, queued those waiting
 --   on its three queues and in its owners' own queues (fair share: qFairH field '*').
@@ -13,24 +14,27 @@
 -- #include publish
 -- #include queue
 
-local action, now = ARGV[1], ARGV[2]
+local groupKey, ringKey, processingKey, adminKey, outKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local inKey, fairKey = KEYS[6], KEYS[7]
+local action, now, by, statePrefix, group = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+
 if action == 'pause' or action == 'drain' then
-  redis.call('HSET', KEYS[1], 'state', action == 'pause' and 'paused' or 'draining', 'since', now, 'by', ARGV[3])
+  redis.call('HSET', groupKey, 'state', action == 'pause' and 'paused' or 'draining', 'since', now, 'by', by)
 elseif action == 'resume' then
-  redis.call('DEL', KEYS[1])
-  if redis.call('LLEN', KEYS[4]) + redis.call('LLEN', KEYS[5]) + redis.call('ZCARD', KEYS[6]) > 0 then
-    queue_ring(KEYS[2], true)
+  redis.call('DEL', groupKey)
+  if redis.call('LLEN', adminKey) + redis.call('LLEN', outKey) + redis.call('ZCARD', inKey) > 0 then
+    queue_ring(ringKey, true)
   end
 elseif action ~= 'read' then
   return redis.error_reply('ERR group-state: unknown action ' .. tostring(action))
 end
-local g = redis.call('HMGET', KEYS[1], 'state', 'since', 'by')
+local g = redis.call('HMGET', groupKey, 'state', 'since', 'by')
 local inFlight = 0
-for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-  if redis.call('HGET', ARGV[4] .. id, 'group') == ARGV[5] then
+for _, id in ipairs(redis.call('ZRANGE', processingKey, 0, -1)) do
+  if redis.call('HGET', statePrefix .. id, 'group') == group then
     inFlight = inFlight + 1
   end
 end
-local queued = redis.call('LLEN', KEYS[4]) + redis.call('LLEN', KEYS[5]) + redis.call('ZCARD', KEYS[6])
-  + tonumber(redis.call('HGET', KEYS[7], '*') or '0')
+local queued = redis.call('LLEN', adminKey) + redis.call('LLEN', outKey) + redis.call('ZCARD', inKey)
+  + tonumber(redis.call('HGET', fairKey, '*') or '0')
 return {g[1] or 'running', g[2] or '', g[3] or '', inFlight, queued}

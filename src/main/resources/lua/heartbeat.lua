@@ -13,15 +13,19 @@
 --           written: the node must drop what it runs and register again before it takes work
 -- #include codes
 
-if ARGV[5] == 'beat' and not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+local heartbeatKey, nodesKey = KEYS[1], KEYS[2]
+local nodeId, nodeInfo, ttl, now, mode, heartbeatPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local heartbeatSuffix = ARGV[7]
+
+if mode == 'beat' and not redis.call('ZSCORE', nodesKey, nodeId) then
   return CODE.FENCED
 end
-local late = ARGV[5] == 'beat' and redis.call('EXISTS', KEYS[1]) == 0
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('ZADD', KEYS[2], 'NX', ARGV[4], ARGV[1])
+local late = mode == 'beat' and redis.call('EXISTS', heartbeatKey) == 0
+redis.call('SET', heartbeatKey, nodeInfo, 'PX', ttl)
+redis.call('ZADD', nodesKey, 'NX', now, nodeId)
 local out = {late and CODE.LATE or CODE.OK}
-for _, node in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-  local info = redis.call('GET', ARGV[6] .. node .. ARGV[7])
+for _, node in ipairs(redis.call('ZRANGE', nodesKey, 0, -1)) do
+  local info = redis.call('GET', heartbeatPrefix .. node .. heartbeatSuffix)
   if info then
     out[#out + 1] = node
     out[#out + 1] = info

@@ -25,49 +25,56 @@
 -- #include codes
 -- #include queue
 -- #include stats
+-- #include fence
 -- #include child
 -- #include live
 
-local parent, refused = child_parent(KEYS[1], ARGV[2])
+local parentKey, childKey, pipelineKey, inKey, ringKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local processingKey, inflightKey, stats1, stats2, stats3 = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local liveKey, liveOwnersKey = KEYS[11], KEYS[12]
+local parentId, attempt, stepIndex, child, pipeline = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local input, now, group, trace, statePrefix, maxDepth = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local maxDescendants = ARGV[12]
+
+local parent, refused = child_parent(parentKey, attempt)
 if refused then
   return refused
 end
-local p = redis.call('HMGET', KEYS[3], 'version', 'nodeGroup', 'onFailure')
+local p = redis.call('HMGET', pipelineKey, 'version', 'nodeGroup', 'onFailure')
 if not p[1] then
   return {CODE.UNKNOWN_PIPELINE}
 end
-if p[2] ~= ARGV[8] then
+if p[2] ~= group then
   return {CODE.GROUP_CHANGED, p[2]}
 end
 local tree
-tree, refused = child_tree(ARGV[1], parent, ARGV[10], 1, tonumber(ARGV[11]), tonumber(ARGV[12]))
+tree, refused = child_tree(parentId, parent, statePrefix, 1, tonumber(maxDepth), tonumber(maxDescendants))
 if refused then
   return refused
 end
-local now, child = ARGV[7], ARGV[4]
-redis.call('HSET', KEYS[2],
-  'owner', parent[3], 'externalId', '', 'type', ARGV[5], 'version', p[1], 'group', p[2],
+redis.call('HSET', childKey,
+  'owner', parent[3], 'externalId', '', 'type', pipeline, 'version', p[1], 'group', p[2],
   'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
-  'created', now, 'updated', now, 'metadata', parent[4], 'input', ARGV[6],
-  'parentTxId', ARGV[1], 'parentGroup', parent[5], 'priority', parent[7] or '0', 'qBoost', parent[8] or '0',
+  'created', now, 'updated', now, 'metadata', parent[4], 'input', input,
+  'parentTxId', parentId, 'parentGroup', parent[5], 'priority', parent[7] or '0', 'qBoost', parent[8] or '0',
   'root', tree.root, 'depth', tree.depth)
 child_count(tree)
 if p[3] and p[3] ~= '' then
-  redis.call('HSET', KEYS[2], 'onFailure', p[3])
+  redis.call('HSET', childKey, 'onFailure', p[3])
 end
-if ARGV[9] and ARGV[9] ~= '' then
-  redis.call('HSET', KEYS[2], 'trace', ARGV[9])
+if trace and trace ~= '' then
+  redis.call('HSET', childKey, 'trace', trace)
 end
-queue_push_in(KEYS[4], KEYS[5], child, now, parent[8])
-redis.call('ZADD', KEYS[11], now, child)
-local liveCount = live_batch(KEYS[12])
+queue_push_in(inKey, ringKey, child, now, parent[8])
+redis.call('ZADD', liveKey, now, child)
+local liveCount = live_batch(liveOwnersKey)
 live_began(liveCount, parent[3])
 live_flush(liveCount)
-redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingFor', child, 'step', ARGV[3], 'updated', now)
-redis.call('ZREM', KEYS[6], ARGV[1])
-queue_slot_free(KEYS[1])
-redis.call('ZREM', KEYS[7], ARGV[1])
+redis.call('HSET', parentKey, 'processingState', 'sleeping', 'waitingFor', child, 'step', stepIndex, 'updated', now)
+redis.call('ZREM', processingKey, parentId)
+queue_slot_free(parentKey)
+redis.call('ZREM', inflightKey, parentId)
 local counts = {}
-stats_tally(counts, 'queued', p[2], ARGV[5], parent[3])
-stats_write({KEYS[8], KEYS[9], KEYS[10]}, now, counts)
+stats_tally(counts, 'queued', p[2], pipeline, parent[3])
+stats_write({stats1, stats2, stats3}, now, counts)
 return {CODE.OK, p[1]}

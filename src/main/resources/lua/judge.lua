@@ -10,12 +10,15 @@
 --   come back after an outage longer than a heartbeat's TTL, and the live nodes have not beaten yet)
 -- Replies: {dead nodes (all of deadZ, oldest first), live nodes (all of nodesZ)}
 
-if ARGV[4] == '1' then
-  for _, node in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    if redis.call('EXISTS', ARGV[2] .. node .. ARGV[3]) == 0 then
-      redis.call('ZREM', KEYS[1], node)
-      redis.call('ZADD', KEYS[2], 'NX', ARGV[1], node)
+local nodesKey, deadKey = KEYS[1], KEYS[2]
+local now, heartbeatPrefix, heartbeatSuffix, judging = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+
+if judging == '1' then
+  for _, node in ipairs(redis.call('ZRANGE', nodesKey, 0, -1)) do
+    if redis.call('EXISTS', heartbeatPrefix .. node .. heartbeatSuffix) == 0 then
+      redis.call('ZREM', nodesKey, node)
+      redis.call('ZADD', deadKey, 'NX', now, node)
     end
   end
 end
-return {redis.call('ZRANGE', KEYS[2], 0, -1), redis.call('ZRANGE', KEYS[1], 0, -1)}
+return {redis.call('ZRANGE', deadKey, 0, -1), redis.call('ZRANGE', nodesKey, 0, -1)}

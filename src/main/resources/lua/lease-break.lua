@@ -5,9 +5,13 @@
 -- ARGV[1..] nodeIds that are gone
 -- Replies: 1 if the lease was freed, else 0 (held by another node, or by nobody)
 
-for i = 1, #ARGV do
-  if redis.call('GET', KEYS[1]) == ARGV[i] or redis.call('GET', KEYS[2]) == ARGV[i] then
-    redis.call('DEL', KEYS[1], KEYS[2])
+local lock1, lock2 = KEYS[1], KEYS[2]
+local goneCount = #ARGV
+local function gone(i) return ARGV[i] end
+
+for i = 1, goneCount do
+  if redis.call('GET', lock1) == gone(i) or redis.call('GET', lock2) == gone(i) then
+    redis.call('DEL', lock1, lock2)
     return 1
   end
 end

@@ -7,6 +7,9 @@
 --   0   another node leads, or only lock2 remains for another node: nobody leads until it expires (that
 --       old leader may still be finishing its last batch)
 
+local lock1, lock2 = KEYS[1], KEYS[2]
+local node, lease, grace = ARGV[1], ARGV[2], ARGV[3]
+
 -- #include lease
 
-return lease_hold(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], true) and 1 or 0
+return lease_hold(lock1, lock2, node, lease, grace, true) and 1 or 0

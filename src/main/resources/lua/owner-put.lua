@@ -10,13 +10,14 @@
 --   ('' in ARGV[2..4], ARGV[7..8]: that limit is not set)
 -- Replies: 1 written, 0 the hash holds a newer setting
 
-local key, listKey, when, owner, rateAsGiven = KEYS[1], KEYS[2], ARGV[1], ARGV[5], ARGV[6]
+local key, listKey = KEYS[1], KEYS[2]
+local when, weight, cap, rate, owner, rateAsGiven, maxLive, maxPayloadBytes = ARGV[1], ARGV[2], ARGV[3], ARGV[4],
+  ARGV[5], ARGV[6], ARGV[7] or '', ARGV[8] or ''
 local at = redis.call('HGET', key, 'updated')
 if at and tonumber(at) > tonumber(when) then
   return 0
 end
-local values = {weight = ARGV[2], cap = ARGV[3], rate = ARGV[4], maxLive = ARGV[7] or '',
-  maxPayloadBytes = ARGV[8] or ''}
+local values = {weight = weight, cap = cap, rate = rate, maxLive = maxLive, maxPayloadBytes = maxPayloadBytes}
 local set = false
 for _, name in ipairs({'weight', 'cap', 'rate', 'maxLive', 'maxPayloadBytes'}) do
   if values[name] == '' then

@@ -8,11 +8,14 @@
 -- ARGV[7] its default priority (0-9)   ARGV[8] its rate limit per second, or ''   ARGV[9] its maxConcurrency or ''
 -- Replies: 1 written, 0 the partition holds a newer publication
 
-local at = redis.call('HGET', KEYS[1], 'updated')
-if at and tonumber(at) > tonumber(ARGV[4]) then
+local key = KEYS[1]
+local version, group, isType, published, onFailure = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local disabled, priority, rate, cap = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local at = redis.call('HGET', key, 'updated')
+if at and tonumber(at) > tonumber(published) then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'nodeGroup', ARGV[2], 'isTransactionType', ARGV[3],
-  'updated', ARGV[4], 'onFailure', ARGV[5], 'disabled', ARGV[6], 'priority', ARGV[7],
-  'rate', ARGV[8], 'cap', ARGV[9])
+redis.call('HSET', key, 'version', version, 'nodeGroup', group, 'isTransactionType', isType,
+  'updated', published, 'onFailure', onFailure, 'disabled', disabled, 'priority', priority,
+  'rate', rate, 'cap', cap)
 return 1

@@ -3,9 +3,12 @@
 -- ARGV[1] '1' to disable, '0' to enable   ARGV[2] now (ms)
 -- Replies: 1 done, 0 no such pipeline (nothing written)
 
-if redis.call('EXISTS', KEYS[1]) == 0 then
+local pipelineKey = KEYS[1]
+local disabled, now = ARGV[1], ARGV[2]
+
+if redis.call('EXISTS', pipelineKey) == 0 then
   return 0
 end
 -- updated moves on, so the partition copies (which never go back in time) take the change
-redis.call('HSET', KEYS[1], 'disabled', ARGV[1], 'updated', ARGV[2])
+redis.call('HSET', pipelineKey, 'disabled', disabled, 'updated', now)
 return 1

@@ -9,23 +9,25 @@
 -- the report as it was, so every attempt sends the same one.
 -- #include publish
 -- #include codes
+-- #include fence
 
-local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'webhookUrl', 'webhookUrlHash',
+local key, webhooksKey, notifyKey = KEYS[1], KEYS[2], KEYS[3]
+local txId, attempt, report, now, webhookPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local s = redis.call('HMGET', key, 'attempt', 'processingState', 'webhookUrl', 'webhookUrlHash',
   'webhookProgress', 'owner')
 if not s[1] then
   return {CODE.NOT_FOUND}
 end
-if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+if not fence_holds(s[1], s[2], attempt) then
   return {CODE.FENCED}
 end
-redis.call('HSET', KEYS[1], 'progress', ARGV[3], 'updated', ARGV[4])
+redis.call('HSET', key, 'progress', report, 'updated', now)
 if not s[3] or s[3] == '' or s[5] ~= '1' then
   return {CODE.OK, ''}
 end
-local webhookPrefix = ARGV[5]
-local id = ARGV[1] .. '-p' .. redis.call('HINCRBY', KEYS[1], 'progressSeq', 1)
-redis.call('HSET', webhookPrefix .. id, 'txId', ARGV[1], 'owner', s[6], 'url', s[3], 'urlHash', s[4],
-  'event', 'progress', 'eventTime', ARGV[4], 'report', ARGV[3], 'status', 'pending', 'attempts', 0)
-redis.call('ZADD', KEYS[2], ARGV[4], id)
-publish(KEYS[3], 'webhook:' .. id)
+local id = txId .. '-p' .. redis.call('HINCRBY', key, 'progressSeq', 1)
+redis.call('HSET', webhookPrefix .. id, 'txId', txId, 'owner', s[6], 'url', s[3], 'urlHash', s[4],
+  'event', 'progress', 'eventTime', now, 'report', report, 'status', 'pending', 'attempts', 0)
+redis.call('ZADD', webhooksKey, now, id)
+publish(notifyKey, 'webhook:' .. id)
 return {CODE.OK, id}

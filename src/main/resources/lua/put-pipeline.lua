@@ -14,16 +14,20 @@
 --   {'KEPT', version}    a newer publication is current (its version); nothing else changed
 -- #include codes
 
-redis.call('SADD', KEYS[3], ARGV[6])
-local current = redis.call('HMGET', KEYS[1], 'version', 'publishedAt')
-redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[4])
-if current[1] == ARGV[1] then
+local key, versionsKey, namesKey = KEYS[1], KEYS[2], KEYS[3]
+local version, group, isType, definition, now, name = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local onFailure, published, priority, rate, cap = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+
+redis.call('SADD', namesKey, name)
+local current = redis.call('HMGET', key, 'version', 'publishedAt')
+redis.call('HSETNX', versionsKey, version, definition)
+if current[1] == version then
   return {CODE.OK, 0}
 end
-if current[1] and tonumber(current[2] or '0') >= tonumber(ARGV[8]) then
+if current[1] and tonumber(current[2] or '0') >= tonumber(published) then
   return {CODE.KEPT, current[1]}
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'nodeGroup', ARGV[2], 'isTransactionType', ARGV[3],
-  'definition', ARGV[4], 'updated', ARGV[5], 'onFailure', ARGV[7], 'publishedAt', ARGV[8], 'priority', ARGV[9],
-  'rate', ARGV[10], 'cap', ARGV[11])
+redis.call('HSET', key, 'version', version, 'nodeGroup', group, 'isTransactionType', isType,
+  'definition', definition, 'updated', now, 'onFailure', onFailure, 'publishedAt', published, 'priority', priority,
+  'rate', rate, 'cap', cap)
 return {CODE.OK, 1}

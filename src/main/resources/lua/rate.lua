@@ -5,19 +5,21 @@
 --   {1, 0}        a token was taken: the start may go on
 --   {0, waitMs}   the bucket is empty: try again in waitMs
 -- The bucket expires once it would be full again, so idle owners cost nothing.
+-- #include bucket
 
+local bucketKey = KEYS[1]
 local now, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - at) * rate / 1000)
+
+local b = redis.call('HMGET', bucketKey, 'tokens', 'at')
+local tokens = bucket_tokens(b[1], b[2], now, rate, burst)
 local taken = 0
 local wait = 0
 if tokens >= 1 then
   tokens = tokens - 1
   taken = 1
 else
-  wait = math.ceil((1 - tokens) * 1000 / rate)
+  wait = bucket_wait(tokens, rate)
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / rate) + 1000)
+redis.call('HSET', bucketKey, 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', bucketKey, math.ceil((burst - tokens) * 1000 / rate) + 1000)
 return {taken, wait}

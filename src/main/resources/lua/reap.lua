@@ -25,13 +25,19 @@
 -- #include queue
 -- #include events
 
-local now = ARGV[1]
+local processingKey, eventsKey, exceptionKey = KEYS[1], KEYS[2], KEYS[3]
+local now, age = ARGV[1], tonumber(ARGV[2])
 local statePrefix, inflightPrefix, inPrefix, ringPrefix = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local logsAll = ARGV[7] == '1'
 local dead = tonumber(ARGV[8])
+local liveCount = #ARGV - 8 - dead
+-- the i-th dead node, and the i-th live one
+local function dead_node(i) return ARGV[8 + i] end
+local function live_node(i) return ARGV[8 + dead + i] end
+
 local live = {}
-for i = 9 + dead, #ARGV do
-  live[ARGV[i]] = true
+for i = 1, liveCount do
+  live[live_node(i)] = true
 end
 local out = {}
 
@@ -46,7 +52,7 @@ local function takeOver(node)
   local inflight = inflightPrefix .. node
   if redis.call('EXISTS', inflight) == 0 then
     if logsAll then
-      event_log(KEYS[2], 'node-dead', now, node, node, {nodeId = node, reason = 'heartbeat expired', recovered = 0})
+      event_log(eventsKey, 'node-dead', now, node, node, {nodeId = node, reason = 'heartbeat expired', recovered = 0})
     end
     out[#out + 1] = node
     out[#out + 1] = 0
@@ -56,43 +62,43 @@ local function takeOver(node)
   for _, id in ipairs(redis.call('ZRANGE', inflight, 0, -1)) do
     local key = statePrefix .. id
     local s = redis.call('HMGET', key, 'processingState', 'node', 'group')
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', processingKey, id)
     if s[1] == 'processing' and s[2] == node and s[3] then
       requeue(key, id, s[3])
       recovered = recovered + 1
     end
   end
   redis.call('DEL', inflight)
-  event_log(KEYS[2], 'node-dead', now, node, node, {nodeId = node, reason = 'heartbeat expired',
+  event_log(eventsKey, 'node-dead', now, node, node, {nodeId = node, reason = 'heartbeat expired',
     recovered = recovered})
   out[#out + 1] = node
   out[#out + 1] = recovered
 end
 
-for i = 9, 8 + dead do
-  takeOver(ARGV[i])
+for i = 1, dead do
+  takeOver(dead_node(i))
 end
 
 local garbage = 0
-local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', tonumber(now) - tonumber(ARGV[2]), 'LIMIT', 0, 100)
+local old = redis.call('ZRANGEBYSCORE', processingKey, '-inf', tonumber(now) - age, 'LIMIT', 0, 100)
 for _, id in ipairs(old) do
   local key = statePrefix .. id
   local s = redis.call('HMGET', key, 'processingState', 'node', 'group')
   if not s[1] then
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('ZADD', KEYS[3], now, id)
-    event_log(KEYS[2], 'exception', now, '', id, {txId = id, reason = 'in processingZ without a state'})
+    redis.call('ZREM', processingKey, id)
+    redis.call('ZADD', exceptionKey, now, id)
+    event_log(eventsKey, 'exception', now, '', id, {txId = id, reason = 'in processingZ without a state'})
     garbage = garbage + 1
   elseif s[1] ~= 'processing' then
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', processingKey, id)
     garbage = garbage + 1
   elseif not s[2] or not live[s[2]] then
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', processingKey, id)
     if s[3] then
       requeue(key, id, s[3])
     else
-      redis.call('ZADD', KEYS[3], now, id)
-      event_log(KEYS[2], 'exception', now, '', id, {txId = id, reason = 'processing without a group'})
+      redis.call('ZADD', exceptionKey, now, id)
+      event_log(eventsKey, 'exception', now, '', id, {txId = id, reason = 'processing without a group'})
     end
     garbage = garbage + 1
   end

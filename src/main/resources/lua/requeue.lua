@@ -12,21 +12,26 @@
 -- #include publish
 -- #include queue
 
+local inflightKey, processingKey = KEYS[1], KEYS[2]
 local now, statePrefix, inPrefix, ringPrefix, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local runningCount = #ARGV - 5
+-- the i-th txId the node is running now
+local function running_id(i) return ARGV[5 + i] end
+
 local running = {}
-for i = 6, #ARGV do
-  running[ARGV[i]] = true
+for i = 1, runningCount do
+  running[running_id(i)] = true
 end
 local requeued = 0
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+for _, id in ipairs(redis.call('ZRANGE', inflightKey, 0, -1)) do
   if not running[id] then
     local key = statePrefix .. id
     local s = redis.call('HMGET', key, 'processingState', 'group', 'node')
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', inflightKey, id)
     local mine = s[1] == 'processing' and s[3] == node
     if mine or s[1] ~= 'processing' then
       -- a processingZ entry of a run on another node is that node's
-      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZREM', processingKey, id)
     end
     if mine and s[2] then
       queue_slot_free(key)

@@ -1,12 +1,12 @@
 -- rerun: run an ended transaction again under its txId, from the step that failed (with the input that step
 -- had, and so the outputs of the steps before it) or from the first step with the transaction's input.
--- KEYS[1] stateH:<txId>   KEYS[2] toArchiveZ   KEYS[3..5] stats1H, stats2H, stats3H of the slots that hold now
--- KEYS[6] liveZ (the search index: a transaction brought back from the archive is added again)
--- KEYS[7] liveOwnersH (it is live again: lib/live.lua)
+-- KEYS[1] stateH:<txId>   toArchiveKey toArchiveZ   KEYS[3..5] stats1H, stats2H, stats3H of the slots that hold now
+-- liveKey liveZ (the search index: a transaction brought back from the archive is added again)
+-- liveOwnersKey liveOwnersH (it is live again: lib/live.lua)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] 'failed' (from the step that failed) or 'start'
 -- ARGV[5], ARGV[6] the qInZ and qRingL key prefixes (Keys.qInZ(""), …): the transaction's group is known only
 --   from its state, so its queue keys are a prefix and the group
--- ARGV[7] the archived state, JSON {field: value, …}, or '': when Redis no longer holds the transaction it is
+-- archivedJson the archived state, JSON {field: value, …}, or '': when Redis no longer holds the transaction it is
 --   restored from this first (an archived transaction is brought back)
 -- ARGV[8] limits.maxErrors: runs keeps at most this many, the oldest folded into one (lib/errors.lua)
 -- Replies:
@@ -23,19 +23,23 @@
 -- #include live
 -- #include errors
 
-local key, id, owner, now = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
+local key, toArchiveKey, stats1, stats2, stats3, liveKey, liveOwnersKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
+  KEYS[6], KEYS[7]
+local id, owner, now, from, inPrefix, ringPrefix, archivedJson = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6],
+  ARGV[7]
+local maxErrors = tonumber(ARGV[8]) or 20
 if redis.call('EXISTS', key) == 0 then
-  if ARGV[7] == '' then
+  if archivedJson == '' then
     return {CODE.NOT_FOUND}
   end
-  local archived = cjson.decode(ARGV[7])
+  local archived = cjson.decode(archivedJson)
   if archived.owner ~= owner then
     return {CODE.NOT_FOUND}
   end
   for f, v in pairs(archived) do
     redis.call('HSET', key, f, v)
   end
-  redis.call('ZADD', KEYS[6], tonumber(archived.created) or tonumber(now), id)
+  redis.call('ZADD', liveKey, tonumber(archived.created) or tonumber(now), id)
 end
 
 local s = redis.call('HMGET', key, 'owner', 'status', 'processingState', 'step', 'data', 'input', 'group', 'type',
@@ -47,7 +51,7 @@ if s[3] ~= 'complete' or s[2] == 'success' or s[2] == 'aborted' then
   return {CODE.NOT_RERUNNABLE, s[3] ~= 'complete' and 'running' or s[2]}
 end
 local step, data = tonumber(s[4] or '0'), s[5]
-if ARGV[4] == 'start' or step == 0 then
+if from == 'start' or step == 0 then
   step, data = 0, s[6]
 elseif not data then
   return {CODE.NO_STEP_INPUT}
@@ -57,18 +61,18 @@ end
 local ended = cjson.encode({status = s[2], note = s[9] or '', step = tonumber(s[4] or '0') + 1,
   completed = tonumber(s[10] or '0'), webhook = s[12] and cjson.decode(s[12]) or nil,
   compensation = s[13] and cjson.decode(s[13]) or nil})
-local runs = runs_append(s[11], ended, tonumber(ARGV[8]) or 20)
+local runs = runs_append(s[11], ended, maxErrors)
 redis.call('HSET', key, 'status', 'running', 'processingState', 'queued', 'step', step, 'data', data,
   'runs', runs, 'updated', now)
 redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry', 'stepAttempt', 'childStatus',
   'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)
-redis.call('ZREM', KEYS[2], id)
-local liveCount = live_batch(KEYS[7])
+redis.call('ZREM', toArchiveKey, id)
+local liveCount = live_batch(liveOwnersKey)
 live_began(liveCount, owner)
 live_flush(liveCount)
-queue_push_in(ARGV[5] .. s[7], ARGV[6] .. s[7], id, now, redis.call('HGET', key, 'qBoost'))
+queue_push_in(inPrefix .. s[7], ringPrefix .. s[7], id, now, redis.call('HGET', key, 'qBoost'))
 local counts = {}
 stats_tally(counts, 'queued', s[7], s[8], owner)
-stats_write({KEYS[3], KEYS[4], KEYS[5]}, now, counts)
+stats_write({stats1, stats2, stats3}, now, counts)
 return {CODE.OK, step}

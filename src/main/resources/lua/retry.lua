@@ -13,27 +13,30 @@
 --   {'CANCELLED'}                           its owner asked to cancel it: nothing written; the caller
 --                                           completes it cancelled instead of retrying
 -- #include codes
+-- #include fence
 -- #include publish
 -- #include queue
 -- #include errors
 
-local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'cancelRequested', 'errors')
-if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+local key, sleepingKey, processingKey, inflightKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, attempt, dueAt, nextAttempt, retryJson = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local errorJson, now, stepTime, maxErrors = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequested', 'errors')
+if not fence_holds(s[1], s[2], attempt) then
   return {CODE.FENCED, s[1] or '', s[2] or ''}
 end
 if s[3] == '1' then
   return {CODE.CANCELLED}
 end
-local id = ARGV[1]
-redis.call('ZREM', KEYS[3], id)
-queue_slot_free(KEYS[1])
-redis.call('ZREM', KEYS[4], id)
+redis.call('ZREM', processingKey, id)
+queue_slot_free(key)
+redis.call('ZREM', inflightKey, id)
 -- appended as text: the history is only ever read whole, by a client
-local errors = errors_append(s[4], ARGV[6], tonumber(ARGV[9]) or 20)
-redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingSwitch', '', 'stepAttempt', ARGV[4],
-  'retry', ARGV[5], 'errors', errors, 'updated', ARGV[7])
-if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[1], 'stepTimes', (redis.call('HGET', KEYS[1], 'stepTimes') or '') .. ARGV[8] .. ';')
+local errors = errors_append(s[4], errorJson, tonumber(maxErrors) or 20)
+redis.call('HSET', key, 'processingState', 'sleeping', 'waitingSwitch', '', 'stepAttempt', nextAttempt,
+  'retry', retryJson, 'errors', errors, 'updated', now)
+if stepTime ~= '' then
+  redis.call('HSET', key, 'stepTimes', (redis.call('HGET', key, 'stepTimes') or '') .. stepTime .. ';')
 end
-redis.call('ZADD', KEYS[2], ARGV[3], id)
+redis.call('ZADD', sleepingKey, dueAt, id)
 return {CODE.SLEEPING}

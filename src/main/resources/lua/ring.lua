@@ -5,5 +5,7 @@
 -- #include publish
 -- #include queue
 
-queue_ring(KEYS[1], true)
+local ringKey = KEYS[1]
+
+queue_ring(ringKey, true)
 return 1

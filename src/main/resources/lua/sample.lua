@@ -16,32 +16,41 @@
 -- at the newest slot due. Readers add the slots not yet folded (stats-read.lua).
 -- #include stats
 
-local now = tonumber(ARGV[1])
-local values = {processing = redis.call('ZCARD', KEYS[1]), sleeping = redis.call('ZCARD', KEYS[2])}
+local processingKey, sleepingKey, stats1, stats2, stats3, foldKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local nowArg, series1Prefix, series2Prefix, series3Prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local groupCount = #ARGV - 4
+-- group i: its name, and its qInZ, qOutL and qAdminL keys
+local function group_of(i)
+  local k = 6 + 3 * (i - 1)
+  return ARGV[4 + i], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+end
+
+local now = tonumber(nowArg)
+local values = {processing = redis.call('ZCARD', processingKey), sleeping = redis.call('ZCARD', sleepingKey)}
 local total = 0
-for i = 1, #ARGV - 4 do
-  local g, k = ARGV[4 + i], 6 + 3 * (i - 1)
-  local n = redis.call('ZCARD', KEYS[k + 1])
+for i = 1, groupCount do
+  local g, inKey, outKey, adminKey = group_of(i)
+  local n = redis.call('ZCARD', inKey)
   total = total + n
   values['queue.in|group=' .. g] = n
-  values['queue.out|group=' .. g] = redis.call('LLEN', KEYS[k + 2])
-  values['queue.admin|group=' .. g] = redis.call('LLEN', KEYS[k + 3])
+  values['queue.out|group=' .. g] = redis.call('LLEN', outKey)
+  values['queue.admin|group=' .. g] = redis.call('LLEN', adminKey)
 end
 values['queue.in'] = total
-stats_set({KEYS[3], KEYS[4], KEYS[5]}, ARGV[1], values)
+stats_set({stats1, stats2, stats3}, nowArg, values)
 
 local due = stats_fold_due(now)
-local folded = tonumber(redis.call('GET', KEYS[6]) or '') or (due - STATS_SERIES[1][1])
+local folded = tonumber(redis.call('GET', foldKey) or '') or (due - STATS_SERIES[1][1])
 local slots = 0
 for t = folded + STATS_SERIES[1][1], due, STATS_SERIES[1][1] do
   if slots >= 60 then
     break
   end
-  stats_fold(redis.call('HGETALL', ARGV[2] .. t), t, {ARGV[3], ARGV[4]})
+  stats_fold(redis.call('HGETALL', series1Prefix .. t), t, {series2Prefix, series3Prefix})
   folded = t
   slots = slots + 1
 end
-redis.call('SET', KEYS[6], folded)
+redis.call('SET', foldKey, folded)
 
 local n = 0
 for _ in pairs(values) do

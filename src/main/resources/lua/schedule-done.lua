@@ -11,15 +11,23 @@
 -- Replies: the number of fires that left the purgatory
 -- #include events
 
-local now, left = ARGV[1], 0
-for i = 1, #KEYS - 3 do
-  local key, a = KEYS[3 + i], 1 + 5 * (i - 1)
-  local member, fire, outcome, txId, note = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+local purgatoryKey, schedulesKey, eventsKey = KEYS[1], KEYS[2], KEYS[3]
+local now = ARGV[1]
+local fireCount = #KEYS - 3
+-- fire i: its scheduleH key, then member, fire, outcome, txId, note
+local function fire_of(i)
+  local a = 1 + 5 * (i - 1)
+  return KEYS[3 + i], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+end
+
+local left = 0
+for i = 1, fireCount do
+  local key, member, fire, outcome, txId, note = fire_of(i)
   if outcome == 'queued' then
-    redis.call('ZADD', KEYS[1], 'XX', now, member)
+    redis.call('ZADD', purgatoryKey, 'XX', now, member)
     redis.call('HSET', key, 'queuedFire', fire)
   else
-    left = left + redis.call('ZREM', KEYS[1], member)
+    left = left + redis.call('ZREM', purgatoryKey, member)
     if outcome == 'started' and redis.call('EXISTS', key) == 1 then
       redis.call('HSET', key, 'lastTxId', txId, 'lastFire', fire, 'lastStarted', now)
       redis.call('HINCRBY', key, 'fires', 1)
@@ -32,8 +40,8 @@ for i = 1, #KEYS - 3 do
       local id = string.match(member, '^(.*)@%d+$')
       redis.call('HSET', key, 'paused', '1', 'pausedBy', 'system', 'pauseReason', note, 'updated', now)
       redis.call('HDEL', key, 'nextFire')
-      redis.call('ZREM', KEYS[2], id)
-      event_log(KEYS[3], 'schedule-paused', now, '', id, {scheduleId = id, reason = note})
+      redis.call('ZREM', schedulesKey, id)
+      event_log(eventsKey, 'schedule-paused', now, '', id, {scheduleId = id, reason = note})
     end
   end
 end

@@ -13,25 +13,27 @@
 --   set to now, so it waits another ARGV[7] before the next time.
 -- #include lease
 
-local fresh = redis.call('GET', KEYS[3]) ~= ARGV[1]
-local leads = lease_hold(KEYS[3], KEYS[4], ARGV[1], ARGV[3], ARGV[4], ARGV[8] == '1')
+local schedulesKey, purgatoryKey, lock1, lock2 = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local nodeId, now, lease, grace, max, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6]
+local redriveAfter, mayTake = ARGV[7], ARGV[8]
+local fresh = redis.call('GET', lock1) ~= nodeId
+local leads = lease_hold(lock1, lock2, nodeId, lease, grace, mayTake == '1')
 if not leads then
   return {0, {}, {}}
 end
-local now, max, prefix = tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6]
 local due = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', schedulesKey, '-inf', now, 'LIMIT', 0, max)) do
   local s = redis.call('HMGET', prefix .. id, 'nextFire', 'definition', 'lastTxId', 'queuedFire')
   if s[1] and s[2] then
     due[#due + 1] = {id, s[1], s[2], s[3] or '', s[4] or ''}
   else
-    redis.call('ZREM', KEYS[1], id) -- deleted meanwhile
+    redis.call('ZREM', schedulesKey, id) -- deleted meanwhile
   end
 end
 local redrive = {}
-local cutoff = fresh and now or now - tonumber(ARGV[7])
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', cutoff, 'LIMIT', 0, max)) do
-  redis.call('ZADD', KEYS[2], now, member)
+local cutoff = fresh and now or now - tonumber(redriveAfter)
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', purgatoryKey, '-inf', cutoff, 'LIMIT', 0, max)) do
+  redis.call('ZADD', purgatoryKey, now, member)
   local id = string.match(member, '^(.*)@%d+$')
   local s = redis.call('HMGET', prefix .. (id or ''), 'definition', 'lastTxId')
   redrive[#redrive + 1] = {member, s[1] or '', s[2] or ''}

@@ -10,27 +10,33 @@
 -- Replies: {leader (1 or 0), then 1 or 0 per entry: moved, or not (no longer due at that fire)}
 -- #include codes
 
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then
+local schedulesKey, purgatoryKey, lockKey = KEYS[1], KEYS[2], KEYS[3]
+local nodeId, now = ARGV[1], ARGV[2]
+local entryCount = #KEYS - 3
+-- entry i: its scheduleH key, then id, planned, next, score, misses, fires
+local function entry_of(i)
+  local a = 2 + 6 * (i - 1)
+  return KEYS[3 + i], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+end
+
+if redis.call('GET', lockKey) ~= nodeId then
   return {0}
 end
-local now = ARGV[2]
 local out = {1}
-for i = 1, #KEYS - 3 do
-  local key, a = KEYS[3 + i], 2 + 6 * (i - 1)
-  local id, planned, next, score, misses, fires = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5],
-    ARGV[a + 6]
+for i = 1, entryCount do
+  local key, id, planned, next, score, misses, fires = entry_of(i)
   if redis.call('HGET', key, 'nextFire') ~= planned then
     out[#out + 1] = 0
   else
     if next == '' then
-      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', schedulesKey, id)
       redis.call('HDEL', key, 'nextFire')
     else
-      redis.call('ZADD', KEYS[1], score, id)
+      redis.call('ZADD', schedulesKey, score, id)
       redis.call('HSET', key, 'nextFire', next)
     end
     for fire in string.gmatch(fires, '[^,]+') do
-      redis.call('ZADD', KEYS[2], 'NX', now, id .. '@' .. fire)
+      redis.call('ZADD', purgatoryKey, 'NX', now, id .. '@' .. fire)
     end
     if tonumber(misses) > 0 then
       redis.call('HINCRBY', key, 'misses', misses)

@@ -14,41 +14,47 @@
 -- A fire already in the purgatory stays there: its leader drives it to the end.
 -- #include codes
 
+local key, idsKey, schedulesKey = KEYS[1], KEYS[2], KEYS[3]
 local action, id, now = ARGV[1], ARGV[2], ARGV[3]
+-- ARGV[4..6] by action: put's definition, publication time and paused flag; state's pause flag, by whom, why
+local definition, publishedAt, configPaused = ARGV[4], ARGV[5], ARGV[6]
+local pause, by, why = ARGV[4], ARGV[5], ARGV[6]
+local nextFire, score = ARGV[7], ARGV[8]
+
 local function place(next, score)
   if next == '' then
-    redis.call('ZREM', KEYS[3], id)
-    redis.call('HDEL', KEYS[1], 'nextFire')
+    redis.call('ZREM', schedulesKey, id)
+    redis.call('HDEL', key, 'nextFire')
   else
-    redis.call('ZADD', KEYS[3], score, id)
-    redis.call('HSET', KEYS[1], 'nextFire', next)
+    redis.call('ZADD', schedulesKey, score, id)
+    redis.call('HSET', key, 'nextFire', next)
   end
 end
 
 if action == 'put' then
-  local at = redis.call('HGET', KEYS[1], 'publishedAt')
-  if at and tonumber(at) >= tonumber(ARGV[5]) then
+  local at = redis.call('HGET', key, 'publishedAt')
+  if at and tonumber(at) >= tonumber(publishedAt) then
     return {CODE.KEPT, at}
   end
-  redis.call('HSET', KEYS[1], 'definition', ARGV[4], 'publishedAt', ARGV[5], 'updated', now, 'paused', ARGV[6],
-    'pausedBy', ARGV[6] == '1' and 'config' or '', 'pauseReason', '')
-  redis.call('SADD', KEYS[2], id)
-  place(ARGV[6] == '1' and '' or ARGV[7], ARGV[8])
+  redis.call('HSET', key, 'definition', definition, 'publishedAt', publishedAt, 'updated', now, 'paused', configPaused,
+    'pausedBy', configPaused == '1' and 'config' or '', 'pauseReason', '')
+  redis.call('SADD', idsKey, id)
+  place(configPaused == '1' and '' or nextFire, score)
   return {CODE.OK}
 end
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('EXISTS', key) == 0 then
   return {CODE.NOT_FOUND}
 end
 if action == 'state' then
-  redis.call('HSET', KEYS[1], 'paused', ARGV[4], 'pausedBy', ARGV[4] == '1' and ARGV[5] or '',
-    'pauseReason', ARGV[4] == '1' and ARGV[6] or '', 'updated', now)
-  place(ARGV[4] == '1' and '' or ARGV[7], ARGV[8])
+  redis.call('HSET', key, 'paused', pause, 'pausedBy', pause == '1' and by or '',
+    'pauseReason', pause == '1' and why or '', 'updated', now)
+  place(pause == '1' and '' or nextFire, score)
   return {CODE.OK}
 end
 if action == 'delete' then
-  redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
+  redis.call('DEL', key)
+  redis.call('SREM', idsKey, id)
+  redis.call('ZREM', schedulesKey, id)
   return {CODE.OK}
 end
 return redis.error_reply('ERR schedule-put: unknown action ' .. tostring(action))

@@ -16,7 +16,8 @@
 -- Replies: {matches, next}: matches a flat list txId, created, phase, …; next '' when the walk reached the
 --   lowest created, else "<created> <txId>" of the last entry looked at (everything down to it was looked at)
 
-local statePrefix = ARGV[1]
+local liveKey = KEYS[1]
+local statePrefix, max, skipFrom, min = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local want, budget = tonumber(ARGV[5]), tonumber(ARGV[6])
 local owner, pipeline, phases, ext, text = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
@@ -42,14 +43,13 @@ local function phase_of(s)
 end
 
 local matches = {}
-local max, skipFrom = ARGV[2], ARGV[3]
 local maxScore = tonumber((string.gsub(max, '^%(', '')))
 local looked = 0
 local chunk = 1000
 local lastScore, lastId
 local done = false
 while not done and #matches < want * 3 and looked < budget do
-  local rows = redis.call('ZRANGE', KEYS[1], max, ARGV[4], 'BYSCORE', 'REV', 'LIMIT', 0, chunk, 'WITHSCORES')
+  local rows = redis.call('ZRANGE', liveKey, max, min, 'BYSCORE', 'REV', 'LIMIT', 0, chunk, 'WITHSCORES')
   if #rows == 0 then
     done = true
     break
@@ -64,7 +64,7 @@ while not done and #matches < want * 3 and looked < budget do
       local s = redis.call('HMGET', statePrefix .. id, 'owner', 'type', 'status', 'processingState', 'externalId',
         'metadata', 'waitingFor', 'waitingSwitch', 'retry')
       if not s[1] then
-        redis.call('ZREM', KEYS[1], id)
+        redis.call('ZREM', liveKey, id)
       elseif (owner == '' or s[1] == owner) and (pipeline == '' or s[2] == pipeline)
           and (ext == '' or s[5] == ext)
           and (text == '' or (s[6] and string.find(string.lower(s[6]), text, 1, true))) then

@@ -11,21 +11,22 @@
 -- #include codes
 -- #include queue
 
-local s = redis.call('HMGET', KEYS[1], 'owner', 'processingState', 'switches', 'waitingSwitch', 'group')
-if not s[1] or s[1] ~= ARGV[2] then
+local key, sleepingKey = KEYS[1], KEYS[2]
+local txId, owner, name, value, now, inPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local ringPrefix = ARGV[7]
+local s = redis.call('HMGET', key, 'owner', 'processingState', 'switches', 'waitingSwitch', 'group')
+if not s[1] or s[1] ~= owner then
   return {CODE.NOT_FOUND}
 end
 if s[2] == 'complete' then
   return {CODE.ALREADY_FINAL}
 end
 local switches = s[3] and cjson.decode(s[3]) or {}
-local name = ARGV[3]
 local seq = (switches[name] and switches[name].seq or 0) + 1
-switches[name] = {value = cjson.decode(ARGV[4]), seq = seq}
-redis.call('HSET', KEYS[1], 'switches', cjson.encode(switches), 'updated', ARGV[5])
-if s[2] == 'sleeping' and s[4] == name and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
-  redis.call('HSET', KEYS[1], 'processingState', 'queued')
-  local inPrefix, ringPrefix = ARGV[6], ARGV[7]
-  queue_push_in(inPrefix .. s[5], ringPrefix .. s[5], ARGV[1], ARGV[5], redis.call('HGET', KEYS[1], 'qBoost'))
+switches[name] = {value = cjson.decode(value), seq = seq}
+redis.call('HSET', key, 'switches', cjson.encode(switches), 'updated', now)
+if s[2] == 'sleeping' and s[4] == name and redis.call('ZREM', sleepingKey, txId) == 1 then
+  redis.call('HSET', key, 'processingState', 'queued')
+  queue_push_in(inPrefix .. s[5], ringPrefix .. s[5], txId, now, redis.call('HGET', key, 'qBoost'))
 end
 return {CODE.SET, seq}

@@ -15,29 +15,32 @@
 -- step last saw them (dequeue writes it). A seq above its ack is a change the step has not seen.
 -- #include publish
 -- #include codes
+-- #include fence
 -- #include queue
 
-local s = redis.call('HMGET', KEYS[1], 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested')
-if s[1] ~= ARGV[2] or s[2] ~= 'processing' then
+local key, sleepingKey, processingKey, inflightKey, inKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local ringKey = KEYS[6]
+local id, attempt, wakeAt, name, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local s = redis.call('HMGET', key, 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested')
+if not fence_holds(s[1], s[2], attempt) then
   return {CODE.FENCED, s[1] or '', s[2] or ''}
 end
 if s[5] == '1' then
   return {CODE.CANCELLED}
 end
-local id, now, name = ARGV[1], ARGV[5], ARGV[4]
-redis.call('ZREM', KEYS[3], id)
-queue_slot_free(KEYS[1])
-redis.call('ZREM', KEYS[4], id)
-redis.call('HINCRBY', KEYS[1], 'stepRetry', 1)
+redis.call('ZREM', processingKey, id)
+queue_slot_free(key)
+redis.call('ZREM', inflightKey, id)
+redis.call('HINCRBY', key, 'stepRetry', 1)
 if name ~= '' and s[3] then
   local switch = cjson.decode(s[3])[name]
   local acks = s[4] and cjson.decode(s[4]) or {}
   if switch and switch.seq > (acks[name] or 0) then
-    redis.call('HSET', KEYS[1], 'processingState', 'queued', 'updated', now)
-    queue_push_in(KEYS[5], KEYS[6], id, now, redis.call('HGET', KEYS[1], 'qBoost'))
+    redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
+    queue_push_in(inKey, ringKey, id, now, redis.call('HGET', key, 'qBoost'))
     return {CODE.REQUEUED}
   end
 end
-redis.call('HSET', KEYS[1], 'processingState', 'sleeping', 'waitingSwitch', name, 'updated', now)
-redis.call('ZADD', KEYS[2], ARGV[3], id)
+redis.call('HSET', key, 'processingState', 'sleeping', 'waitingSwitch', name, 'updated', now)
+redis.call('ZADD', sleepingKey, wakeAt, id)
 return {CODE.SLEEPING}

@@ -10,31 +10,35 @@
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
 --   qFairH:<group>   qOwnerZ:<group>:<owner>   (fair share: lib/queue.lua queue_share)
+-- KEYS[#KEYS] liveOwnersH (owner -> live transactions in this partition; lib/live.lua), after every other key
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
 --   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)   ARGV[4] transactions.ownerShare
 --   ARGV[5] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's weight set through
---   the admin API replaces its configured one (lib/queue.lua queue_share)
+--   the admin API replaces its configured one (lib/queue.lua queue_share); each owner's key is built from it,
+--   as an owner is known only from its transaction's args, and its limits are read once per owner of the batch
 -- ARGV[6] the starting node's id and ARGV[7] its free worker slots it offers (0: none), ARGV[8] its group
--- The hand-off: when the starting node runs the group a transaction goes to, and that group has nothing waiting
--- (its admin, out and in-queues and held work are empty, and it is neither paused nor draining), and neither the pipeline nor
--- the owner has a cap or a rate, the transaction is taken for the starting node in this call, as dequeue.lua
--- would take it (processing, attempt 1, in processingZ and inflightZ:<nodeId>; counted queued and started),
--- instead of going on the in-queue: up to ARGV[7] of them; once one goes on the in-queue, the rest of the call's
--- go there too, so nothing passes work that waits. A node that dies before it reads the reply leaves them where
--- the reaper finds them, as after a dequeue.
--- For transaction i, fifteen args from ARGV[8 + 15(i-1) + 1]:
+-- The hand-off: the caller offers a transaction (its arg 16) when it goes to the starting node's group and starts
+-- at once; this script takes an offered one for the starting node when the group has nothing waiting (its admin,
+-- out and in-queues and held work are empty, and it is neither paused nor draining) and neither the pipeline nor
+-- the owner has a cap or a rate: in this call, as dequeue.lua would take it (processing, attempt 1, in
+-- processingZ and inflightZ:<nodeId>; counted queued and started), instead of going on the in-queue: up to
+-- ARGV[7] of them; once one of the group goes on the in-queue, the rest of the call's go there too, so nothing
+-- passes work that waits. A node that dies before it reads the reply leaves them where the reaper finds them,
+-- as after a dequeue.
+-- For transaction i, sixteen args from ARGV[8 + 16(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
 --   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
 --   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
 --   at once: a delayed start is 'scheduled' in sleepingZ until then, and the reaper's wake queues it;
 --   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0), its trace (the W3C
 --   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off),
---   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share)
--- KEYS[#KEYS] liveOwnersH (owner -> live transactions in this partition; lib/live.lua), after every other key
+--   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share),
+--   '1' when the caller offers it for the hand-off (above) or ''
 -- ARGV[#ARGV - 1] limits.maxLive (an owner's own maxLive, field maxLive of its ownerH, replaces it)
 -- ARGV[#ARGV] the number of partitions: each holds the limit split evenly, rounded up (lib/live.lua)
 -- Replies: a list with one {code, detail} per transaction, in order:
---   {'OK', version}, or {'OK', version, 'taken'} when it was taken for the starting node (the hand-off)
+--   {'OK', version}, or {'OK', version, entry} when it was taken for the starting node (the hand-off), entry
+--                                         shaped as one of dequeue.lua's (one reader serves both)
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
@@ -51,9 +55,27 @@
 -- #include stats
 -- #include live
 
-local now, period = ARGV[1], ARGV[2]
-local liveCount = live_batch(KEYS[#KEYS])
+local stats1, stats2, stats3, sleepingKey, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local takerAdminKey, takerOutKey, takerInKey, takerHeldKey, takerGroupKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local processingKey, inflightKey, liveOwnersKey = KEYS[11], KEYS[12], KEYS[#KEYS]
+local now, period, priorityStep, ownerShare = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local ownerPrefix = ARGV[5]
+local takerNode, offer, takerGroup = ARGV[6], tonumber(ARGV[7]) or 0, ARGV[8]
 local maxLive, partitions = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
+local txCount = (#KEYS - 13) / 7
+-- transaction i: stateH, pipelineH, qInZ, qRingL, externalId (or stateH again), qFairH, qOwnerZ
+local function tx_keys(i)
+  local k = 12 + 7 * (i - 1)
+  return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], KEYS[k + 7]
+end
+-- transaction i: its sixteen args, in the header's order
+local function tx_args(i)
+  local a = 8 + 16 * (i - 1)
+  return ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
+    ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12], ARGV[a + 13], ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
+end
+
+local liveCount = live_batch(liveOwnersKey)
 -- each owner's maxLive, read once per call
 local ownerMaxLive = {}
 local replies = {}
@@ -65,40 +87,43 @@ local pipelines = {}
 local ins = {}
 -- the hand-off: how many more may be taken for the starting node, whether its group has nothing waiting (nil:
 -- not looked yet), owners' limits read once, and the runs taken (now, txId pairs for processingZ and inflightZ)
-local offer, takerGroup = tonumber(ARGV[7]) or 0, ARGV[8]
 local idle
 local ownerLimited = {}
 local handed = {}
-local function may_hand(group, pipelineLimited, owner)
-  if offer <= 0 or group ~= takerGroup or pipelineLimited then
+local function may_hand(pipelineLimited, owner)
+  if offer <= 0 or pipelineLimited then
     return false
   end
   if idle == nil then
-    idle = redis.call('LLEN', KEYS[6]) == 0 and redis.call('LLEN', KEYS[7]) == 0 and redis.call('ZCARD', KEYS[8]) == 0
-      and redis.call('SCARD', KEYS[9]) == 0 and redis.call('HEXISTS', KEYS[10], 'state') == 0
+    idle = redis.call('LLEN', takerAdminKey) == 0 and redis.call('LLEN', takerOutKey) == 0
+      and redis.call('ZCARD', takerInKey) == 0 and redis.call('SCARD', takerHeldKey) == 0
+      and redis.call('HEXISTS', takerGroupKey, 'state') == 0
   end
   if not idle then
     return false
   end
   local limited = ownerLimited[owner]
   if limited == nil then
-    local o = redis.call('HMGET', ARGV[5] .. owner, 'cap', 'rate')
+    local o = redis.call('HMGET', ownerPrefix .. owner, 'cap', 'rate')
     limited = (tonumber(o[1] or '') or 0) > 0 or (tonumber(o[2] or '') or 0) > 0
     ownerLimited[owner] = limited
   end
   return not limited
 end
 
-local function start(k, a, i)
-  if redis.call('EXISTS', KEYS[k]) == 1 then
+local function start(i)
+  local stateKey, pipelineKey, inKey, ringKey, externalKey, fairKey, ownerQueueKey = tx_keys(i)
+  local txId, owner, txType, externalId, metadata, input, group, webhookUrl, webhookHash, webhookDelay,
+    webhookProgress, startAt, givenPriority, trace, shareWeight, offered = tx_args(i)
+  if redis.call('EXISTS', stateKey) == 1 then
     return {CODE.DUPLICATE_TX, ''}
   end
-  local p = pipelines[KEYS[k + 1]]
+  local p = pipelines[pipelineKey]
   if not p then
-    p = redis.call('HMGET', KEYS[k + 1], 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
+    p = redis.call('HMGET', pipelineKey, 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
       'priority', 'cap', 'rate')
     p.limited = (tonumber(p[7] or '') or 0) > 0 or (tonumber(p[8] or '') or 0) > 0
-    pipelines[KEYS[k + 1]] = p
+    pipelines[pipelineKey] = p
   end
   if not p[1] then
     return {CODE.UNKNOWN_TYPE, ''}
@@ -109,109 +134,109 @@ local function start(k, a, i)
   if p[5] == '1' then
     return {CODE.DISABLED, ''}
   end
-  if p[2] ~= ARGV[a + 6] then
+  if p[2] ~= group then
     return {CODE.GROUP_CHANGED, p[2]}
   end
-  local txId = ARGV[a]
-  local owner = ARGV[a + 1]
   local limit = ownerMaxLive[owner]
   if not limit then
-    limit = tonumber(redis.call('HGET', ARGV[5] .. owner, 'maxLive') or '') or maxLive
+    limit = tonumber(redis.call('HGET', ownerPrefix .. owner, 'maxLive') or '') or maxLive
     ownerMaxLive[owner] = limit
   end
   local room, here = live_room(liveCount, owner, limit, partitions)
   if not room then
     return {CODE.LIVE_LIMIT, limit .. ':' .. here}
   end
-  if ARGV[a + 3] ~= '' then
-    local existing = redis.call('GET', KEYS[k + 4])
+  if externalId ~= '' then
+    local existing = redis.call('GET', externalKey)
     if existing then
       return {CODE.DUPLICATE_EXTERNAL_ID, existing}
     end
-    redis.call('SET', KEYS[k + 4], txId, 'PX', period)
+    redis.call('SET', externalKey, txId, 'PX', period)
   end
   local share, fair
   -- taken for the starting node: nothing waits in its group, so it needs no share of the in-queue either
-  local hand = ARGV[a + 11] == '' and may_hand(p[2], p.limited, ARGV[a + 1])
-  if ARGV[a + 11] == '' and not hand then
-    share, fair = queue_share(KEYS[k + 5], KEYS[k + 6], ARGV[a + 1], tonumber(ARGV[a + 14]) or 0,
-      tonumber(ARGV[4]), ARGV[5] .. ARGV[a + 1])
+  local hand = offered == '1' and may_hand(p.limited, owner)
+  if startAt == '' and not hand then
+    share, fair = queue_share(fairKey, ownerQueueKey, owner, tonumber(shareWeight) or 0,
+      ownerShare, ownerPrefix .. owner)
   end
-  local fields = {'owner', ARGV[a + 1], 'externalId', ARGV[a + 3], 'type', ARGV[a + 2], 'version', p[1], 'group',
+  local fields = {'owner', owner, 'externalId', externalId, 'type', txType, 'version', p[1], 'group',
     p[2], 'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
-    'created', now, 'updated', now, 'metadata', ARGV[a + 4], 'input', ARGV[a + 5]}
+    'created', now, 'updated', now, 'metadata', metadata, 'input', input}
   if hand then
     fields[14] = 'processing'
     fields[16] = 1
     fields[#fields + 1] = 'node'
-    fields[#fields + 1] = ARGV[6]
+    fields[#fields + 1] = takerNode
   end
   if share then
     fields[#fields + 1] = 'share'
     fields[#fields + 1] = share
   end
-  redis.call('HSET', KEYS[k], unpack(fields))
-  local priority = tonumber(ARGV[a + 12] ~= '' and ARGV[a + 12] or (p[6] or '0')) or 0
-  local boost = priority * tonumber(ARGV[3])
+  redis.call('HSET', stateKey, unpack(fields))
+  local priority = tonumber(givenPriority ~= '' and givenPriority or (p[6] or '0')) or 0
+  local boost = priority * priorityStep
   if priority ~= 0 then
-    redis.call('HSET', KEYS[k], 'priority', priority, 'qBoost', boost)
+    redis.call('HSET', stateKey, 'priority', priority, 'qBoost', boost)
   end
-  if ARGV[a + 13] ~= '' then
-    redis.call('HSET', KEYS[k], 'trace', ARGV[a + 13])
+  if trace ~= '' then
+    redis.call('HSET', stateKey, 'trace', trace)
   end
   if p[4] and p[4] ~= '' then
     -- the version's compensation, held with the transaction like its version (see lib/compensate.lua)
-    redis.call('HSET', KEYS[k], 'onFailure', p[4])
+    redis.call('HSET', stateKey, 'onFailure', p[4])
   end
-  if ARGV[a + 7] ~= '' then
-    redis.call('HSET', KEYS[k], 'webhookUrl', ARGV[a + 7], 'webhookUrlHash', ARGV[a + 8], 'webhookDelay', ARGV[a + 9],
-      'webhookProgress', ARGV[a + 10])
+  if webhookUrl ~= '' then
+    redis.call('HSET', stateKey, 'webhookUrl', webhookUrl, 'webhookUrlHash', webhookHash, 'webhookDelay', webhookDelay,
+      'webhookProgress', webhookProgress)
   end
-  if ARGV[a + 11] ~= '' then
-    redis.call('HSET', KEYS[k], 'processingState', 'scheduled', 'startAt', ARGV[a + 11])
-    redis.call('ZADD', KEYS[4], ARGV[a + 11], txId)
+  if startAt ~= '' then
+    redis.call('HSET', stateKey, 'processingState', 'scheduled', 'startAt', startAt)
+    redis.call('ZADD', sleepingKey, startAt, txId)
   elseif hand then
     offer = offer - 1
     handed[#handed + 1] = now
     handed[#handed + 1] = txId
-    stats_tally(counts, 'started', p[2], ARGV[a + 2], ARGV[a + 1])
+    stats_tally(counts, 'started', p[2], txType, owner)
   elseif share == 'wait' then
     queue_wait(fair, txId, now, boost, i)
   else
     if p[2] == takerGroup then
       offer = 0 -- work of the starting node's group waits now: what follows must not pass it
     end
-    local q = ins[KEYS[k + 2]]
+    local q = ins[inKey]
     if not q then
-      q = {ring = KEYS[k + 3], adds = {}}
-      ins[KEYS[k + 2]] = q
+      q = {ring = ringKey, adds = {}}
+      ins[inKey] = q
     end
     q.adds[#q.adds + 1] = queue_in_score(now, boost, i)
     q.adds[#q.adds + 1] = txId
   end
-  stats_tally(counts, 'queued', p[2], ARGV[a + 2], ARGV[a + 1])
+  stats_tally(counts, 'queued', p[2], txType, owner)
   live_began(liveCount, owner)
   live[#live + 1] = now
   live[#live + 1] = txId
   if hand then
-    return {CODE.OK, p[1], 'taken'}
+    -- as dequeue.lua answers a run it takes: attempt 1 at step 0 of the in-queue, no child result or switches
+    return {CODE.OK, p[1], {txId, 1, txType, p[1], '0', input, owner, externalId, metadata, now,
+      'in', '', '', '', '0', '', '1', trace}}
   end
   return {CODE.OK, p[1]}
 end
 
-for i = 1, (#KEYS - 13) / 7 do
-  replies[i] = start(12 + 7 * (i - 1) + 1, 8 + 15 * (i - 1) + 1, i)
+for i = 1, txCount do
+  replies[i] = start(i)
 end
-queue_chunked('ZADD', KEYS[11], handed)
-queue_chunked('ZADD', KEYS[12], handed)
+queue_chunked('ZADD', processingKey, handed)
+queue_chunked('ZADD', inflightKey, handed)
 for queueKey, q in pairs(ins) do
   queue_chunked('ZADD', queueKey, q.adds)
   queue_ring(q.ring)
 end
 if #live > 0 then
-  redis.call('ZADD', KEYS[5], unpack(live))
+  redis.call('ZADD', liveKey, unpack(live))
 end
 queue_fair_flush()
 live_flush(liveCount)
-stats_write({KEYS[1], KEYS[2], KEYS[3]}, now, counts)
+stats_write({stats1, stats2, stats3}, now, counts)
 return replies

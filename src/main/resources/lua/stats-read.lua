@@ -9,15 +9,19 @@
 -- counters of its 5 s slots after statsFold (that still exist: 5 min) added.
 -- #include stats
 
-local length, now = tonumber(ARGV[3]), tonumber(ARGV[4])
+local foldKey = KEYS[1]
+local seriesPrefix, finePrefix, length, now = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local slotCount = #ARGV - 4
+-- the start of slot i to read
+local function slot_start(i) return ARGV[4 + i] end
 local fine = STATS_SERIES[1][1]
-local folded = tonumber(redis.call('GET', KEYS[1]) or '')
+local folded = tonumber(redis.call('GET', foldKey) or '')
 -- 5 s slots older than the series keeps are gone: no need to look before
 local oldest = now - now % fine - STATS_SERIES[1][2]
 local replies = {}
-for i = 5, #ARGV do
-  local start = tonumber(ARGV[i])
-  local h = redis.call('HGETALL', ARGV[1] .. ARGV[i])
+for i = 1, slotCount do
+  local start = tonumber(slot_start(i))
+  local h = redis.call('HGETALL', seriesPrefix .. slot_start(i))
   local from = math.max(start, oldest, folded and (folded + fine) or start)
   local to = math.min(start + length - fine, now - now % fine)
   if from <= to then
@@ -27,7 +31,7 @@ for i = 5, #ARGV do
       order[#order + 1] = h[j]
     end
     for t = from, to, fine do
-      local f = redis.call('HGETALL', ARGV[2] .. t)
+      local f = redis.call('HGETALL', finePrefix .. t)
       for j = 1, #f, 2 do
         if not stats_sampled(f[j]) then
           if sums[f[j]] == nil then

@@ -5,18 +5,20 @@
 -- ARGV[1] the oldest event time (ms) kept   ARGV[2] the most exceptionZ entries kept
 -- Replies: {events dropped, exceptionZ entries dropped}
 
+local eventsKey, exceptionKey = KEYS[1], KEYS[2]
+local oldest, keep = ARGV[1], ARGV[2]
 local dropped = 0
 while dropped < 1000 do
-  local last = redis.call('LINDEX', KEYS[1], -1)
+  local last = redis.call('LINDEX', eventsKey, -1)
   if not last then
     break
   end
   local ok, e = pcall(cjson.decode, last)
-  if ok and type(e) == 'table' and tonumber(e.time) and tonumber(e.time) >= tonumber(ARGV[1]) then
+  if ok and type(e) == 'table' and tonumber(e.time) and tonumber(e.time) >= tonumber(oldest) then
     break
   end
-  redis.call('RPOP', KEYS[1])
+  redis.call('RPOP', eventsKey)
   dropped = dropped + 1
 end
-local exceptions = redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[2]) + 1))
+local exceptions = redis.call('ZREMRANGEBYRANK', exceptionKey, 0, -(tonumber(keep) + 1))
 return {dropped, exceptions}

@@ -8,7 +8,10 @@
 -- The ended state goes into the transaction's stateH field webhook (raising rev), as webhook.lua does.
 -- #include codes
 
-local w = redis.call('HMGET', KEYS[1], 'status', 'attempts', 'handedAt', 'url', 'sync')
+local webhookKey, webhooksKey, stateKey = KEYS[1], KEYS[2], KEYS[3]
+local txId, now = ARGV[1], ARGV[2]
+
+local w = redis.call('HMGET', webhookKey, 'status', 'attempts', 'handedAt', 'url', 'sync')
 if w[1] ~= 'pending' or w[5] == '1' then
   return {CODE.NOT_PENDING}
 end
@@ -16,13 +19,13 @@ if w[3] or tonumber(w[2]) > 0 then
   return {CODE.TOO_LATE}
 end
 local state = cjson.encode({url = w[4], status = 'cancelled', attempts = 0})
-redis.call('ZREM', KEYS[2], ARGV[1])
-if redis.call('EXISTS', KEYS[3]) == 1 then
-  redis.call('HSET', KEYS[3], 'webhook', state)
-  redis.call('HINCRBY', KEYS[3], 'rev', 1)
-  redis.call('DEL', KEYS[1])
+redis.call('ZREM', webhooksKey, txId)
+if redis.call('EXISTS', stateKey) == 1 then
+  redis.call('HSET', stateKey, 'webhook', state)
+  redis.call('HINCRBY', stateKey, 'rev', 1)
+  redis.call('DEL', webhookKey)
 else
-  redis.call('HSET', KEYS[1], 'status', 'cancelled', 'sync', '1', 'state', state)
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  redis.call('HSET', webhookKey, 'status', 'cancelled', 'sync', '1', 'state', state)
+  redis.call('ZADD', webhooksKey, now, txId)
 end
 return {CODE.CANCELLED}

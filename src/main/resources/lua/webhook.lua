@@ -24,15 +24,23 @@
 -- Events (eventsL): webhook-url-paused, webhook-exhausted, webhook-outcome-unrecorded.
 -- #include lease
 -- #include events
+-- #include summary
 
-local now = tonumber(ARGV[2])
-local webhookPrefix, statePrefix, counterPrefix, pausePrefix = ARGV[6], ARGV[11], ARGV[12], ARGV[13]
-local STATE_FIELDS = {'owner', 'externalId', 'type', 'version', 'status', 'processingState', 'attempt', 'created',
-  'updated', 'completed', 'output', 'note', 'progress', 'metadata', 'step', 'webhookUrl'}
+local webhooksKey, lock1, lock2, eventsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local nodeId, now, max, lease, grace, webhookPrefix = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5],
+  ARGV[6]
+local holdFor, pauseAfter, window, pauseFor = tonumber(ARGV[7]), tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10])
+local statePrefix, counterPrefix, pausePrefix = ARGV[11], ARGV[12], ARGV[13]
+local resultCount = #KEYS - 4
+-- result r: its webhookH key, then webhookId, outcome, attempt, HTTP status, error, next attempt
+local function result_of(r)
+  local i = 14 + 6 * (r - 1)
+  return KEYS[4 + r], ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+end
 
 -- the delivering node acted; the subject is the transaction, or the URL a pause is about
 local function event(kind, details)
-  event_log(KEYS[4], kind, now, ARGV[1], details.txId or details.url, details)
+  event_log(eventsKey, kind, now, nodeId, details.txId or details.url, details)
 end
 
 local function finish(id, key)
@@ -47,15 +55,15 @@ local function finish(id, key)
   local stateKey = statePrefix .. w[1]
   if w[2] ~= 'complete' then
     redis.call('DEL', key)
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', webhooksKey, id)
   elseif redis.call('EXISTS', stateKey) == 1 then
     redis.call('HSET', stateKey, 'webhook', json)
     redis.call('HINCRBY', stateKey, 'rev', 1)
     redis.call('DEL', key)
-    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', webhooksKey, id)
   else
     redis.call('HSET', key, 'sync', '1', 'state', json)
-    redis.call('ZADD', KEYS[1], now, id)
+    redis.call('ZADD', webhooksKey, now, id)
   end
 end
 
@@ -63,21 +71,20 @@ local function failed(w)
   local counter = counterPrefix .. w[4]
   local n = redis.call('INCR', counter)
   if n == 1 then
-    redis.call('PEXPIRE', counter, ARGV[9])
+    redis.call('PEXPIRE', counter, window)
   end
-  if n >= tonumber(ARGV[8]) then
+  if n >= pauseAfter then
     redis.call('DEL', counter)
     -- results of attempts made before the pause began (several in one batch, or from a leader that lost
     -- its lease) must not pause it again nor log it again
-    if redis.call('SET', pausePrefix .. w[4], now + tonumber(ARGV[10]), 'PX', ARGV[10], 'NX') then
-      event('webhook-url-paused', {url = w[5], failures = n, pausedUntil = now + tonumber(ARGV[10])})
+    if redis.call('SET', pausePrefix .. w[4], now + pauseFor, 'PX', pauseFor, 'NX') then
+      event('webhook-url-paused', {url = w[5], failures = n, pausedUntil = now + pauseFor})
     end
   end
 end
 
-for r = 1, #KEYS - 4 do
-  local i, key = 14 + 6 * (r - 1), KEYS[4 + r]
-  local id, outcome, attempt = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+for r = 1, resultCount do
+  local key, id, outcome, attempt, code, err, nextAttempt = result_of(r)
   local w = redis.call('HMGET', key, 'status', 'attempts', 'txId', 'urlHash', 'url', 'sync')
   if outcome == 'synced' or outcome == 'unsynced' then
     if w[6] == '1' then
@@ -87,17 +94,17 @@ for r = 1, #KEYS - 4 do
           state = redis.call('HGET', key, 'state')})
       end
       redis.call('DEL', key)
-      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', webhooksKey, id)
     end
   elseif w[1] == 'pending' and w[6] ~= '1' and tonumber(w[2]) + 1 == attempt then
-    redis.call('HSET', key, 'attempts', attempt, 'lastAttempt', now, 'lastCode', ARGV[i + 3], 'lastError', ARGV[i + 4])
+    redis.call('HSET', key, 'attempts', attempt, 'lastAttempt', now, 'lastCode', code, 'lastError', err)
     redis.call('HDEL', key, 'handedAt')
     if outcome == 'retry' or outcome == 'exhausted' then
       failed(w)
     end
     if outcome == 'retry' then
-      redis.call('HSET', key, 'nextAttempt', ARGV[i + 5])
-      redis.call('ZADD', KEYS[1], ARGV[i + 5], id)
+      redis.call('HSET', key, 'nextAttempt', nextAttempt)
+      redis.call('ZADD', webhooksKey, nextAttempt, id)
     else
       redis.call('HSET', key, 'status', outcome)
       redis.call('HDEL', key, 'nextAttempt')
@@ -105,7 +112,7 @@ for r = 1, #KEYS - 4 do
         redis.call('HSET', key, 'deliveredAt', now)
       elseif outcome == 'exhausted' then
         event('webhook-exhausted', {txId = w[3], webhookId = id, url = w[5], attempts = attempt,
-          lastError = ARGV[i + 4]})
+          lastError = err})
       end
       finish(id, key)
     end
@@ -114,37 +121,36 @@ end
 
 -- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:
 -- a node that is stopping must not end up leading
-if not lease_hold(KEYS[2], KEYS[3], ARGV[1], ARGV[4], ARGV[5], tonumber(ARGV[3]) > 0) then
+if not lease_hold(lock1, lock2, nodeId, lease, grace, max > 0) then
   return {0}
 end
 
 local reply = {1}
-local max = tonumber(ARGV[3])
 if max > 0 then
-  local lost = now + tonumber(ARGV[7])
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, max)) do
+  local lost = now + holdFor
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', webhooksKey, '-inf', now, 'LIMIT', 0, max)) do
     local key = webhookPrefix .. id
     local w = redis.call('HMGET', key, 'status', 'urlHash', 'sync', 'txId')
     if not w[1] then
-      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', webhooksKey, id)
     elseif w[3] == '1' then
-      redis.call('ZADD', KEYS[1], lost, id)
+      redis.call('ZADD', webhooksKey, lost, id)
       reply[#reply + 1] = {'sync', id, redis.call('HGETALL', key), {}}
     elseif w[1] ~= 'pending' then
-      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', webhooksKey, id)
       redis.call('DEL', key)
     else
       local paused = redis.call('GET', pausePrefix .. w[2])
       if paused then
-        redis.call('ZADD', KEYS[1], paused, id)
+        redis.call('ZADD', webhooksKey, paused, id)
         redis.call('HSET', key, 'nextAttempt', paused)
       else
-        redis.call('ZADD', KEYS[1], lost, id)
+        redis.call('ZADD', webhooksKey, lost, id)
         redis.call('HSET', key, 'handedAt', now)
         local stateKey = statePrefix .. w[4]
         local summary = {}
         if redis.call('EXISTS', stateKey) == 1 then
-          summary = redis.call('HMGET', stateKey, unpack(STATE_FIELDS))
+          summary = redis.call('HMGET', stateKey, unpack(WEBHOOK_STATE_FIELDS))
         end
         reply[#reply + 1] = {'deliver', id, redis.call('HGETALL', key), summary}
       end

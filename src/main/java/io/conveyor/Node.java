@@ -234,12 +234,6 @@ public final class Node {
                 config.limits().maxDepth()))))
         .compose(v -> io.conveyor.schedule.ScheduleFiles.publish(new io.conveyor.redis.ScheduleStore(r), schedules,
             r.clock().millis()))
-        .compose(v -> new io.conveyor.redis.QueueStore(r).upgradeQueues(config.node().group()).onSuccess(n -> {
-          if (n > 0) {
-            log.info("moved {} transactions an older version left queued for group {} onto its in-queue", n,
-                config.node().group());
-          }
-        }))
         .<Void>mapEmpty()
         .eventually(r::close);
   }

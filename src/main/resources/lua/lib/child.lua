@@ -1,11 +1,11 @@
--- child (included by hop.lua and fork.lua, after codes): the running parent that starts child transactions.
+-- child (included by hop.lua and fork.lua, after codes and fence): the running parent that starts child transactions.
 -- Answers the parent's fields the children copy (attempt, processingState, owner, metadata, group,
 -- cancelRequested, priority, qBoost, root, depth), or nil and the reply that refuses the call: FENCED when the
 -- caller no longer owns the parent, CANCELLED when its owner asked to cancel it.
 local function child_parent(key, attempt)
   local parent = redis.call('HMGET', key, 'attempt', 'processingState', 'owner', 'metadata', 'group',
     'cancelRequested', 'priority', 'qBoost', 'root', 'depth')
-  if parent[1] ~= attempt or parent[2] ~= 'processing' then
+  if not fence_holds(parent[1], parent[2], attempt) then
     return nil, {CODE.FENCED, parent[1] or '', parent[2] or ''}
   end
   if parent[6] == '1' then

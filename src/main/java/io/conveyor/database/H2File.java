@@ -35,7 +35,7 @@ final class H2File {
       // a node migrating a large file may take a while; the others wait for it, not H2's default second
       s.execute("SET LOCK_TIMEOUT " + java.util.concurrent.TimeUnit.MINUTES.toMillis(2));
       lockMigration(lock, s);
-      ArchiveSchema.migrate(lock, source(), "h2", table);
+      ArchiveSchema.migrate(source(), "h2", table);
       lock.commit();
     }
   }

@@ -71,7 +71,7 @@ final class PgArchiveStore implements ArchiveStore {
     PGSimpleDataSource jdbc = jdbc();
     try (Connection c = jdbc.getConnection(); Statement s = c.createStatement()) {
       s.execute("SELECT pg_advisory_lock(hashtext('conveyor:" + table + "'))");
-      ArchiveSchema.migrate(c, jdbc, "postgresql", table);
+      ArchiveSchema.migrate(jdbc, "postgresql", table);
     }
     return null;
   }

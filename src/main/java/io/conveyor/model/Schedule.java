@@ -171,11 +171,6 @@ public record Schedule(String id, String pipeline, String cron, Duration every, 
     return j.put("paused", paused);
   }
 
-  public Schedule withPaused(boolean p) {
-    return new Schedule(id, pipeline, cron, every, timeZone, input, owner, webhook, metadata, priority, overlap,
-        catchUp, catchUpLimit, jitter, from, until, p);
-  }
-
   /** The first fire time strictly after t (ms), or -1 when there is none (past until). */
   public long nextAfter(long t) {
     long after = from != null && from.toEpochMilli() > t ? from.toEpochMilli() - 1 : t;

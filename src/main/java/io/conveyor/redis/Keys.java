@@ -1,12 +1,7 @@
 package io.conveyor.redis;
 
-import io.conveyor.model.Ids;
-import io.vertx.redis.client.impl.ZModem;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.IntStream;
 
 /**
  * Every Redis key name, built from the configured prefix and the number of partitions (docs/redis-keys.md
@@ -17,46 +12,16 @@ import java.util.stream.IntStream;
  * {g}. A txId names its partition in its first four hex digits.
  */
 public final class Keys {
-  /** Redis Cluster's hash slots. */
-  private static final int SLOTS = 16384;
   private final String prefix;
-  private final int partitions;
-  /** Each partition's tag with its braces and a colon, e.g. "{p3-17}:" ("" with one partition). */
-  private final String[] tags;
-  private final String global;
+  private final Partitions parts;
 
   public Keys(String prefix) {
     this(prefix, 1);
   }
 
   public Keys(String prefix, int partitions) {
-    if (partitions < 1 || partitions > 4096) {
-      throw new IllegalArgumentException("partitions must be 1 to 4096, got " + partitions);
-    }
     this.prefix = prefix;
-    this.partitions = partitions;
-    this.tags = new String[partitions];
-    for (int p = 0; p < partitions; p++) {
-      tags[p] = partitions == 1 ? "" : "{" + tagName(p, partitions) + "}:";
-    }
-    this.global = partitions == 1 ? "" : "{g}:";
-  }
-
-  /**
-   * p<N>-<k> with the smallest k whose slot falls in the N-th of P equal slot ranges: a cluster that splits
-   * its slots evenly over its masters (as redis-cli --cluster create does) then gets an even share of the
-   * partitions, which a plain p<N> would not promise. Computed the same way on every node.
-   */
-  static String tagName(int p, int partitions) {
-    int from = (int) ((long) p * SLOTS / partitions);
-    int to = (int) ((long) (p + 1) * SLOTS / partitions);
-    for (int k = 0; ; k++) {
-      String name = "p" + p + "-" + k;
-      int slot = ZModem.generate(name.getBytes(StandardCharsets.UTF_8));
-      if (slot >= from && slot < to) {
-        return name;
-      }
-    }
+    this.parts = new Partitions(partitions);
   }
 
   public String prefix() {
@@ -64,55 +29,35 @@ public final class Keys {
   }
 
   public int partitions() {
-    return partitions;
+    return parts.count();
   }
 
   /** Every partition, 0 to P-1. */
   public List<Integer> all() {
-    return IntStream.range(0, partitions).boxed().toList();
+    return parts.all();
   }
 
-  /**
-   * The partition of a transaction (or of an id that starts with its txId, as a progress webhook's does):
-   * its first four hex digits modulo P. An id of another form, which no start gave out, maps to partition 0
-   * and is simply not found there.
-   */
+  /** The partition of a transaction, or of an id that starts with its txId (see Partitions.of). */
   public int partitionOf(String txId) {
-    if (partitions == 1 || txId == null || txId.length() < 7 || !txId.startsWith("tx-")) {
-      return 0;
-    }
-    try {
-      return Integer.parseInt(txId, 3, 7, 16) % partitions;
-    } catch (NumberFormatException e) {
-      return 0;
-    }
+    return parts.of(txId);
   }
 
-  /**
-   * The partition a new transaction goes to: with an externalId, fixed by owner and externalId, so the
-   * de-dup check of a second start with them runs in the same script; else any.
-   */
+  /** The partition a new transaction goes to (see Partitions.forStart). */
   public int partitionFor(String owner, String externalId) {
-    if (partitions == 1) {
-      return 0;
-    }
-    if (externalId == null || externalId.isEmpty()) {
-      return ThreadLocalRandom.current().nextInt(partitions);
-    }
-    return ZModem.generate((owner + ":" + externalId).getBytes(StandardCharsets.UTF_8)) % partitions;
+    return parts.forStart(owner, externalId);
   }
 
   /** A fresh txId in a partition. */
   public String newTxId(int partition) {
-    return partitions == 1 ? Ids.txId() : Ids.txId(partition);
+    return parts.newTxId(partition);
   }
 
   private String in(int p, String name) {
-    return prefix + tags[p] + name;
+    return prefix + parts.tag(p) + name;
   }
 
   private String global(String name) {
-    return prefix + global + name;
+    return prefix + parts.globalTag() + name;
   }
 
   // ---- a transaction's own keys: in its partition
@@ -138,8 +83,6 @@ public final class Keys {
   public String externalId(String owner, String externalId) {
     return in(partitionFor(owner, externalId), "externalId:" + owner + ":" + externalId);
   }
-
-  // ---- a partition's queues and sets
 
   // ---- schedules, each in the partition its id hashes to
 
@@ -173,20 +116,14 @@ public final class Keys {
     return in(p, "schedulePurgatoryZ");
   }
 
-  /** Where versions before qInZ kept a group's in-queue, as a list (queue-upgrade.lua empties it). */
-  public String legacyQInL(int p, String group) {
-    return in(p, "qInL:" + group);
-  }
+  // ---- a partition's queues and sets
 
   /** A group's in-queue: a sorted set, lowest score first (lib/queue.lua: time queued less its head start). */
   public String qInZ(int p, String group) {
     return in(p, "qInZ:" + group);
   }
 
-  /**
-   * A group's fair-share counts: field owner → how many of the owner's starts sit in qInZ (admitted), field
-   * '*' → how many wait in owners' own queues (lib/queue.lua).
-   */
+  /** A group's fair-share counts: owner → its starts admitted to qInZ, '*' → starts waiting (lib/queue.lua). */
   public String qFairH(int p, String group) {
     return in(p, "qFairH:" + group);
   }
@@ -196,34 +133,22 @@ public final class Keys {
     return qOwnerZPrefix(p) + group + ":" + owner;
   }
 
-  /**
-   * The limits of a group with transactions held back (dequeue.lua): a pipeline's name, or '@' and an owner's
-   * (no pipeline name or owner begins with '@').
-   */
+  /** The limits of a group with transactions held back (dequeue.lua): a pipeline, or '@' and an owner. */
   public String qHeldS(int p, String group) {
     return in(p, "qHeldS:" + group);
   }
 
-  /**
-   * Transactions held back by a limit (a pipeline's, or '@' and an owner's: see qHeldS) until tokens or a slot
-   * come (dequeue.lua), scored as they were in qInZ.
-   */
+  /** Transactions held back by a limit (see qHeldS) until tokens or a slot come, scored as in qInZ. */
   public String qHeldZ(int p, String group, String limit) {
     return in(p, "qHeldZ:" + group + ":" + limit);
   }
 
-  /**
-   * A group's token buckets, one per rate limit (a pipeline's, or '@' and an owner's): fields limit:t (tokens)
-   * and limit:at (ms).
-   */
+  /** A group's token buckets, one per rate limit: fields limit:t (tokens) and limit:at (ms; lib/bucket.lua). */
   public String qRateH(int p, String group) {
     return in(p, "qRateH:" + group);
   }
 
-  /**
-   * A group's runs under concurrency caps (maxConcurrency): field pipeline, or '@' and an owner → how many run
-   * now (dequeue.lua).
-   */
+  /** A group's runs under concurrency caps: a pipeline, or '@' and an owner → how many run now. */
   public String qRunH(int p, String group) {
     return in(p, "qRunH:" + group);
   }
@@ -233,7 +158,7 @@ public final class Keys {
    * partition so that they read it in their own slot. With one partition it is ownerH itself.
    */
   public String ownerInPartitionH(int p, String owner) {
-    return partitions == 1 ? ownerH(owner) : in(p, "ownerH:" + owner);
+    return parts.count() == 1 ? ownerH(owner) : in(p, "ownerH:" + owner);
   }
 
   /** What every qOwnerZ name of a partition begins with (a script that knows group and owner only from a state). */
@@ -275,10 +200,7 @@ public final class Keys {
     return in(p, "sleepingZ");
   }
 
-  /**
-   * Every transaction Redis holds in partition p, scored by its created time (ms): the index the search walks
-   * (search.lua). start, hop and fork add; archive removes what it deletes.
-   */
+  /** Every transaction Redis holds in partition p, by its created time (ms): what search.lua walks. */
   public String liveZ(int p) {
     return in(p, "liveZ");
   }
@@ -323,7 +245,7 @@ public final class Keys {
    * tells them by the partition tag in their name), SSUBSCRIBE on each, routed to its slot's master.
    */
   public boolean shardChannels() {
-    return partitions > 1;
+    return parts.count() > 1;
   }
 
   /** The command that subscribes to one of the partitions' channels (see shardChannels). */
@@ -359,7 +281,7 @@ public final class Keys {
    * each partition so that they read it in their own slot. With one partition it is pipelineH itself.
    */
   public String pipelineInPartitionH(int p, String pipeline) {
-    return partitions == 1 ? pipelineH(pipeline) : in(p, "pipelineH:" + pipeline);
+    return parts.count() == 1 ? pipelineH(pipeline) : in(p, "pipelineH:" + pipeline);
   }
 
   /** The slot lengths of the three stats series, in ms (lua/lib/stats.lua has the same). */

@@ -86,17 +86,12 @@ public final class QueueStore {
                                            long priorityStepMillis, int ownerShare, Handoff handoff) {
     long now = r.clock().millis();
     String group = handoff.group();
-    int mine = 0;
-    for (NewTx tx : txs) {
-      if (tx.group().equals(group) && tx.req().startAt() == null && tx.req().delay() == null) {
-        mine++;
-      }
-    }
+    int mine = (int) txs.stream().filter(tx -> offered(tx, group, now)).count();
     List<String> k = new ArrayList<>(12 + 7 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
-    List<String> args = new ArrayList<>(8 + 15 * txs.size());
+    List<String> args = new ArrayList<>(8 + 16 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
@@ -120,7 +115,7 @@ public final class QueueStore {
           webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : "",
           req.startAtMillis(now) == 0 ? "" : Long.toString(req.startAtMillis(now)),
           req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace(),
-          Integer.toString(tx.share())));
+          Integer.toString(tx.share()), offered(tx, group, now) ? "1" : ""));
     }
     // slots are reserved last, once nothing above can throw: every reservation ends in handed or lost
     Future<Integer> offer = mine == 0 ? Future.succeededFuture(0) : handoff.reserve(mine);
@@ -139,7 +134,7 @@ public final class QueueStore {
       } catch (RuntimeException e) { // never answered: the reservation must still end (lost)
         call = Future.failedFuture(e);
       }
-      Future<List<StartReply>> sent = call.map(reply -> replies(reply, txs, now, offered, handoff));
+      Future<List<StartReply>> sent = call.map(reply -> replies(reply, now, offered, handoff));
       if (offered > 0) {
         sent.onFailure(e -> handoff.lost(offered));
       }
@@ -147,28 +142,29 @@ public final class QueueStore {
     });
   }
 
+  /**
+   * Whether a start is offered for the hand-off: it goes to the node's own group and starts at once. Only this
+   * decides it here; start.lua takes an offered start when Redis says its group is idle and no limit holds.
+   */
+  private static boolean offered(NewTx tx, String group, long now) {
+    return tx.group().equals(group) && tx.req().startAtMillis(now) == 0;
+  }
+
   /** start.lua's reply, one answer per transaction; what it handed over goes to the node's workers. */
-  private static List<StartReply> replies(Response reply, List<NewTx> txs, long now, int offered, Handoff handoff) {
+  private static List<StartReply> replies(Response reply, long now, int offered, Handoff handoff) {
     List<StartReply> out = new ArrayList<>(reply.size());
     List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
     for (int i = 0; i < reply.size(); i++) {
       Response one = reply.get(i);
       out.add(new StartReply(Code.of(one), one.get(1).toString(), now));
       if (one.size() > 2) {
-        handed.add(handedOver(txs.get(i), one.get(1).toString(), now));
+        handed.add(entry(one.get(2))); // shaped as a dequeue's entry (see start.lua)
       }
     }
     if (offered > 0) {
       handoff.handed(offered, handed);
     }
     return out;
-  }
-
-  /** A start start.lua took for this node, as a dequeue would have answered it (attempt 1, at its first step). */
-  private static Dequeued handedOver(NewTx tx, String version, long now) {
-    StartRequest req = tx.req();
-    return new Dequeued(tx.txId(), 1, req.type(), version, 0, req.input().copy(), req.owner(), req.externalId(),
-        req.metadata().copy(), now, "in", null, 0, new JsonObject(), 1, tx.trace(), null);
   }
 
   /** Takes up to max transactions of a group in a partition for this node, admin first, then out, then in. */
@@ -211,24 +207,28 @@ public final class QueueStore {
   private static List<Dequeued> dequeued(Response reply) {
     List<Dequeued> out = new ArrayList<>(reply.size());
     for (Response e : reply) {
-      if (e.type() == io.vertx.redis.client.ResponseType.NUMBER) {
-        continue; // the held-work hint (see Taken)
-      }
-      String txId = str(e.get(0));
-      long attempt = e.get(1).toLong();
-      try {
-        String childStatus = emptyToNull(str(e.get(11)));
-        Dequeued.ChildResult child = childStatus == null ? null : new Dequeued.ChildResult(
-            TxStatus.fromWire(childStatus), json(e.get(12)), emptyToNull(str(e.get(13))));
-        out.add(new Dequeued(txId, attempt, str(e.get(2)), str(e.get(3)), Integer.parseInt(str(e.get(4))),
-            json(e.get(5)), str(e.get(6)), emptyToNull(str(e.get(7))), json(e.get(8)),
-            Long.parseLong(str(e.get(9))), str(e.get(10)), child, Integer.parseInt(str(e.get(14))),
-            switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), emptyToNull(str(e.get(17))), null));
-      } catch (RuntimeException bad) {
-        out.add(Dequeued.unreadable(txId, attempt, bad.toString()));
+      if (e.type() != io.vertx.redis.client.ResponseType.NUMBER) { // a number is the held-work hint (see Taken)
+        out.add(entry(e));
       }
     }
     return out;
+  }
+
+  /** One run taken for this node, as dequeue.lua (and start.lua's hand-off) answer it; unreadable if it is bad. */
+  private static Dequeued entry(Response e) {
+    String txId = str(e.get(0));
+    long attempt = e.get(1).toLong();
+    try {
+      String childStatus = emptyToNull(str(e.get(11)));
+      Dequeued.ChildResult child = childStatus == null ? null : new Dequeued.ChildResult(
+          TxStatus.fromWire(childStatus), json(e.get(12)), emptyToNull(str(e.get(13))));
+      return new Dequeued(txId, attempt, str(e.get(2)), str(e.get(3)), Integer.parseInt(str(e.get(4))),
+          json(e.get(5)), str(e.get(6)), emptyToNull(str(e.get(7))), json(e.get(8)),
+          Long.parseLong(str(e.get(9))), str(e.get(10)), child, Integer.parseInt(str(e.get(14))),
+          switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), emptyToNull(str(e.get(17))), null);
+    } catch (RuntimeException bad) {
+      return Dequeued.unreadable(txId, attempt, bad.toString());
+    }
   }
 
   /** {name: {value, seq}} as stored, to {name: value} as a step sees it. */
@@ -257,25 +257,6 @@ public final class QueueStore {
       int n = 0;
       for (int i = 0; i < all.size(); i++) {
         n += all.<Integer>resultAt(i);
-      }
-      return n;
-    });
-  }
-
-  /**
-   * Moves what an older version left on the group's in-queue list onto its sorted set, in every partition
-   * (queue-upgrade.lua); answers how many transactions moved.
-   */
-  public Future<Integer> upgradeQueues(String group) {
-    List<Future<Response>> each = new ArrayList<>();
-    for (int p : keys.all()) {
-      each.add(r.run(r.scripts().queueUpgrade, List.of(keys.legacyQInL(p, group), keys.qInZ(p, group),
-          keys.qRingL(p, group)), List.of()));
-    }
-    return Future.all(each).map(all -> {
-      int n = 0;
-      for (Future<Response> f : each) {
-        n += f.result().toInteger();
       }
       return n;
     });

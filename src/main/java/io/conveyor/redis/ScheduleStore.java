@@ -94,11 +94,6 @@ public final class ScheduleStore {
         : id.toString());
   }
 
-  /** How many fires a partition's purgatory holds. */
-  public Future<Long> inPurgatory(int p) {
-    return r.send(Request.cmd(Command.ZCARD).arg(keys.schedulePurgatoryZ(p))).map(Response::toLong);
-  }
-
   /** A due schedule: its id, the planned fire it is due at, its definition, last run and queued fire (or null). */
   public record Due(String id, long fire, String definition, String lastTxId, Long queuedFire) {
   }

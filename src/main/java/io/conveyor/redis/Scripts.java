@@ -25,7 +25,6 @@ public final class Scripts {
   public final LuaScript hop = LuaScript.load("hop");
   public final LuaScript fork = LuaScript.load("fork");
   public final LuaScript groupState = LuaScript.load("group-state");
-  public final LuaScript queueUpgrade = LuaScript.load("queue-upgrade");
   public final LuaScript schedulePut = LuaScript.load("schedule-put");
   public final LuaScript scheduleDue = LuaScript.load("schedule-due");
   public final LuaScript scheduleFire = LuaScript.load("schedule-fire");
@@ -92,7 +91,7 @@ public final class Scripts {
   }
 
   public List<LuaScript> all() {
-    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, queueUpgrade, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
+    return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
         archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk);
   }

@@ -7,9 +7,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Response;
 import java.util.List;
 
-/** A transaction's summary from the stateH fields get-state.lua and webhook.lua read, in their order. */
+/** A transaction's summary from the stateH fields get-state.lua and webhook.lua read (lua/lib/summary.lua). */
 final class Summaries {
-  /** The fields, in the order get-state.lua and webhook.lua read them. */
+  /** The fields, in the order lua/lib/summary.lua lists them (LuaFilesTest keeps the two equal). */
   static final List<String> STATE_FIELDS = List.of("owner", "externalId", "type", "version", "status",
       "processingState", "attempt", "created", "updated", "completed", "output", "note", "progress", "metadata",
       "step", "webhookUrl", "webhook", "retry", "errors", "runs", "compensation", "startAt");

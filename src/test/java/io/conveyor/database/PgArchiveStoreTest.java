@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.conveyor.testing.TestDatabase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -61,55 +60,6 @@ class PgArchiveStoreTest extends ArchiveStoreContract {
     Object rows = TestDatabase.query("SELECT string_agg(version || ' ' || type || CASE WHEN success THEN '' "
         + "ELSE ' FAILED' END, ',' ORDER BY installed_rank) FROM " + of + "_schema_history");
     return List.of(String.valueOf(rows).split(","));
-  }
-
-  /** The table as the hand-written migration left it at that version, with one archived row. */
-  private static void createTheOldWay(String t, int version, ArchivedTx row) {
-    TestDatabase.query("CREATE TABLE " + t + " (tx_id text PRIMARY KEY, owner text NOT NULL, external_id text, "
-        + "type text NOT NULL, status text NOT NULL, created timestamptz NOT NULL, completed timestamptz, "
-        + "state jsonb NOT NULL, webhook jsonb, archived timestamptz NOT NULL); "
-        + "CREATE INDEX " + t + "_owner_external_id ON " + t + " (owner, external_id); "
-        + "CREATE INDEX " + t + "_completed ON " + t + " (completed); "
-        + "CREATE TABLE " + t + "_schema (version int NOT NULL); INSERT INTO " + t + "_schema VALUES (1)");
-    if (version == 2) {
-      TestDatabase.query("ALTER TABLE " + t + " ADD COLUMN state_updated bigint; ALTER TABLE " + t
-          + " ADD COLUMN state_rev bigint; INSERT INTO " + t + "_schema VALUES (2)");
-    }
-    TestDatabase.query("INSERT INTO " + t + " (tx_id, owner, external_id, type, status, created, completed, state, "
-        + "archived) VALUES ('" + row.txId() + "', 'acme', 'legacy-1', 'order', 'success', now(), now(), '"
-        + row.state().encode().replace("'", "''") + "'::jsonb, now())");
-  }
-
-  @Test
-  void an_archive_migrated_before_flyway_keeps_its_rows_and_its_history_starts_at_the_recorded_version() {
-    String t = anotherTable();
-    ArchivedTx old = tx("acme", "legacy-1", 1_800_000_000_000L, "success", new JsonObject().put("old", true));
-    createTheOldWay(t, 2, old);
-    openAtOnce(t, 4);
-    assertEquals(List.of("2 BASELINE", "3 SQL"), history(t), "baselined at 2: only the versions after it run");
-    ArchiveStore opened = new PgArchiveStore(vertx, TestDatabase.url(), t);
-    opened.open().await();
-    assertEquals(old, opened.find(old.txId()).await());
-    assertEquals(old.txId(), opened.findByExternalId("acme", "legacy-1").await().txId());
-    opened.close().await();
-  }
-
-  @Test
-  void an_archive_left_at_version_1_before_flyway_gets_the_state_stamp_and_keeps_its_rows() {
-    String t = anotherTable();
-    ArchivedTx old = tx("acme", "legacy-1", 1_800_000_000_000L, "success", new JsonObject().put("old", true));
-    createTheOldWay(t, 1, old);
-    openAtOnce(t, 4);
-    assertEquals(List.of("1 BASELINE", "2 SQL", "3 SQL"), history(t));
-    ArchiveStore opened = new PgArchiveStore(vertx, TestDatabase.url(), t);
-    opened.open().await();
-    assertEquals(old, opened.find(old.txId()).await());
-    // the stamp is there: a newer copy replaces the row, the older one landing late changes nothing
-    JsonObject newer = old.state().copy().put("rev", "1").put("output", "{\"n\":2}");
-    opened.write(List.of(ArchivedTx.fromState(old.txId(), newer))).await();
-    opened.write(List.of(old)).await();
-    assertEquals(newer, opened.find(old.txId()).await().state());
-    opened.close().await();
   }
 
   @Test

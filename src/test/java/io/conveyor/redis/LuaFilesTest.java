@@ -99,4 +99,92 @@ class LuaFilesTest {
       assertTrue(String.valueOf(e.getMessage()).contains("unknown reply code NO_SUCH_CODE"), e.getMessage());
     }
   }
+
+  @Test
+  void the_lua_summary_fields_and_the_java_ones_are_the_same_names_in_the_same_order() throws IOException {
+    String lib = Files.readString(Path.of("src/main/resources/lua/lib/summary.lua"));
+    String list = lib.substring(lib.indexOf("STATE_FIELDS = {") + 16, lib.indexOf("}", lib.indexOf("STATE_FIELDS = {")));
+    List<String> lua = java.util.Arrays.stream(list.split(",")).map(c -> c.trim().replace("'", ""))
+        .filter(c -> !c.isEmpty()).toList();
+    assertEquals(Summaries.STATE_FIELDS, lua);
+  }
+
+  @Test
+  void no_script_but_the_summary_library_lists_the_summary_fields() throws IOException {
+    for (Path f : files()) {
+      String text = Files.readString(f);
+      assertTrue(!text.contains("'processingState', 'attempt', 'created', 'updated'"),
+          f + " lists the summary fields itself; include lib/summary.lua instead");
+    }
+  }
+
+  /**
+   * A script's own text after its header, as top-level statements: a line at column 0 with the indented or
+   * closing lines that follow it (blank and comment lines left out).
+   */
+  private static List<String> statements(String text) {
+    List<String> out = new java.util.ArrayList<>();
+    boolean header = true;
+    for (String line : text.split("\n")) {
+      header = header && line.startsWith("--");
+      if (header || line.isBlank() || line.startsWith("--")) {
+        continue;
+      }
+      boolean continues = Character.isWhitespace(line.charAt(0)) || line.startsWith("end") || line.startsWith("}")
+          || line.startsWith(")");
+      if (continues && !out.isEmpty()) {
+        out.set(out.size() - 1, out.get(out.size() - 1) + line + "\n");
+      } else {
+        out.add(line + "\n");
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The locals block: the statements a script opens with that read KEYS or ARGV into named locals, each a
+   * plain local (no Redis call) or a short accessor function for a variable part.
+   */
+  private static boolean inLocalsBlock(String statement) {
+    return statement.startsWith("local ") && KEYS_OR_ARGV.matcher(statement).find() && !statement.contains("redis.call")
+        && !(statement.startsWith("local function") && statement.lines().count() > 6);
+  }
+
+  private static final java.util.regex.Pattern KEYS_OR_ARGV = java.util.regex.Pattern.compile("\\b(KEYS|ARGV)\\b");
+
+  @Test
+  void every_script_reads_keys_and_argv_only_in_the_named_locals_it_opens_with() throws IOException {
+    for (Path f : files()) {
+      boolean inBlock = true;
+      for (String statement : statements(Files.readString(f))) {
+        inBlock = inBlock && inLocalsBlock(statement);
+        assertTrue(inBlock || !KEYS_OR_ARGV.matcher(statement).find(),
+            f + " reads KEYS or ARGV after the locals block it opens with; name it there instead:\n" + statement);
+      }
+    }
+  }
+
+  @Test
+  void the_locals_rule_refuses_a_script_that_indexes_keys_after_its_first_statement() {
+    String script = "-- probe\n-- KEYS[1] a\n-- ARGV[1] b\n-- Replies: none\nlocal a = KEYS[1]\n"
+        + "redis.call('GET', a)\nreturn redis.call('GET', KEYS[1])\n";
+    List<String> statements = statements(script);
+    assertTrue(inLocalsBlock(statements.get(0)));
+    assertTrue(!inLocalsBlock(statements.get(1)) && KEYS_OR_ARGV.matcher(statements.get(2)).find());
+  }
+
+  @Test
+  void every_header_lists_keys_before_argv_and_no_script_is_over_250_lines() throws IOException {
+    for (Path f : files()) {
+      List<String> lines = Files.readString(f).lines().toList();
+      int lastKeys = -1;
+      int firstArgv = Integer.MAX_VALUE;
+      for (int i = 0; i < lines.size() && lines.get(i).startsWith("--"); i++) {
+        lastKeys = lines.get(i).startsWith("-- KEYS") ? i : lastKeys;
+        firstArgv = lines.get(i).startsWith("-- ARGV") ? Math.min(firstArgv, i) : firstArgv;
+      }
+      assertTrue(lastKeys < firstArgv, f + ": its header lists KEYS after ARGV");
+      assertTrue(lines.size() <= 250, f + " has " + lines.size() + " lines, over 250: move a part to lua/lib");
+    }
+  }
 }

@@ -97,16 +97,4 @@ class PriorityScriptTest extends ScriptTest {
     assertEquals(List.of(first, waiting), TestRedis.inQueue(h.keys.qInZ(0, "shop")));
     assertEquals(List.of(first, waiting), dequeueAll());
   }
-
-  @Test
-  void work_an_older_version_left_on_the_in_queue_list_moves_ahead_of_new_work_in_order() {
-    String fresh = start("order", 9);
-    for (String id : List.of("tx-old-1", "tx-old-2", "tx-old-3")) {
-      cmd("RPUSH", h.keys.legacyQInL(0, "shop"), id);
-    }
-    assertEquals(3, h.store.queue.upgradeQueues("shop").await());
-    assertEquals(List.of("tx-old-1", "tx-old-2", "tx-old-3", fresh), TestRedis.inQueue(h.keys.qInZ(0, "shop")));
-    assertEquals(0, cmd("EXISTS", h.keys.legacyQInL(0, "shop")).toInteger());
-    assertEquals(0, h.store.queue.upgradeQueues("shop").await(), "nothing left to move");
-  }
 }
