@@ -5,12 +5,15 @@ import io.conveyor.api.BusApiVerticle;
 import io.conveyor.api.HttpApiVerticle;
 import io.conveyor.archive.ArchiveVerticle;
 import io.conveyor.bus.NotifyVerticle;
-import io.conveyor.bus.Registration;
 import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.domain.Transactions;
+import io.conveyor.lease.Assignment;
+import io.conveyor.lease.LeaderLoop;
+import io.conveyor.lease.Registration;
+import io.conveyor.lease.Ticker;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
 import io.conveyor.node.HeartbeatVerticle;
@@ -22,6 +25,7 @@ import io.conveyor.pipeline.StepRegistry;
 import io.conveyor.queue.DequeueVerticle;
 import io.conveyor.redis.EmbeddedRedis;
 import io.conveyor.redis.Keys;
+import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisLink;
@@ -69,7 +73,7 @@ public final class Node {
   /** Replaced once at start by one whose scripts suit the server (flagged on Redis 7; see Scripts.forServer). */
   private RedisAccess redis;
   /** Which partitions of each leader role this node asks for (see Assignment). */
-  private final io.conveyor.bus.Assignment assignment;
+  private final Assignment assignment;
   private final EmbeddedRedis embedded;
   private final Registration registration;
   private final List<String> pipelineNames = new ArrayList<>();
@@ -101,8 +105,8 @@ public final class Node {
     this.redis = new RedisAccess(RedisLink.options(config.redis()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
         new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
-    this.assignment = new io.conveyor.bus.Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl());
-    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()));
+    this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), Ticker.SYSTEM);
+    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), Ticker.SYSTEM);
     this.cluster = new NodeCluster(config.cluster(), config.redis());
   }
 
@@ -273,7 +277,7 @@ public final class Node {
         this::handoff);
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
         config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
-        registration).sharing(assignment))
+        registration, assignment))
         // one watcher per node; its verdicts reach the start paths deployed below (each check, by message)
         .compose(v -> deploy("memory watch", new io.conveyor.node.MemoryWatchVerticle(redis,
             config.redis().memory(), nodeId, metrics)))
@@ -285,29 +289,29 @@ public final class Node {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("reaper", part), new ReaperVerticle(redis,
             new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
-                config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()), part,
-            assignment)));
+                config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()),
+            seat(LeaderRole.REAPER, part))));
       }
     }
     if (n.has("archive")) {
       for (int p = 0; p < partitions; p++) {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("archive", part), new ArchiveVerticle(redis, archive,
-            config.archive(), nodeId, metrics, part, assignment)));
+            config.archive(), metrics, seat(LeaderRole.ARCHIVE, part))));
       }
     }
     if (n.has("webhooks")) {
       for (int p = 0; p < partitions; p++) {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("webhooks", part), new WebhookVerticle(redis, archive,
-            config.webhooks(), nodeId, metrics, part, assignment, tracing)));
+            config.webhooks(), metrics, seat(LeaderRole.WEBHOOKS, part), tracing)));
       }
     }
     if (n.has("scheduler")) {
       for (int p = 0; p < partitions; p++) {
         int part = p;
         chain = chain.compose(v -> deploy(roleName("scheduler", part), new io.conveyor.schedule.ScheduleVerticle(
-            redis, transactions, config.schedules(), nodeId, metrics, part, assignment)));
+            redis, transactions, config.schedules(), metrics, seat(LeaderRole.SCHEDULER, part))));
       }
     }
     if (n.has("dequeue")) {
@@ -376,6 +380,11 @@ public final class Node {
         .compose(v -> store.copyAll())
         .compose(v -> new io.conveyor.redis.OwnerStore(r).copyAll())
         .mapEmpty();
+  }
+
+  /** Where this node leads a role in one partition (see LeaderLoop). */
+  private LeaderLoop.Seat seat(LeaderRole role, int partition) {
+    return new LeaderLoop.Seat(role, partition, nodeId, assignment, Ticker.SYSTEM);
   }
 
   /** A leader role's verticle: named by its partition when there are several. */

@@ -119,4 +119,38 @@ class ArchitectureTest {
     assertEquals(List.of(), offenders, "verticles with a synchronized block (a verticle is an actor: ask it by "
         + "message or runOnContext instead)");
   }
+
+  /** The packages of the leader roles and the worker (docs/decisions.md, "Leases have one home"). */
+  private static final String[] ROLES = {"io.conveyor.queue..", "io.conveyor.archive..", "io.conveyor.webhook..",
+      "io.conveyor.schedule..", "io.conveyor.node.."};
+
+  @Test
+  void elapsed_time_in_leases_and_the_roles_comes_from_the_injected_ticker() {
+    noClasses().that().resideInAnyPackage("io.conveyor.lease..", "io.conveyor.archive..", "io.conveyor.webhook..",
+            "io.conveyor.schedule..", "io.conveyor.node..", "io.conveyor.bus..")
+        .and().doNotHaveSimpleName("SystemTicker")
+        .should().callMethod(System.class, "nanoTime")
+        .orShould().callMethod(System.class, "currentTimeMillis")
+        .because("lease timing must be drivable by a test: elapsed time comes from lease.Ticker, wall time from the Clock")
+        .check(product);
+  }
+
+  @Test
+  void the_lease_package_imports_no_role() {
+    noClasses().that().resideInAPackage("io.conveyor.lease..")
+        .should().dependOnClassesThat().resideInAnyPackage(ROLES)
+        .orShould().dependOnClassesThat().resideInAnyPackage("io.conveyor.api..", "io.conveyor.domain..")
+        .check(product);
+  }
+
+  @Test
+  void the_roles_reach_leases_only_through_the_lease_package() {
+    noClasses().that().resideInAnyPackage(ROLES)
+        .should().dependOnClassesThat().haveFullyQualifiedName("io.conveyor.redis.LeaderRole")
+        .orShould().callMethodWhere(DescribedPredicate.describe("a lease call of LivenessStore", call ->
+            call.getTargetOwner().getName().equals("io.conveyor.redis.LivenessStore")
+                && List.of("lease", "breakLease", "leader").contains(call.getName())))
+        .because("a role leads through lease.LeaderLoop (tick, renewal, hand-on), never by lease calls of its own")
+        .check(product);
+  }
 }

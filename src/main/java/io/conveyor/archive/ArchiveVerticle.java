@@ -1,15 +1,12 @@
 package io.conveyor.archive;
 
-import io.conveyor.bus.Addresses;
 import io.conveyor.database.ArchiveStore;
-import io.conveyor.bus.Leadership;
 import io.conveyor.config.Config;
 import io.conveyor.config.Durations;
+import io.conveyor.lease.LeaderLoop;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.ArchiveHandoff;
 import io.conveyor.redis.ArchiveHandoff.ToArchive;
-import io.conveyor.redis.LeaderRole;
-import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.QuarantineStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
@@ -31,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * the rows that fail alone are quarantined in Redis (archive-quarantine.lua), the rest confirmed. A write that
  * fails otherwise (an outage) confirms nothing: the leader writes the same batch again after a backoff,
  * renewing its lease meanwhile. With nothing due, the next tick comes after
- * archive.interval; a conveyor.node.died (the dead node may have led) ticks at once.
+ * archive.interval; a conveyor.node.died (the dead node may have led) ticks at once. The ticking, the renewal
+ * and the hand-on are the LeaderLoop's; this class keeps the archive's own work.
  */
 public final class ArchiveVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ArchiveVerticle.class);
@@ -43,7 +41,7 @@ public final class ArchiveVerticle extends VerticleBase {
   private final String nodeId;
   private final NodeMetrics metrics;
   private final int partition;
-  private final io.conveyor.bus.Assignment assignment;
+  private final LeaderLoop.Seat seat;
   /** This partition went to another node: once nothing waits here, the lease is handed on. */
   private boolean letGo;
   private StoreContext redisContext;
@@ -51,18 +49,16 @@ public final class ArchiveVerticle extends VerticleBase {
   private QuarantineStore quarantined;
   private BatchWriter writer;
   private Retention retention;
-  private Leadership leadership;
+  private LeaderLoop loop;
   /** Written, not yet confirmed. */
   private List<ToArchive> written = new ArrayList<>();
   /** Fetched (or failed to write), waiting for the writer. */
   private List<ToArchive> pending;
   private boolean writing;
+  /** An archive.lua call is under way. */
   private boolean ticking;
-  private boolean tickAgain;
   private int failures;
   private long retryAt;
-  private long timer = -1;
-  private long renewal = -1;
   /** Until then (ms, the clock) this node takes no archive lease: it stood down after failed writes. */
   private long standDownUntil;
   /** When the archive began to refuse writes here (ms, the clock), and how many have failed since; 0 if not. */
@@ -74,23 +70,18 @@ public final class ArchiveVerticle extends VerticleBase {
   private boolean stopping;
   private Promise<Void> idle;
 
-  public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, String nodeId,
-                         NodeMetrics metrics) {
-    this(redis, archive, settings, nodeId, metrics, 0, null);
-  }
-
   /**
-   * The archive role of one partition. With several, each node runs one of these per partition, and only
-   * those the assignment gives it ask for their lease; the others send nothing.
+   * The archive role of one partition (the seat's). With several, each node runs one of these per partition,
+   * and only those the assignment gives it ask for their lease; the others send nothing.
    */
-  public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, String nodeId,
-                         NodeMetrics metrics, int partition, io.conveyor.bus.Assignment assignment) {
-    this.partition = partition;
-    this.assignment = assignment;
+  public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, NodeMetrics metrics,
+                         LeaderLoop.Seat seat) {
+    this.seat = seat;
+    this.partition = seat.partition();
     this.redis = redis;
     this.archive = archive;
     this.settings = settings;
-    this.nodeId = nodeId;
+    this.nodeId = seat.nodeId();
     this.metrics = metrics;
   }
 
@@ -100,33 +91,24 @@ public final class ArchiveVerticle extends VerticleBase {
     store = new ArchiveHandoff(redisContext);
     quarantined = new QuarantineStore(redisContext);
     writer = new BatchWriter(archive, settings.timeout());
-    retention = new Retention(archive, settings.retention());
-    leadership = new Leadership(vertx, LeaderRole.ARCHIVE, partition, "archiving to " + archive.describe()
-        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), nodeId,
-        new LivenessStore(redisContext), redisContext.clock(), settings.lease());
-    tick();
-    // a tick renews the lease: one at least every third of it, even while a long write or a backoff after
-    // failed writes holds the other ticks back
-    renewal = vertx.setPeriodic(Math.max(1, settings.lease().toMillis() / 3), t -> {
-      if (!ticking && !stopping) {
-        tick();
-      }
-    });
-    return vertx.eventBus().consumer(Addresses.NODE_DIED, m -> tick()).completion();
+    retention = new Retention(archive, settings.retention(), seat.ticker());
+    // a round renews the lease: the loop runs one at least every third of it, even while a long write or a
+    // backoff after failed writes holds the other rounds back
+    loop = new LeaderLoop(vertx, redisContext, seat, "archiving to " + archive.describe()
+        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), settings.lease(), this::round);
+    loop.tick();
+    return loop.wakeOnNodeDied();
   }
 
-  /** One archive.lua call; never two at once (a tick asked for meanwhile runs right after). */
-  private void tick() {
-    if (ticking) {
-      tickAgain = true;
-      return;
-    }
-    vertx.cancelTimer(timer);
-    boolean wanted = assignment == null || assignment.wants("archive", partition);
-    if (!wanted && written.isEmpty() && pending == null && !writing && !leadership.leads()) {
+  /**
+   * One archive.lua call (the loop never runs two at once); answers when the next is due (LeaderLoop.NO_TIMER:
+   * the write under way ticks when it ends).
+   */
+  private Future<Long> round() {
+    boolean wanted = loop.wanted();
+    if (!wanted && written.isEmpty() && pending == null && !writing && !loop.leads()) {
       // another node's partition, and nothing of it here: nothing to ask Redis
-      next(settings.interval().toMillis());
-      return;
+      return Future.succeededFuture(settings.interval().toMillis());
     }
     letGo = !wanted;
     ticking = true;
@@ -136,49 +118,48 @@ public final class ArchiveVerticle extends VerticleBase {
     // written and one fetched; while writes fail, the leader only renews its lease and retries what it has
     int max = stopping || letGo || pending != null || failures > 0 || millis() < standDownUntil ? 0
         : settings.batchSize();
-    long asked = Leadership.asking();
-    store.archiveBatch(partition, nodeId, confirming, max, settings.lease(), settings.grace(), hold()).onComplete(ar -> {
-      ticking = false;
-      if (ar.failed()) {
-        // the confirmation may not have landed: it goes again with the next tick (it is idempotent)
-        confirming.addAll(written);
-        written = confirming;
-        log.warn("archive round failed on Redis: {}", ar.cause().getMessage());
-        next(backoff(Math.max(1, failures)));
-        checkIdle();
-        return;
-      }
-      leadership.update(ar.result().leader(), asked);
-      retention.pass(millis(), partition == 0 && leadership.leads() && !stopping);
-      // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
-      // another node may lead by now. What came, and what waits here, is given back to be due at once
-      if (!leadership.leads()) {
-        if (!ar.result().batch().isEmpty()) {
-          pending = merge(pending, ar.result().batch());
-        }
-        release();
-      } else if (!ar.result().batch().isEmpty()) {
-        pending = merge(pending, ar.result().batch());
-      }
-      if (letGo && leadership.leads() && pending == null && !writing && written.isEmpty()) {
-        // the partition went to another node and nothing of it waits here: hand it on now, not after a lease
-        leadership.handOn().onFailure(e -> log.debug("handing the archive lease on: {}", e.getMessage()));
-      }
-      boolean couldNotFetch = max == 0 && pending != null;
-      if (!stopping) {
-        startWrite();
-      }
-      if (tickAgain) {
-        tickAgain = false;
-        tick();
-      } else if (writing && pending == null && couldNotFetch && failures == 0) {
-        tick(); // what waited is being written now: fetch the next batch meanwhile (once)
-      } else if (!writing) {
-        next(pending != null ? Math.max(0, retryAt - millis()) : settings.interval().toMillis());
-      }
-      // else: the write in progress ticks when it ends
-      checkIdle();
-    });
+    long asked = loop.asking();
+    return store.archiveBatch(partition, nodeId, confirming, max, settings.lease(), settings.grace(), hold())
+        .<Long>transform(ar -> {
+          ticking = false;
+          if (ar.failed()) {
+            // the confirmation may not have landed: it goes again with the next tick (it is idempotent)
+            confirming.addAll(written);
+            written = confirming;
+            log.warn("archive round failed on Redis: {}", ar.cause().getMessage());
+            checkIdle();
+            return Future.succeededFuture(backoff(Math.max(1, failures)));
+          }
+          loop.update(ar.result().leader(), asked);
+          retention.pass(millis(), partition == 0 && loop.leads() && !stopping);
+          // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
+          // another node may lead by now. What came, and what waits here, is given back to be due at once
+          if (!loop.leads()) {
+            if (!ar.result().batch().isEmpty()) {
+              pending = merge(pending, ar.result().batch());
+            }
+            release();
+          } else if (!ar.result().batch().isEmpty()) {
+            pending = merge(pending, ar.result().batch());
+          }
+          if (letGo && loop.leads() && pending == null && !writing && written.isEmpty()) {
+            // the partition went to another node and nothing of it waits here: hand it on now, not after a lease
+            loop.letGo();
+          }
+          boolean couldNotFetch = max == 0 && pending != null;
+          if (!stopping) {
+            startWrite();
+          }
+          checkIdle();
+          if (writing && pending == null && couldNotFetch && failures == 0) {
+            // what waited is being written now: fetch the next batch meanwhile (once)
+            return Future.succeededFuture(0L);
+          } else if (!writing) {
+            return Future.succeededFuture(pending != null ? Math.max(0, retryAt - millis())
+                : settings.interval().toMillis());
+          }
+          return Future.succeededFuture(LeaderLoop.NO_TIMER); // the write in progress ticks when it ends
+        });
   }
 
   /** Starts writing the waiting batch, unless a write is under way or a failed one must wait its backoff. */
@@ -189,11 +170,11 @@ public final class ArchiveVerticle extends VerticleBase {
     List<ToArchive> batch = pending;
     pending = null;
     writing = true;
-    long began = System.nanoTime();
+    long began = seat.ticker().nanos();
     writer.write(batch).onComplete(ar -> {
       writing = false;
       if (ar.succeeded()) {
-        metrics.archiveBatch(ar.result().written().size(), System.nanoTime() - began);
+        metrics.archiveBatch(ar.result().written().size(), seat.ticker().nanos() - began);
         quarantine(ar.result().refused());
         if (outageSince > 0) {
           log.info("the archive ({}) accepts writes again after {} failed attempts over {}", archive.describe(),
@@ -221,7 +202,7 @@ public final class ArchiveVerticle extends VerticleBase {
         }
         // a batch fetched meanwhile goes with this one: write both again, this one first
         pending = merge(batch, pending);
-        if (!leadership.leads()) {
+        if (!loop.leads()) {
           // the lease ran out meanwhile: what this node held goes back to be due at once, for the next leader
           release();
           failures = 0;
@@ -232,9 +213,9 @@ public final class ArchiveVerticle extends VerticleBase {
       if (stopping) {
         checkIdle();
       } else if (ar.succeeded()) {
-        tick();
+        loop.tick();
       } else {
-        next(backoff(failures));
+        loop.next(backoff(failures));
       }
     });
   }
@@ -271,10 +252,8 @@ public final class ArchiveVerticle extends VerticleBase {
     // not keep taking its partitions back from the nodes that can write
     java.time.Duration away = settings.lease().plus(settings.grace()).multipliedBy(1L << Math.min(6, standDowns++));
     standDownUntil = millis() + away.toMillis();
-    if (assignment != null) {
-      assignment.away("archive", away);
-    }
-    leadership.handOn().onFailure(e -> log.debug("handing the archive lease on: {}", e.getMessage()));
+    loop.away(away);
+    loop.letGo();
   }
 
   /** What waits here is given back to be due at once (see ArchiveHandoff.release); not waited for. */
@@ -308,18 +287,6 @@ public final class ArchiveVerticle extends VerticleBase {
     return Math.min(settings.maxBackoff().toMillis(), base << Math.min(20, Math.max(0, failures - 1)));
   }
 
-  private void next(long millis) {
-    if (stopping) {
-      return;
-    }
-    vertx.cancelTimer(timer);
-    if (millis <= 0) {
-      context.runOnContext(v -> tick());
-    } else {
-      timer = vertx.setTimer(millis, t -> tick());
-    }
-  }
-
   /**
    * A handed-out batch stays the leader's for as long as it may wait for the write before it and its own
    * write may take (a timeout each), plus a lease.
@@ -347,14 +314,13 @@ public final class ArchiveVerticle extends VerticleBase {
   public Future<?> stop() {
     stopping = true;
     retention.stop();
-    vertx.cancelTimer(timer);
-    vertx.cancelTimer(renewal);
+    loop.stop();
     idle = Promise.promise();
     checkIdle();
     return idle.future()
         .compose(v -> written.isEmpty() ? Future.succeededFuture()
             : store.archiveBatch(partition, nodeId, written, 0, settings.lease(), settings.grace(), hold()))
-        .compose(v -> leadership.handOn())
+        .compose(v -> loop.handOn())
         .onFailure(e -> log.warn("archiving stopped uncleanly (the next leader will finish): {}", e.getMessage()))
         .transform(ar -> redisContext.close());
   }

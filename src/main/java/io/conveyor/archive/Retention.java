@@ -2,6 +2,7 @@ package io.conveyor.archive;
 
 import io.conveyor.config.Durations;
 import io.conveyor.database.ArchiveStore;
+import io.conveyor.lease.Ticker;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,11 +24,13 @@ final class Retention {
   static final long RETENTION_PASS_MS = 30_000;
   private final ArchiveStore archive;
   private final Duration retention;
+  private final Ticker ticker;
   private long nextRetention;
   private boolean retaining;
   private boolean stopping;
 
-  Retention(ArchiveStore archive, Duration retention) {
+  Retention(ArchiveStore archive, Duration retention, Ticker ticker) {
+    this.ticker = ticker;
     this.archive = archive;
     this.retention = retention;
   }
@@ -40,7 +43,7 @@ final class Retention {
     retaining = true;
     nextRetention = now + RETENTION_EVERY_MS;
     long before = now - retention.toMillis();
-    long until = System.nanoTime() + RETENTION_PASS_MS * 1_000_000;
+    long until = ticker.nanos() + RETENTION_PASS_MS * 1_000_000;
     deleteBatches(before, until, 0).onComplete(ar -> {
       retaining = false;
       if (ar.failed()) {
@@ -61,7 +64,7 @@ final class Retention {
   private Future<Integer> deleteBatches(long before, long untilNanos, int done) {
     return archive.deleteCompletedBefore(before, RETENTION_BATCH).compose(n -> {
       int total = done + n;
-      if (n < RETENTION_BATCH || System.nanoTime() > untilNanos || stopping) {
+      if (n < RETENTION_BATCH || ticker.nanos() > untilNanos || stopping) {
         return Future.succeededFuture(total);
       }
       if (total % 100_000 < RETENTION_BATCH) {

@@ -1,7 +1,8 @@
 package io.conveyor.node;
 
 import io.conveyor.bus.Addresses;
-import io.conveyor.bus.Registration;
+import io.conveyor.lease.Assignment;
+import io.conveyor.lease.Registration;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
@@ -37,6 +38,7 @@ public final class HeartbeatVerticle extends VerticleBase {
   private final Supplier<JsonObject> info;
   private final Function<StoreContext, Future<Void>> restore;
   private final Registration registration;
+  private final Assignment assignment;
   private StoreContext redisContext;
   private LivenessStore store;
   private long timer = -1;
@@ -55,30 +57,25 @@ public final class HeartbeatVerticle extends VerticleBase {
 
   /**
    * info is what the heartbeat key holds, read anew at each beat; restore puts back into Redis what the
-   * node's config owns (scripts, pipelines), for when Redis comes back after an outage or empty.
+   * node's config owns (scripts, pipelines), for when Redis comes back after an outage or empty. Each accepted
+   * beat confirms the registration and gives its view of the live nodes to the node's partition assignment.
    */
   public HeartbeatVerticle(RedisAccess redis, Settings settings, Supplier<JsonObject> info,
-                           Function<StoreContext, Future<Void>> restore, Registration registration) {
+                           Function<StoreContext, Future<Void>> restore, Registration registration,
+                           Assignment assignment) {
     this.registration = registration;
+    this.assignment = assignment;
     this.redis = redis;
     this.settings = settings;
     this.info = info;
     this.restore = restore;
   }
 
-  private io.conveyor.bus.Assignment assignment;
-
-  /** Each beat's view of the live nodes goes to the node's partition assignment. */
-  public HeartbeatVerticle sharing(io.conveyor.bus.Assignment assignment) {
-    this.assignment = assignment;
-    return this;
-  }
-
   @Override
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new LivenessStore(redisContext);
-    long sent = System.nanoTime();
+    long sent = registration.now();
     return store.register(settings.nodeId(), info(), settings.ttl()).onSuccess(v -> {
       registration.confirmed(sent);
       next();
@@ -90,11 +87,11 @@ public final class HeartbeatVerticle extends VerticleBase {
   }
 
   private Future<Void> beat() {
-    long sent = System.nanoTime();
+    long sent = registration.now();
     return store.heartbeat(settings.nodeId(), info(), settings.ttl()).transform(ar -> {
       if (ar.failed()) {
         if (failedBeats++ == 0) {
-          failingSince = System.nanoTime();
+          failingSince = registration.now();
           log.warn("heartbeat failed ({}); beating on; past heartbeat.ttl ({} s) the reaper may take this node "
               + "over", ar.cause().getMessage(), settings.ttl().toSeconds());
         }
@@ -102,7 +99,7 @@ public final class HeartbeatVerticle extends VerticleBase {
       }
       if (failedBeats > 0) {
         log.info("Redis answers heartbeats again after {} failed ({} ms)", failedBeats,
-            (System.nanoTime() - failingSince) / 1_000_000);
+            (registration.now() - failingSince) / 1_000_000);
         failedBeats = 0;
         restorePending = true;
       }
@@ -111,9 +108,7 @@ public final class HeartbeatVerticle extends VerticleBase {
         return fence();
       }
       registration.confirmed(sent);
-      if (assignment != null) {
-        assignment.view(ar.result().view());
-      }
+      assignment.view(ar.result().view());
       if (code == Code.LATE) {
         log.warn("this node's heartbeat had expired (silent past heartbeat.ttl: paused, or cut off from Redis);"
             + " nobody took the node over, so it carries on");
@@ -152,7 +147,7 @@ public final class HeartbeatVerticle extends VerticleBase {
               }
               restorePending = false;
               incarnation++;
-              long sent = System.nanoTime();
+              long sent = registration.now();
               return store.register(settings.nodeId(), info(), settings.ttl())
                   .onSuccess(r -> registration.confirmed(sent));
             })

@@ -1,12 +1,12 @@
 package io.conveyor.node;
 
 import io.conveyor.bus.Addresses;
-import io.conveyor.bus.Leadership;
 import io.conveyor.bus.MemberLeft;
 import io.conveyor.bus.Messages;
 import io.conveyor.bus.NodeDied;
+import io.conveyor.lease.LeaderLoop;
+import io.conveyor.lease.Leadership;
 import io.conveyor.redis.ControlStore;
-import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StatsStore;
@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * node's heartbeat would expire, but takes nothing over while the heartbeat lives (after a pause, the
  * paused node's view says everyone else left). After Redis was unreachable, nobody is judged for one
  * heartbeat TTL, so the live nodes can beat first. The leader also wakes the transactions whose sleep is
- * over, carries cancel walks on, and samples queue lengths into the stats.
+ * over, carries cancel walks on, and samples queue lengths into the stats. The rounds, the renewal and the
+ * hand-on are the LeaderLoop's (one round at a time, so a member-left hint never overlaps a round).
  */
 public final class ReaperVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ReaperVerticle.class);
@@ -39,13 +40,13 @@ public final class ReaperVerticle extends VerticleBase {
   private LivenessStore liveness;
   private ControlStore control;
   private StatsStore stats;
+  /** The cluster-wide judging's lease (with one partition, the loop's own); null where this reaper does not judge. */
   private Leadership leadership;
-  private long timer = -1;
-  private boolean stopping;
-  /** When (System.nanoTime) the rounds began to fail on Redis; meaningful while redisFailed. */
+  private LeaderLoop loop;
+  /** When (the ticker) the rounds began to fail on Redis; meaningful while redisFailed. */
   private long failingSince;
   private boolean redisFailed;
-  /** Until then (System.nanoTime) no heartbeat is judged: Redis has just come back. */
+  /** Until then (the ticker) no heartbeat is judged: Redis has just come back. */
   private long graceUntil;
 
   /**
@@ -61,29 +62,25 @@ public final class ReaperVerticle extends VerticleBase {
     }
   }
 
-  public ReaperVerticle(RedisAccess redis, Settings settings) {
-    this(redis, settings, 0, null);
-  }
-
   /**
-   * The reaper of one partition: it wakes that partition's sleepers and samples its queues while it holds
-   * the partition's reaper lease, which the assignment says whether to ask for. The one of partition 0 also
+   * The reaper of one partition (the seat's): it wakes that partition's sleepers and samples its queues while it
+   * holds the partition's reaper lease, which the assignment says whether to ask for. The one of partition 0 also
    * judges dead nodes for the whole cluster, on a lease of its own (with one partition, the same lease).
    */
-  public ReaperVerticle(RedisAccess redis, Settings settings, int partition, io.conveyor.bus.Assignment assignment) {
+  public ReaperVerticle(RedisAccess redis, Settings settings, LeaderLoop.Seat seat) {
     this.redis = redis;
     this.settings = settings;
-    this.partition = partition;
-    this.assignment = assignment;
+    this.seat = seat;
+    this.partition = seat.partition();
   }
 
+  private final LeaderLoop.Seat seat;
   private final int partition;
-  private final io.conveyor.bus.Assignment assignment;
   /** The stats1H slot length (lua/lib/stats.lua), and the slot last sampled. */
   private static final long SAMPLE_SLOT_MS = 5_000;
   private long sampledSlot = -1;
-  /** The lease of partition's own work when there are several (the judge's is leadership). */
-  private Leadership partitionLeadership;
+  /** The partition's own work has a lease of its own (the loop's): there are several partitions. */
+  private boolean several;
   private long rounds;
 
   @Override
@@ -92,17 +89,16 @@ public final class ReaperVerticle extends VerticleBase {
     liveness = new LivenessStore(redisContext);
     control = new ControlStore(redisContext);
     stats = new StatsStore(redisContext);
-    boolean several = redis.keys().partitions() > 1;
-    if (!several || partition == 0) {
-      leadership = new Leadership(vertx, LeaderRole.REAPER, several ? -1 : 0, "the reaper", settings.nodeId(),
-          liveness, redisContext.clock(), settings.lease());
+    several = redis.keys().partitions() > 1;
+    loop = new LeaderLoop(vertx, redisContext, seat, several ? "waking sleepers (partition " + partition + ")"
+        : "the reaper", settings.lease(), this::round);
+    if (!several) {
+      leadership = loop.leadership();
+    } else if (partition == 0) {
+      leadership = loop.other(-1, "the reaper", settings.lease(), redisContext.clock());
     }
-    if (several) {
-      partitionLeadership = new Leadership(vertx, LeaderRole.REAPER, partition, "waking sleepers (partition "
-          + partition + ")", settings.nodeId(), liveness, redisContext.clock(), settings.lease());
-    }
-    graceUntil = System.nanoTime();
-    tick();
+    graceUntil = seat.ticker().nanos();
+    loop.tick();
     if (leadership == null) {
       return Future.succeededFuture();
     }
@@ -110,37 +106,23 @@ public final class ReaperVerticle extends VerticleBase {
         m -> memberLeft(Messages.decode(m.body(), MemberLeft.class).clusterNodeId())).completion();
   }
 
-  /** One round, then the next is timed from its end. */
-  private void tick() {
-    round().onComplete(ar -> {
-      if (!stopping) {
-        timer = vertx.setTimer(settings.interval().toMillis(), t -> tick());
-      }
-    });
-  }
-
   /**
    * With one partition: the reaper lease, then (leading) judging, waking and sampling. With several, the
    * reaper of partition 0 judges on the cluster-wide lease, and each wakes and samples its partition on the
    * partition's lease, asked for only where the assignment gives it to this node.
    */
-  private Future<Void> round() {
+  private Future<Long> round() {
     rounds++;
     Future<Void> judged = leadership == null ? Future.succeededFuture() : judgeRound();
-    if (partitionLeadership == null) {
-      return judged;
-    }
-    return judged.transform(ar -> partitionRound());
+    return (several ? judged.transform(ar -> partitionRound()) : judged)
+        .transform(ar -> Future.succeededFuture(settings.interval().toMillis()));
   }
 
   private Future<Void> judgeRound() {
-    long asked = Leadership.asking();
-    boolean several = partitionLeadership != null;
-    return liveness.lease(LeaderRole.REAPER, several ? -1 : 0, settings.nodeId(), settings.lease(), settings.grace())
+    return leadership.renew(settings.grace())
         .compose(leader -> {
           redisAnswered();
-          leadership.update(leader, asked);
-          boolean judge = System.nanoTime() - graceUntil >= 0;
+          boolean judge = seat.ticker().nanos() - graceUntil >= 0;
           if (!leader) {
             return Future.<Void>succeededFuture();
           }
@@ -154,17 +136,17 @@ public final class ReaperVerticle extends VerticleBase {
   }
 
   private Future<Void> partitionRound() {
-    boolean wanted = assignment == null || assignment.wants("reaper", partition);
-    if (!wanted && !partitionLeadership.leads()) {
+    boolean wanted = loop.wanted();
+    if (!wanted && !loop.leads()) {
       return Future.succeededFuture(); // another node's partition
     }
     if (!wanted) {
-      return partitionLeadership.handOn(); // it went to another node: let it take it now
+      return loop.handOn(); // it went to another node: let it take it now
     }
-    long asked = Leadership.asking();
+    long asked = loop.asking();
     return control.wakeLeading(partition, 1000, settings.nodeId(), settings.lease(), settings.grace())
         .compose(woken -> {
-          partitionLeadership.update(woken >= 0, asked);
+          loop.update(woken >= 0, asked);
           return woken >= 0 ? walkCancels(partition).compose(v -> sample(partition, Future.succeededFuture(woken)))
               : Future.<Void>succeededFuture();
         })
@@ -174,7 +156,7 @@ public final class ReaperVerticle extends VerticleBase {
   private void roundFailed(Throwable e) {
     if (!redisFailed) {
       redisFailed = true;
-      failingSince = System.nanoTime();
+      failingSince = seat.ticker().nanos();
     }
     log.warn("reaper round failed: {}", e.getMessage());
   }
@@ -190,9 +172,9 @@ public final class ReaperVerticle extends VerticleBase {
       return;
     }
     redisFailed = false;
-    long failedMs = (System.nanoTime() - failingSince) / 1_000_000;
+    long failedMs = (seat.ticker().nanos() - failingSince) / 1_000_000;
     if (failedMs * 2 >= settings.heartbeatTtl().toMillis()) {
-      graceUntil = System.nanoTime() + settings.outageGrace().toNanos();
+      graceUntil = seat.ticker().nanos() + settings.outageGrace().toNanos();
       log.info("Redis answers again after {} ms: no node is judged dead for {} ms, so live nodes beat first",
           failedMs, settings.outageGrace().toMillis());
     }
@@ -233,16 +215,9 @@ public final class ReaperVerticle extends VerticleBase {
         .onSuccess(n -> sampledSlot = slot).mapEmpty();
   }
 
-  /** The groups live nodes serve: the heartbeat's view (no read of its own), or read when there is none. */
+  /** The groups live nodes serve: the heartbeat's view (no read of its own). */
   private Future<Set<String>> served() {
-    if (assignment != null) {
-      return Future.succeededFuture(assignment.groups());
-    }
-    return liveness.nodes().map(nodes -> {
-      Set<String> groups = new TreeSet<>();
-      nodes.values().forEach(i -> groups.add(i.getString("group")));
-      return groups;
-    });
+    return Future.succeededFuture(loop.groups());
   }
 
   private Void report(LivenessStore.Reaped reaped) {
@@ -272,11 +247,7 @@ public final class ReaperVerticle extends VerticleBase {
       return Future.all(gone.stream().map(node -> liveness.heartbeatLeft(node).map(left -> {
         long ms = left == null ? 0 : left.toMillis() + 50;
         log.info("Hazelcast says node {} left; its heartbeat lasts {} ms more, the reaper looks then", node, ms);
-        vertx.setTimer(Math.max(1, ms), t -> {
-          if (!stopping) {
-            round();
-          }
-        });
+        vertx.setTimer(Math.max(1, ms), t -> loop.tick());
         return null;
       })).toList());
     }).onFailure(e -> log.warn("looking at a departed member failed: {}", e.getMessage()));
@@ -285,10 +256,9 @@ public final class ReaperVerticle extends VerticleBase {
   /** Hands the reaper lease on (when it leads), so another node reaps at once. */
   @Override
   public Future<?> stop() {
-    stopping = true;
-    vertx.cancelTimer(timer);
+    loop.stop();
     return (leadership == null ? Future.<Void>succeededFuture() : leadership.handOn())
-        .compose(v -> partitionLeadership == null ? Future.<Void>succeededFuture() : partitionLeadership.handOn())
+        .compose(v -> several ? loop.handOn() : Future.<Void>succeededFuture())
         .onFailure(e -> log.warn("could not hand the reaper lease on ({}); it runs out by itself", e.getMessage()))
         .transform(ar -> redisContext.close());
   }

@@ -2,7 +2,7 @@ package io.conveyor.queue;
 
 import io.conveyor.bus.Addresses;
 import io.conveyor.config.Config;
-import io.conveyor.bus.Registration;
+import io.conveyor.lease.Registration;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
 import io.conveyor.pipeline.PipelineCatalog;

@@ -1,15 +1,12 @@
 package io.conveyor.schedule;
 
-import io.conveyor.bus.Assignment;
-import io.conveyor.bus.Leadership;
 import io.conveyor.config.Config;
 import io.conveyor.domain.Transactions;
+import io.conveyor.lease.LeaderLoop;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Schedule;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.LeaderRole;
-import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.ScheduleStore;
 import io.conveyor.redis.StoreContext;
@@ -29,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * on to its next fire time and its fires into the purgatory in one call (schedule-fire.lua); starts a transaction
  * per fire with externalId schedule:&lt;id&gt;:&lt;fire ms&gt; (so driving a fire twice starts it once); and records
  * what became of each (schedule-done.lua), which takes it out of the purgatory. A fire still in the purgatory after
- * schedules.redriveAfter (its leader died between the two calls) is driven again by whoever leads then.
+ * schedules.redriveAfter (its leader died between the two calls) is driven again by whoever leads then. The
+ * ticking, the renewal and the hand-on are the LeaderLoop's.
  */
 public final class ScheduleVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(ScheduleVerticle.class);
@@ -43,25 +41,23 @@ public final class ScheduleVerticle extends VerticleBase {
   private final String nodeId;
   private final NodeMetrics metrics;
   private final int partition;
-  private final Assignment assignment;
+  private final LeaderLoop.Seat seat;
   private StoreContext context;
   private ScheduleStore store;
   private Transactions tx;
-  private Leadership leadership;
-  private long timer = -1;
-  private boolean ticking;
-  private boolean stopping;
+  private LeaderLoop loop;
   private int failures;
 
+  /** The scheduler of the seat's partition. */
   public ScheduleVerticle(RedisAccess redis, Transactions.Factory transactions, Config.Schedules settings,
-                          String nodeId, NodeMetrics metrics, int partition, Assignment assignment) {
+                          NodeMetrics metrics, LeaderLoop.Seat seat) {
     this.redis = redis;
     this.transactions = transactions;
     this.settings = settings;
-    this.nodeId = nodeId;
+    this.nodeId = seat.nodeId();
     this.metrics = metrics;
-    this.partition = partition;
-    this.assignment = assignment;
+    this.partition = seat.partition();
+    this.seat = seat;
   }
 
   @Override
@@ -69,68 +65,52 @@ public final class ScheduleVerticle extends VerticleBase {
     context = redis.open(vertx);
     store = new ScheduleStore(context);
     tx = transactions.on(context);
-    leadership = new Leadership(vertx, LeaderRole.SCHEDULER, partition, "schedules"
-        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), nodeId,
-        new LivenessStore(context), context.clock(), settings.lease());
-    tick();
+    loop = new LeaderLoop(vertx, context, seat, "schedules" + partitionText(), settings.lease(), this::round);
+    loop.tick();
     return Future.succeededFuture();
   }
 
   @Override
   public Future<?> stop() {
-    stopping = true;
-    vertx.cancelTimer(timer);
-    return leadership.handOn().eventually(() -> context.close());
+    loop.stop();
+    return loop.handOn().eventually(() -> context.close());
   }
 
-  private void tick() {
-    if (ticking || stopping) {
-      return;
-    }
-    boolean wanted = assignment == null || assignment.wants("scheduler", partition);
-    if (!wanted) {
-      if (leadership.leads()) {
+  /** One round (the loop never runs two at once); answers when the next is due. */
+  private Future<Long> round() {
+    if (!loop.wanted()) {
+      if (loop.leads()) {
         // another node is this partition's heir now: let it take the lease at once (nothing is in hand between
         // rounds but the purgatory, which a new leader drives at once)
-        leadership.handOn().onFailure(e -> log.debug("handing the scheduler lease on: {}", e.getMessage()));
+        loop.letGo();
       }
-      next(settings.interval().toMillis());
-      return;
+      return Future.succeededFuture(settings.interval().toMillis());
     }
-    ticking = true;
-    long asked = Leadership.asking();
-    store.due(partition, nodeId, settings.lease(), settings.grace(), ROUND, settings.redriveAfter(), wanted)
+    long asked = loop.asking();
+    return store.due(partition, nodeId, settings.lease(), settings.grace(), ROUND, settings.redriveAfter(), true)
         .compose(round -> {
-          leadership.update(round != null, asked);
+          loop.update(round != null, asked);
           return round == null ? Future.succeededFuture(false) : run(round)
               .map(v -> round.due().size() >= ROUND || round.redrive().size() >= ROUND);
         })
-        .onComplete(ar -> {
-          ticking = false;
+        .transform(ar -> {
           if (ar.failed()) {
             if (failures++ == 0) {
               log.warn("schedules{}: a round failed ({}); retrying every {}", partitionText(), ar.cause().getMessage(),
                   io.conveyor.config.Durations.format(settings.interval()));
             }
-            next(settings.interval().toMillis());
-          } else {
-            if (failures > 0) {
-              log.info("schedules{}: rounds work again after {} failed", partitionText(), failures);
-              failures = 0;
-            }
-            next(ar.result() ? 0 : settings.interval().toMillis());
+            return Future.succeededFuture(settings.interval().toMillis());
           }
+          if (failures > 0) {
+            log.info("schedules{}: rounds work again after {} failed", partitionText(), failures);
+            failures = 0;
+          }
+          return Future.succeededFuture(ar.result() ? 0L : settings.interval().toMillis());
         });
   }
 
   private String partitionText() {
     return redis.keys().partitions() > 1 ? " (partition " + partition + ")" : "";
-  }
-
-  private void next(long ms) {
-    if (!stopping) {
-      timer = vertx.setTimer(Math.max(1, ms), t -> tick());
-    }
   }
 
   /** One fire to drive: its schedule (null: gone), the fire time, and the run it may wait behind. */
@@ -162,7 +142,7 @@ public final class ScheduleVerticle extends VerticleBase {
         : store.fire(partition, nodeId, moves);
     return moved.compose(ok -> {
       if (ok == null) {
-        leadership.update(false, Leadership.asking());
+        loop.update(false, loop.asking());
         return Future.<Void>succeededFuture(); // the lease went meanwhile: the next leader sees them due
       }
       List<Fire> toDrive = new ArrayList<>();

@@ -2,13 +2,11 @@ package io.conveyor.webhook;
 
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.bus.Addresses;
-import io.conveyor.bus.Leadership;
 import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
+import io.conveyor.lease.LeaderLoop;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.LeaderRole;
-import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
 import io.conveyor.redis.WebhookStore;
@@ -44,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * (Standard Webhooks); 2xx is delivered, 410 gone, anything else (or no answer within webhooks.timeout) is
  * retried with exponential backoff and jitter until webhooks.maxAttempts, honouring Retry-After on 429 and
  * 503. Redirects are not followed. The leader ticks when a webhook becomes due (a note on notify), when a
- * delivery ends, when a node died (it may have held the lease), and every webhooks.interval.
+ * delivery ends, when a node died (it may have held the lease), and every webhooks.interval; the ticking, the
+ * renewal and the hand-on are the LeaderLoop's.
  */
 public final class WebhookVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(WebhookVerticle.class);
@@ -60,40 +59,33 @@ public final class WebhookVerticle extends VerticleBase {
   private StoreContext redisContext;
   private WebhookStore store;
   private final int partition;
-  private final io.conveyor.bus.Assignment assignment;
-  private Leadership leadership;
+  private final LeaderLoop.Seat seat;
+  private LeaderLoop loop;
   private HttpClient http;
   private List<WebhookResult> results = new ArrayList<>();
   private int inFlight;
   /** Deliveries (and syncs) this node has under way, by webhookId. */
   private final java.util.Set<String> underway = new java.util.HashSet<>();
+  /** A webhook.lua call is under way. */
   private boolean ticking;
-  private boolean tickAgain;
   private int redisFailures;
-  private long timer = -1;
   private boolean stopping;
   private Promise<Void> idle;
 
-  /** archive: where a delivery of an archived transaction reads its summary and records its outcome. */
-  public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
-                         NodeMetrics metrics) {
-    this(redis, archive, settings, nodeId, metrics, 0, null, io.conveyor.trace.Tracing.OFF);
-  }
-
   /**
-   * The webhook role of one partition. With several, each node runs one of these per partition, and only
-   * those the assignment gives it ask for their lease; the others send nothing.
+   * The webhook role of one partition (the seat's). With several, each node runs one of these per partition,
+   * and only those the assignment gives it ask for their lease; the others send nothing. archive: where a
+   * delivery of an archived transaction reads its summary and records its outcome.
    */
-  public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, String nodeId,
-                         NodeMetrics metrics, int partition, io.conveyor.bus.Assignment assignment,
-                         io.conveyor.trace.Tracing tracing) {
+  public WebhookVerticle(RedisAccess redis, ArchiveStore archive, Config.Webhooks settings, NodeMetrics metrics,
+                         LeaderLoop.Seat seat, io.conveyor.trace.Tracing tracing) {
     this.tracing = tracing;
-    this.partition = partition;
-    this.assignment = assignment;
+    this.seat = seat;
+    this.partition = seat.partition();
     this.redis = redis;
     this.archive = archive;
     this.settings = settings;
-    this.nodeId = nodeId;
+    this.nodeId = seat.nodeId();
     this.metrics = metrics;
     this.limits = new WebhookLimits(settings.lease(), settings.grace(), settings.timeout().plusSeconds(5),
         settings.failureLimit(), settings.failureWindow(), settings.pause());
@@ -104,80 +96,59 @@ public final class WebhookVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new WebhookStore(redisContext);
-    leadership = new Leadership(vertx, LeaderRole.WEBHOOKS, partition, "webhook delivery"
-        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), nodeId,
-        new LivenessStore(redisContext), redisContext.clock(), settings.lease());
+    loop = new LeaderLoop(vertx, redisContext, seat, "webhook delivery"
+        + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), settings.lease(), this::round);
     http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
         .setKeepAlive(true).setIdleTimeout(60), new PoolOptions().setHttp1MaxSize(Math.min(settings.concurrency(), 50)));
     return Future.all(vertx.eventBus().<String>localConsumer(Addresses.WEBHOOKS_DUE, m -> {
       if (redis.keys().partitionOf(m.body()) == partition) {
-        tick();
+        loop.tick();
       }
-    }).completion(),
-        vertx.eventBus().consumer(Addresses.NODE_DIED, m -> tick()).completion()).onSuccess(v -> tick());
+    }).completion(), loop.wakeOnNodeDied()).onSuccess(v -> loop.tick());
   }
 
-  private void tick() {
-    if (ticking) {
-      tickAgain = true;
-      return;
-    }
-    vertx.cancelTimer(timer);
-    boolean wanted = assignment == null || assignment.wants("webhooks", partition);
-    if (!wanted && results.isEmpty() && inFlight == 0 && !leadership.leads()) {
+  /** One webhook.lua call (the loop never runs two at once); answers when the next is due. */
+  private Future<Long> round() {
+    boolean wanted = loop.wanted();
+    if (!wanted && results.isEmpty() && inFlight == 0 && !loop.leads()) {
       // another node's partition, and nothing of it here: nothing to ask Redis
-      next(settings.interval().toMillis());
-      return;
+      return Future.succeededFuture(settings.interval().toMillis());
     }
     ticking = true;
     List<WebhookResult> reporting = results;
     results = new ArrayList<>();
     int max = stopping || !wanted ? 0 : Math.max(0, settings.concurrency() - inFlight);
-    long asked = Leadership.asking();
-    store.webhookBatch(partition, nodeId, reporting, max, limits).onComplete(ar -> {
+    long asked = loop.asking();
+    return store.webhookBatch(partition, nodeId, reporting, max, limits).<Long>transform(ar -> {
       ticking = false;
       if (ar.failed()) {
         reporting.addAll(results);
         results = reporting; // they go again: a result for an attempt already recorded is ignored
         redisFailures++;
         log.warn("webhook round failed on Redis: {}", ar.cause().getMessage());
-        next(Math.min(settings.interval().toMillis(), 50L << Math.min(6, redisFailures)));
         checkIdle();
-        return;
+        return Future.succeededFuture(Math.min(settings.interval().toMillis(), 50L << Math.min(6, redisFailures)));
       }
       redisFailures = 0;
-      leadership.update(ar.result().leader(), asked);
-      if (!wanted && leadership.leads() && inFlight == 0 && results.isEmpty()) {
+      loop.update(ar.result().leader(), asked);
+      if (!wanted && loop.leads() && inFlight == 0 && results.isEmpty()) {
         // the partition went to another node and nothing of it is under way here: hand it on now
-        leadership.handOn().onFailure(e -> log.debug("handing the webhook lease on: {}", e.getMessage()));
+        loop.letGo();
       }
       // jobs answered after the lease that handed them out ran out (by this node's clock) are left alone:
       // another node may lead by now, and each job was rescheduled before it was handed out
-      for (WebhookJob job : leadership.leads() ? ar.result().jobs() : List.<WebhookJob>of()) {
+      for (WebhookJob job : loop.leads() ? ar.result().jobs() : List.<WebhookJob>of()) {
         if (job.kind().equals("sync")) {
           sync(job);
         } else {
           deliver(job);
         }
       }
-      if (tickAgain || !results.isEmpty()) {
-        tickAgain = false;
-        tick();
-      } else if (max > 0 && ar.result().jobs().size() >= max) {
-        tick(); // more may be due
-      } else {
-        next(settings.interval().toMillis());
-      }
       checkIdle();
+      // results came meanwhile, or more may be due: at once
+      boolean now = !results.isEmpty() || (max > 0 && ar.result().jobs().size() >= max);
+      return Future.succeededFuture(now ? 0L : settings.interval().toMillis());
     });
-  }
-
-  private void next(long millis) {
-    if (stopping) {
-      return;
-    }
-    vertx.cancelTimer(timer);
-    timer = vertx.setTimer(Math.max(1, millis), t -> tick());
   }
 
   private void report(WebhookResult r) {
@@ -186,7 +157,7 @@ public final class WebhookVerticle extends VerticleBase {
     if (stopping) {
       checkIdle();
     } else {
-      tick();
+      loop.tick();
     }
   }
 
@@ -259,7 +230,7 @@ public final class WebhookVerticle extends VerticleBase {
             done.tryFail(ar.cause());
           }
         });
-    long began = System.nanoTime();
+    long began = seat.ticker().nanos();
     done.future().onComplete(ar -> {
       vertx.cancelTimer(timer);
       if (span != null) {
@@ -333,8 +304,8 @@ public final class WebhookVerticle extends VerticleBase {
    * fired late: the process was paused), says nothing about the receiver.
    */
   private boolean stalledHere(long began) {
-    long ms = (System.nanoTime() - began) / 1_000_000;
-    return !leadership.leads() || ms > settings.timeout().plus(settings.lease()).toMillis();
+    long ms = (seat.ticker().nanos() - began) / 1_000_000;
+    return !loop.leads() || ms > settings.timeout().plus(settings.lease()).toMillis();
   }
 
   private Signer signer(String owner) {
@@ -374,13 +345,13 @@ public final class WebhookVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopping = true;
-    vertx.cancelTimer(timer);
+    loop.stop();
     idle = Promise.promise();
     checkIdle();
     return idle.future()
         .timeout(settings.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS)
         .compose(v -> store.webhookBatch(partition, nodeId, results, 0, limits))
-        .compose(v -> leadership.handOn())
+        .compose(v -> loop.handOn())
         .onFailure(e -> log.warn("webhook delivery stopped uncleanly (the next leader retries): {}", e.getMessage()))
         .transform(ar -> http.close().transform(x -> redisContext.close()));
   }

@@ -61,12 +61,13 @@ class MessagesTest {
       heard.add(Messages.decode(m.body(), LeaseChanged.class));
       two.flag();
     }).completion().onComplete(test.succeeding(v -> {
-      Leadership archive = new Leadership(vertx, io.conveyor.redis.LeaderRole.ARCHIVE, 3, "archiving", "node-a",
-          null, clock, java.time.Duration.ofSeconds(10));
-      archive.update(true, Leadership.asking());
-      archive.update(true, Leadership.asking());
-      archive.update(false, Leadership.asking());
-      archive.update(false, Leadership.asking());
+      io.conveyor.lease.Leadership archive = new io.conveyor.lease.Leadership(vertx,
+          io.conveyor.redis.LeaderRole.ARCHIVE, 3, "archiving", "node-a", null, clock, io.conveyor.lease.Ticker.SYSTEM,
+          java.time.Duration.ofSeconds(10));
+      archive.update(true, archive.asking());
+      archive.update(true, archive.asking());
+      archive.update(false, archive.asking());
+      archive.update(false, archive.asking());
     }));
     test.awaitCompletion(5, TimeUnit.SECONDS);
     assertEquals(List.of(new LeaseChanged("archive", 3, "node-a", true, 42), new LeaseChanged("archive", 3,

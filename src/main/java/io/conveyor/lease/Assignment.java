@@ -1,4 +1,4 @@
-package io.conveyor.bus;
+package io.conveyor.lease;
 
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Assignment {
   private final String nodeId;
   private final int partitions;
+  private final Ticker ticker;
   private final long departedForNanos;
   /** nodeId → roles of the live nodes, as the last heartbeat read them. */
   private volatile Map<String, List<String>> live = Map.of();
@@ -28,14 +29,15 @@ public final class Assignment {
   private volatile java.util.Set<String> groups = java.util.Set.of();
   /** nodeId → clusterNodeId, to match Hazelcast's member-left. */
   private volatile Map<String, String> clusterIds = Map.of();
-  /** nodeId → until when (System.nanoTime) it counts as gone whatever the view says. */
+  /** nodeId → until when (the ticker) it counts as gone whatever the view says. */
   private final Map<String, Long> departed = new ConcurrentHashMap<>();
   /** The roles the live nodes stand down from for now (their heartbeat's "away"): nodeId → roles. */
   private volatile Map<String, List<String>> awayInView = Map.of();
-  /** The roles this node stands down from, and until when (System.nanoTime). */
+  /** The roles this node stands down from, and until when (the ticker). */
   private final Map<String, Long> awayHere = new ConcurrentHashMap<>();
 
-  public Assignment(String nodeId, int partitions, java.time.Duration heartbeatTtl) {
+  public Assignment(String nodeId, int partitions, java.time.Duration heartbeatTtl, Ticker ticker) {
+    this.ticker = ticker;
     this.nodeId = nodeId;
     this.partitions = partitions;
     this.departedForNanos = heartbeatTtl.toNanos();
@@ -86,12 +88,12 @@ public final class Assignment {
    * without it instead of leaving its partitions unled.
    */
   public void away(String role, java.time.Duration length) {
-    awayHere.put(role, System.nanoTime() + length.toNanos());
+    awayHere.put(role, ticker.nanos() + length.toNanos());
   }
 
   /** The roles this node stands down from now (for its heartbeat info). */
   public List<String> awayRoles() {
-    long now = System.nanoTime();
+    long now = ticker.nanos();
     awayHere.values().removeIf(until -> until - now < 0);
     return List.copyOf(new java.util.TreeSet<>(awayHere.keySet()));
   }
@@ -100,7 +102,7 @@ public final class Assignment {
   public void memberLeft(String clusterNodeId) {
     clusterIds.forEach((node, cluster) -> {
       if (cluster.equals(clusterNodeId) && !node.equals(nodeId)) {
-        departed.put(node, System.nanoTime() + departedForNanos);
+        departed.put(node, ticker.nanos() + departedForNanos);
       }
     });
   }
@@ -113,7 +115,7 @@ public final class Assignment {
     if (partitions == 1) {
       return true;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanos();
     departed.values().removeIf(until -> until - now < 0);
     if (awayRoles().contains(role)) {
       return false;

@@ -1,4 +1,4 @@
-package io.conveyor.bus;
+package io.conveyor.lease;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,9 +33,9 @@ class AssignmentTest {
 
   @Test
   void the_nodes_with_a_role_take_its_partitions_in_turn_in_node_id_order() {
-    Assignment a = new Assignment("node-a", 6, Duration.ofSeconds(5));
-    Assignment b = new Assignment("node-b", 6, Duration.ofSeconds(5));
-    Assignment c = new Assignment("node-c", 6, Duration.ofSeconds(5));
+    Assignment a = new Assignment("node-a", 6, Duration.ofSeconds(5), Ticker.SYSTEM);
+    Assignment b = new Assignment("node-b", 6, Duration.ofSeconds(5), Ticker.SYSTEM);
+    Assignment c = new Assignment("node-c", 6, Duration.ofSeconds(5), Ticker.SYSTEM);
     List.of(a, b, c).forEach(x -> x.view(view()));
     assertEquals(List.of(0, 2, 4), wanted(a, "archive"));
     assertEquals(List.of(1, 3, 5), wanted(b, "archive"));
@@ -45,20 +45,20 @@ class AssignmentTest {
 
   @Test
   void one_partition_is_wanted_by_every_node_and_the_lease_decides() {
-    Assignment c = new Assignment("node-c", 1, Duration.ofSeconds(5));
+    Assignment c = new Assignment("node-c", 1, Duration.ofSeconds(5), Ticker.SYSTEM);
     c.view(view());
     assertTrue(c.wants("archive", 0));
   }
 
   @Test
   void a_node_not_yet_in_the_view_counts_itself_and_a_departed_or_away_node_is_left_out() {
-    Assignment d = new Assignment("node-d", 4, Duration.ofSeconds(5));
+    Assignment d = new Assignment("node-d", 4, Duration.ofSeconds(5), Ticker.SYSTEM);
     d.view(view());
     assertEquals(List.of(2), wanted(d, "archive"), "a, b, d: d is third");
     d.memberLeft("hz-a");
     assertEquals(List.of(1, 3), wanted(d, "archive"), "b, d");
 
-    Assignment b = new Assignment("node-b", 4, Duration.ofSeconds(5));
+    Assignment b = new Assignment("node-b", 4, Duration.ofSeconds(5), Ticker.SYSTEM);
     Map<String, JsonObject> v = view();
     v.get("node-a").put("away", new JsonArray(List.of("archive")));
     b.view(v);
@@ -68,5 +68,16 @@ class AssignmentTest {
     b.away("archive", Duration.ofMinutes(1));
     assertEquals(List.of("archive"), b.awayRoles());
     assertEquals(List.of(), wanted(b, "archive"), "a node that stands down wants none");
+  }
+
+  @Test
+  void a_departed_node_counts_again_once_a_heartbeat_ttl_has_passed_on_the_ticker() {
+    io.conveyor.testing.MutableTicker ticker = new io.conveyor.testing.MutableTicker(0);
+    Assignment d = new Assignment("node-d", 4, Duration.ofSeconds(5), ticker);
+    d.view(view());
+    d.memberLeft("hz-a");
+    assertEquals(List.of(1, 3), wanted(d, "archive"), "b, d");
+    ticker.advance(Duration.ofMillis(5001));
+    assertEquals(List.of(2), wanted(d, "archive"), "a, b, d again: a's heartbeat still stands in the view");
   }
 }

@@ -1,5 +1,8 @@
-package io.conveyor.bus;
+package io.conveyor.lease;
 
+import io.conveyor.bus.Addresses;
+import io.conveyor.bus.LeaseChanged;
+import io.conveyor.bus.Messages;
 import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.LivenessStore;
 import io.vertx.core.Future;
@@ -15,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * published cluster-wide on conveyor.lease.changed, so operators and other roles hear of it at once; a
  * stopping leader hands its lease on instead of letting it run out.
  * <p>
- * A lease lasts its length from when the call that renewed it was sent, by this node's monotonic clock:
+ * A lease lasts its length from when the call that renewed it was sent, by this node's ticker:
  * Redis set it at some moment after that, so the lease in Redis outlives what this node believes, and no
  * other node can lead before the grace after it has passed too. A leader that was paused, or whose renewal
  * answer came late, therefore stops acting before anyone else can start.
@@ -29,19 +32,18 @@ public final class Leadership {
   private final String nodeId;
   private final LivenessStore liveness;
   private final Clock clock;
+  private final Ticker ticker;
+  private final java.time.Duration lease;
   private final long leaseNanos;
   private boolean leads;
   private long renewedAt;
 
-  /** activity is how the log names the role's work ("archiving to PostgreSQL …"). */
-  public Leadership(Vertx vertx, LeaderRole role, String activity, String nodeId, LivenessStore liveness,
-                    Clock clock, java.time.Duration lease) {
-    this(vertx, role, -1, activity, nodeId, liveness, clock, lease);
-  }
-
-  /** The role in one partition (-1: the role's cluster-wide lease). */
+  /**
+   * The role in one partition (-1: the role's cluster-wide lease); activity is how the log names the role's
+   * work ("archiving to PostgreSQL …"); the lease is counted on the ticker.
+   */
   public Leadership(Vertx vertx, LeaderRole role, int partition, String activity, String nodeId,
-                    LivenessStore liveness, Clock clock, java.time.Duration lease) {
+                    LivenessStore liveness, Clock clock, Ticker ticker, java.time.Duration lease) {
     this.vertx = vertx;
     this.role = role;
     this.partition = partition;
@@ -49,17 +51,19 @@ public final class Leadership {
     this.nodeId = nodeId;
     this.liveness = liveness;
     this.clock = clock;
+    this.ticker = ticker;
+    this.lease = lease;
     this.leaseNanos = lease.toNanos();
   }
 
   /** The moment to pass to {@link #update(boolean, long)}: take it just before sending a lease call. */
-  public static long asking() {
-    return System.nanoTime();
+  public long asking() {
+    return ticker.nanos();
   }
 
   /** True when the last lease call made this node leader and its lease, counted from the call, still runs. */
   public boolean leads() {
-    return leads && System.nanoTime() - renewedAt < leaseNanos;
+    return leads && ticker.nanos() - renewedAt < leaseNanos;
   }
 
   /** What a lease call sent at askedAt answered. */
@@ -78,6 +82,15 @@ public final class Leadership {
     log.info(now ? "node {} leads {}" : "node {} no longer leads {}", nodeId, activity);
     vertx.eventBus().publish(Addresses.LEASE_CHANGED, Messages.encode(new LeaseChanged(
         role.name().toLowerCase(Locale.ROOT), partition, nodeId, now, clock.millis())));
+  }
+
+  /** Takes or renews the lease with a plain lease call (lease.lua); true when this node leads now. */
+  public Future<Boolean> renew(java.time.Duration grace) {
+    long asked = asking();
+    return liveness.lease(role, partition, nodeId, lease, grace).map(now -> {
+      update(now, asked);
+      return now;
+    });
   }
 
   /** Frees the lease if this node holds it, so another node leads at once instead of after lease + grace. */
