@@ -4,7 +4,7 @@ import io.conveyor.bus.Addresses;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.bus.Leadership;
 import io.conveyor.config.Config;
-import io.conveyor.config.Durations;
+import io.conveyor.model.Durations;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.ArchiveHandoff;
 import io.conveyor.redis.ArchiveHandoff.ToArchive;

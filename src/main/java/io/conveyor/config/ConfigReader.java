@@ -1,5 +1,6 @@
 package io.conveyor.config;
 
+import io.conveyor.model.Durations;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;

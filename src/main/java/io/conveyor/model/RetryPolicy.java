@@ -1,6 +1,5 @@
 package io.conveyor.model;
 
-import io.conveyor.config.Durations;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;

@@ -5,7 +5,6 @@ import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
-import io.conveyor.config.Durations;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;

@@ -86,7 +86,7 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     }
     java.time.Duration d;
     try {
-      d = io.conveyor.config.Durations.parse(v instanceof String s ? s : null);
+      d = io.conveyor.model.Durations.parse(v instanceof String s ? s : null);
     } catch (IllegalArgumentException e) {
       throw TxException.invalid("delay", e.getMessage());
     }

@@ -1,8 +1,8 @@
 package io.conveyor.queue;
 
-import io.conveyor.config.Durations;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
+import io.conveyor.model.Durations;
 import io.conveyor.pipeline.CompiledPipeline;
 import io.conveyor.pipeline.StepContext;
 import io.conveyor.pipeline.StepLog;

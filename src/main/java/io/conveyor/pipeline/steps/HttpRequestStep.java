@@ -1,6 +1,5 @@
 package io.conveyor.pipeline.steps;
 
-import io.conveyor.net.OutboundGuard;
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepContext;
 import io.conveyor.pipeline.StepResult;
@@ -36,10 +35,10 @@ public final class HttpRequestStep implements StepType {
   private static final Set<String> PARAMS = Set.of("url", "method", "headers", "body", "successStatus",
       "retryableStatus");
   private static final int MAX_BODY = 1 << 20;
-  private final OutboundGuard guard;
+  private final Outbound guard;
   private final Map<Vertx, WebClient> clients = new ConcurrentHashMap<>();
 
-  public HttpRequestStep(OutboundGuard guard) {
+  public HttpRequestStep(Outbound guard) {
     this.guard = guard;
   }
 
@@ -97,10 +96,10 @@ public final class HttpRequestStep implements StepType {
    * target the guard forbids, which no retry changes.
    */
   private static StepResult failure(Throwable e, String call) {
-    if (e instanceof OutboundGuard.Unresolved || unresolved(e)) {
+    if (e instanceof Outbound.Unresolved || unresolved(e)) {
       return new StepResult.Failed(call + " failed: " + e.getMessage(), null, "http-dns", true, null);
     }
-    if (e instanceof OutboundGuard.Refused) {
+    if (e instanceof Outbound.Refused) {
       return new StepResult.Failed(e.getMessage(), null, "http-refused", false, null);
     }
     return new StepResult.Failed(call + " failed: " + e.getMessage(), null, "http-connect", true, null);
