@@ -12,6 +12,7 @@ import io.conveyor.pipeline.steps.WaitStep;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Step types by name. Built-ins are registered by {@link #withBuiltIns()}; an application adds its own. */
@@ -50,7 +51,7 @@ public final class StepRegistry {
     StepType t = types.get(type);
     if (t == null) {
       throw new IllegalArgumentException("unknown step type '" + type + "' (known: " + String.join(", ",
-          new java.util.TreeSet<>(types.keySet())) + ")");
+          new TreeSet<>(types.keySet())) + ")");
     }
     return t.create(params);
   }

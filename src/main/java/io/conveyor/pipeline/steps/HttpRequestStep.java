@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
@@ -15,9 +16,14 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -107,7 +113,7 @@ public final class HttpRequestStep implements StepType {
 
   private static boolean unresolved(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.UnknownHostException) {
+      if (t instanceof UnknownHostException) {
         return true;
       }
     }
@@ -130,7 +136,7 @@ public final class HttpRequestStep implements StepType {
     if (!headers.keySet().stream().anyMatch(h -> h.equalsIgnoreCase("content-type"))) {
       request.putHeader("Content-Type", "application/json");
     }
-    return request.sendBuffer(Buffer.buffer(io.vertx.core.json.Json.encode(payload)));
+    return request.sendBuffer(Buffer.buffer(Json.encode(payload)));
   }
 
   private static StepResult result(HttpResponse<Buffer> response, StatusSet success, StatusSet retryable) {
@@ -155,10 +161,10 @@ public final class HttpRequestStep implements StepType {
     if (raw == null || raw.length() == 0) {
       return null;
     }
-    String type = String.valueOf(response.getHeader("Content-Type")).toLowerCase(java.util.Locale.ROOT);
+    String type = String.valueOf(response.getHeader("Content-Type")).toLowerCase(Locale.ROOT);
     if (type.contains("json")) {
       try {
-        return io.vertx.core.json.Json.decodeValue(raw);
+        return Json.decodeValue(raw);
       } catch (RuntimeException notJson) {
         return raw.toString();
       }
@@ -175,10 +181,10 @@ public final class HttpRequestStep implements StepType {
       return null;
     }
     try {
-      java.time.format.DateTimeFormatter http = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME;
+      DateTimeFormatter http = DateTimeFormatter.RFC_1123_DATE_TIME;
       long seconds = header.trim().matches("\\d+") ? Long.parseLong(header.trim())
-          : Duration.between(java.time.ZonedDateTime.parse(date.trim(), http),
-              java.time.ZonedDateTime.parse(header.trim(), http)).toSeconds();
+          : Duration.between(ZonedDateTime.parse(date.trim(), http),
+              ZonedDateTime.parse(header.trim(), http)).toSeconds();
       return Duration.ofSeconds(Math.max(0, Math.min(seconds, 86_400)));
     } catch (RuntimeException unreadable) {
       return null;
@@ -218,8 +224,8 @@ public final class HttpRequestStep implements StepType {
         throw new IllegalArgumentException("params." + name + ": expected a list of status codes (404) or classes "
             + "(\"5xx\")");
       }
-      Set<Integer> codes = new java.util.HashSet<>();
-      Set<Integer> classes = new java.util.HashSet<>();
+      Set<Integer> codes = new HashSet<>();
+      Set<Integer> classes = new HashSet<>();
       for (Object v : a) {
         if (v instanceof Integer c && c >= 100 && c <= 599) {
           codes.add(c);
