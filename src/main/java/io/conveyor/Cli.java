@@ -1,27 +1,30 @@
 package io.conveyor;
 
+import static io.conveyor.CliArgs.arg;
+import static io.conveyor.CliArgs.option;
+
 import io.conveyor.api.AdminApi;
 import io.conveyor.config.Config;
+import io.conveyor.config.ConfigException;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.domain.Search;
 import io.conveyor.domain.Transactions;
+import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
-import io.conveyor.redis.EventStore;
-import io.conveyor.redis.OwnerStore;
 import io.conveyor.redis.ReadStore;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The operator's command line, in the jar: it works on the Redis (and archive) of the config, through the same
@@ -30,7 +33,7 @@ import java.util.Map;
  * (an unknown option, a malformed value), 3 Redis or the archive unreachable. `help` and `COMMAND --help` show usage with examples.
  */
 final class Cli {
-  private static final long WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+  static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
   static final int OK = 0;
   static final int REFUSED = 1;
   static final int USAGE = 2;
@@ -67,8 +70,7 @@ final class Cli {
         + "     [--rate-limit R] [--max-live N] [--max-payload-bytes N]   (an owner's limits)\n"
         + "    conveyor owner set acme --max-concurrency 20 --rate-limit 100/s");
     HELP.put("archive-quarantine", CliQuarantine.HELP);
-    HELP.put("new-key", "new-key OWNER [ROLE[+ROLE]]   (a fresh API key and the api.keys entry holding its hash)\n"
-        + "    conveyor new-key acme client+admin");
+    HELP.put("new-key", CliNewKey.HELP);
   }
 
   private final PrintStream out;
@@ -97,39 +99,9 @@ final class Cli {
     return b.toString();
   }
 
-  /**
-   * new-key OWNER [ROLE[+ROLE]] (client, step, admin): a fresh random API key, and the entry for api.keys that holds only its
-   * hash. The key is printed once, here; config and logs never see it.
-   */
+  /** new-key: see CliNewKey. */
   static int newKey(List<String> args) {
-    return newKey(args, System.out, System.err);
-  }
-
-  static int newKey(List<String> args, PrintStream out, PrintStream err) {
-    if (args.contains("--help")) {
-      out.print(usage("new-key"));
-      return OK;
-    }
-    if (args.size() < 2 || !args.get(1).matches("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}")) {
-      err.print(usage("new-key"));
-      return USAGE;
-    }
-    List<String> roles = List.of((args.size() > 2 ? args.get(2) : "client").split("\\+"));
-    for (String role : roles) {
-      if (!List.of("client", "step", "admin").contains(role)) {
-        err.println("conveyor: new-key: no role " + role + io.conveyor.model.Strict.suggestion(role,
-            List.of("client", "step", "admin")) + " (roles: client, step, admin; join several with +)");
-        return USAGE;
-      }
-    }
-    byte[] random = new byte[24];
-    new java.security.SecureRandom().nextBytes(random);
-    String key = "ck_" + java.util.HexFormat.of().formatHex(random);
-    JsonObject entry = new JsonObject().put("owner", args.get(1)).put("roles", new JsonArray(roles))
-        .put("sha256", io.conveyor.config.ApiKeyHash.of(key));
-    out.println("key:   " + key);
-    out.println("entry: " + entry.encode() + "   (add it to api.keys in the config)");
-    return OK;
+    return CliNewKey.run(args, System.out, System.err);
   }
 
   static int run(List<String> args, Config config) {
@@ -146,7 +118,7 @@ final class Cli {
       return OK;
     }
     if (command.equals("new-key")) {
-      return newKey(args, out, err);
+      return CliNewKey.run(args, out, err);
     }
     if (args.contains("--help")) {
       out.print(usage(command.equals("search") ? "list" : command));
@@ -166,7 +138,7 @@ final class Cli {
         case INVALID_INPUT -> USAGE;
         default -> REFUSED;
       };
-    } catch (io.conveyor.config.ConfigException e) {
+    } catch (ConfigException e) {
       err.println("conveyor: " + e.getMessage());
       return USAGE;
     } catch (IllegalArgumentException | IndexOutOfBoundsException | DecodeException e) {
@@ -206,7 +178,7 @@ final class Cli {
   private static void checkOptions(String command, List<String> args) {
     List<String> known = OPTIONS.get(command.equals("search") ? "list" : command);
     if (known == null) {
-      throw new IllegalArgumentException("no command " + command + io.conveyor.model.Strict.suggestion(command,
+      throw new IllegalArgumentException("no command " + command + Strict.suggestion(command,
           HELP.keySet()));
     }
     for (int i = 1; i < args.size(); i++) {
@@ -222,7 +194,7 @@ final class Cli {
       } else if (!known.contains(a)) {
         List<String> names = known.stream().map(k -> k.replace("=", "")).toList();
         throw new IllegalArgumentException(command + ": unknown option " + a
-            + io.conveyor.model.Strict.suggestion(a, names) + (names.isEmpty() ? "" : "; options: "
+            + Strict.suggestion(a, names) + (names.isEmpty() ? "" : "; options: "
             + String.join(" ", names)));
       }
     }
@@ -244,29 +216,22 @@ final class Cli {
           Json.decodeValue(arg(args, 3, "VALUE_JSON"))).await());
       case "wake" -> print(admin.wake(arg(args, 1, "TXID")).await());
       case "tail" -> {
-        return tail(vertx, tx, args);
+        return new CliTail(out, json).run(vertx, tx, args);
       }
       case "group" -> {
-        return group(vertx, tx, args);
+        return new CliGroup(out, json).run(vertx, tx, args);
       }
       case "schedule" -> {
-        return schedule(tx, args);
+        return new CliSchedule(out, json).run(tx, args);
       }
       case "archive-quarantine" -> {
         return new CliQuarantine(tx.context(), out, json).run(args);
       }
       default -> {
-        return owner(tx, args);
+        return new CliOwner(out, json).run(tx, args);
       }
     }
     return OK;
-  }
-
-  private static String arg(List<String> args, int i, String name) {
-    if (i >= args.size() || args.get(i).startsWith("--")) {
-      throw new IllegalArgumentException("missing " + name);
-    }
-    return args.get(i);
   }
 
   private void print(TxSummary s) {
@@ -334,182 +299,6 @@ final class Cli {
     return OK;
   }
 
-  /** tail: the events, oldest first; --follow prints new ones each second until --for runs out (or forever). */
-  private int tail(Vertx vertx, Transactions tx, List<String> args) {
-    EventStore events = new EventStore(tx.context());
-    int limit = Integer.parseInt(option(args, "--limit", "20"));
-    if (limit < 1 || limit > EventStore.MAX_LENGTH) {
-      throw new IllegalArgumentException("--limit: 1 to " + EventStore.MAX_LENGTH);
-    }
-    String kind = option(args, "--kind", null);
-    String subject = option(args, "--subject", null);
-    JsonArray first = events.read(new EventStore.Filter(kind, null, subject, null, null, limit)).await();
-    long last = -1;
-    java.util.Set<String> atLast = new java.util.HashSet<>();
-    for (int i = first.size() - 1; i >= 0; i--) {
-      JsonObject e = first.getJsonObject(i);
-      printEvent(e);
-      if (e.getLong("time") > last) {
-        last = e.getLong("time");
-        atLast.clear();
-      }
-      atLast.add(e.encode());
-    }
-    if (!args.contains("--follow")) {
-      return OK;
-    }
-    String forSeconds = option(args, "--for", null);
-    long deadline = forSeconds == null ? Long.MAX_VALUE : System.nanoTime() + Long.parseLong(forSeconds) * 1_000_000_000L;
-    if (last < 0) {
-      last = tx.clock().millis();
-    }
-    while (System.nanoTime() < deadline) {
-      Promise<Void> tick = Promise.promise();
-      vertx.setTimer(Math.max(1, Math.min(1000, (deadline - System.nanoTime()) / 1_000_000)), t -> tick.complete());
-      tick.future().await();
-      JsonArray fresh = events.read(new EventStore.Filter(kind, null, subject, last, null, EventStore.MAX_LENGTH))
-          .await();
-      for (int i = fresh.size() - 1; i >= 0; i--) {
-        JsonObject e = fresh.getJsonObject(i);
-        long t = e.getLong("time");
-        if (t == last && atLast.contains(e.encode())) {
-          continue;
-        }
-        if (t > last) {
-          last = t;
-          atLast.clear();
-        }
-        atLast.add(e.encode());
-        printEvent(e);
-      }
-      out.flush();
-    }
-    return OK;
-  }
-
-  private void printEvent(JsonObject e) {
-    out.println(json ? e.encode() : java.time.Instant.ofEpochMilli(e.getLong("time")) + "  " + e.getString("kind")
-        + "  " + e.getString("subject") + (e.getString("node", "").isEmpty() ? "" : "  node " + e.getString("node"))
-        + "  " + e.getJsonObject("details", new JsonObject()).encode());
-  }
-
-  /** schedule list, or schedule ACTION ID. */
-  private int schedule(Transactions tx, List<String> args) {
-    io.conveyor.api.ScheduleAdmin admin = new io.conveyor.api.ScheduleAdmin(tx.schedules(), tx, tx.clock());
-    String action = arg(args, 1, "list, show, pause, resume or trigger");
-    if (action.equals("list")) {
-      JsonArray all = admin.list().await().getJsonArray("schedules");
-      for (Object o : all) {
-        JsonObject s = (JsonObject) o;
-        out.println(json ? s.encode() : s.getString("id") + "  " + s.getJsonObject("definition").getString("pipeline")
-            + "  " + (s.getBoolean("paused") ? "paused" : "next " + s.getJsonArray("next", new JsonArray()).stream()
-            .findFirst().orElse("-")));
-      }
-      if (!json && all.isEmpty()) {
-        out.println("no schedules");
-      }
-      return OK;
-    }
-    String id = arg(args, 2, "ID");
-    JsonObject result = switch (action) {
-      case "show" -> admin.get(id).await();
-      case "pause" -> admin.setPaused(id, true, "cli").await();
-      case "resume" -> admin.setPaused(id, false, "cli").await();
-      case "trigger" -> admin.trigger(id).await();
-      default -> throw new IllegalArgumentException("schedule: expected list, show, pause, resume or trigger, got "
-          + action);
-    };
-    out.println(json ? result.encode() : result.getString("id") + "  " + (result.getBoolean("paused") ? "paused"
-        : "active") + (result.getString("triggered") == null ? "" : "  triggered " + result.getString("triggered")));
-    return OK;
-  }
-
-  /** group ACTION GROUP; drain --wait prints again once drained (exit 1 if it was not within five minutes). */
-  private int group(Vertx vertx, Transactions tx, List<String> args) {
-    String action = arg(args, 1, "pause, drain, resume or status");
-    if (!List.of("pause", "drain", "resume", "status").contains(action)) {
-      throw new IllegalArgumentException("group: expected pause, drain, resume or status, got " + action);
-    }
-    String group = arg(args, 2, "GROUP");
-    var s = tx.group(group, action.equals("status") ? "read" : action, "cli").await();
-    printGroup(s);
-    if (action.equals("drain") && args.contains("--wait")) {
-      long deadline = System.nanoTime() + WAIT_NANOS * 5;
-      while (s.inFlight() > 0 && s.state().equals("draining") && System.nanoTime() - deadline < 0) {
-        Promise<Void> tick = Promise.promise();
-        vertx.setTimer(200, t -> tick.complete());
-        tick.future().await();
-        s = tx.group(group, "read", "cli").await();
-      }
-      printGroup(s);
-      return s.inFlight() == 0 ? OK : REFUSED;
-    }
-    return OK;
-  }
-
-  private void printGroup(io.conveyor.redis.ControlStore.GroupState s) {
-    out.println(json ? s.toJson().encode() : s.group() + "  " + s.state() + "  in flight " + s.inFlight()
-        + "  queued " + s.queued());
-  }
-
-  /** owner list | owner show|clear OWNER | owner set OWNER [--weight N] [--max-concurrency N] [--rate-limit R]. */
-  private int owner(Transactions tx, List<String> args) {
-    OwnerStore store = new OwnerStore(tx.context());
-    String action = arg(args, 1, "list, show, set or clear");
-    if (action.equals("list")) {
-      JsonObject all = store.list().await();
-      all.forEach(e -> out.println(json ? new JsonObject().put("owner", e.getKey()).mergeIn((JsonObject) e.getValue())
-          .encode() : e.getKey() + "  " + ((JsonObject) e.getValue()).encode()));
-      if (!json && all.isEmpty()) {
-        out.println("no owner has limits set");
-      }
-      return OK;
-    }
-    String name = arg(args, 2, "OWNER");
-    String unclean = io.conveyor.model.Identifiers.problem(name);
-    if (unclean != null) {
-      throw new IllegalArgumentException("OWNER " + unclean);
-    }
-    if (!io.conveyor.model.StartRequest.OWNER.matcher(name).matches()) {
-      throw new IllegalArgumentException("not an owner name: " + name);
-    }
-    switch (action) {
-      case "show" -> { }
-      case "clear" -> store.put(name, new OwnerStore.Limits(null, null, null, 0)).await();
-      case "set" -> {
-        Integer weight = whole(option(args, "--weight", null), "--weight", 1000);
-        Integer cap = whole(option(args, "--max-concurrency", null), "--max-concurrency", 1_000_000);
-        String rate = option(args, "--rate-limit", null);
-        if (rate != null && !rate.matches(io.conveyor.model.Pipeline.RATE_LIMIT)) {
-          throw new IllegalArgumentException("--rate-limit: a count per second, minute or hour such as 100/s, got "
-              + rate);
-        }
-        store.put(name, new OwnerStore.Limits(weight, cap, rate, whole(option(args, "--max-live", null), "--max-live",
-            10_000_000), whole(option(args, "--max-payload-bytes", null), "--max-payload-bytes", 64 * 1024 * 1024), 0))
-            .await();
-      }
-      default -> throw new IllegalArgumentException("owner: expected list, show, set or clear, got " + action);
-    }
-    JsonObject l = OwnerStore.json(store.get(name).await());
-    out.println(json ? new JsonObject().put("owner", name).mergeIn(l).encode() : name + "  " + l.encode());
-    return OK;
-  }
-
-  private static Integer whole(String v, String name, int max) {
-    if (v == null) {
-      return null;
-    }
-    try {
-      int n = Integer.parseInt(v);
-      if (n >= 1 && n <= max) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // refused below
-    }
-    throw new IllegalArgumentException(name + ": a whole number from 1 to " + max + ", got " + v);
-  }
-
   /** Polls until the transaction ends or the deadline (System.nanoTime) passes. */
   private static Future<TxSummary> untilFinal(Vertx vertx, Transactions tx, TxSummary s, long deadline) {
     if (s.status().isFinal() || System.nanoTime() - deadline > 0) {
@@ -518,16 +307,5 @@ final class Cli {
     Promise<Void> tick = Promise.promise();
     vertx.setTimer(20, t -> tick.complete());
     return tick.future().compose(v -> tx.status(s.txId(), s.owner())).compose(n -> untilFinal(vertx, tx, n, deadline));
-  }
-
-  private static String option(List<String> args, String name, String fallback) {
-    int i = args.indexOf(name);
-    if (i < 0) {
-      return fallback;
-    }
-    if (i + 1 >= args.size()) {
-      throw new IllegalArgumentException(name + " needs a value");
-    }
-    return args.get(i + 1);
   }
 }

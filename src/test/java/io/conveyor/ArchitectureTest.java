@@ -153,4 +153,19 @@ class ArchitectureTest {
         .because("a role leads through lease.LeaderLoop (tick, renewal, hand-on), never by lease calls of its own")
         .check(product);
   }
+
+  @Test
+  void the_pipeline_package_needs_nothing_of_conveyor_but_the_model() {
+    DescribedPredicate<JavaClass> outside = DescribedPredicate.describe(
+        "Conveyor classes outside io.conveyor.pipeline and io.conveyor.model (reach them through an interface "
+            + "pipeline or model owns, implemented outside)",
+        c -> within(c, "io.conveyor") && !within(c, "io.conveyor.pipeline") && !within(c, "io.conveyor.model"));
+    noClasses().that().resideInAPackage("io.conveyor.pipeline..").should().dependOnClassesThat(outside)
+        .check(product);
+  }
+
+  private static boolean within(JavaClass c, String root) {
+    String p = c.getPackageName();
+    return p.equals(root) || p.startsWith(root + ".");
+  }
 }

@@ -1,6 +1,6 @@
 package io.conveyor.api;
 
-import io.conveyor.config.Durations;
+import io.conveyor.model.Durations;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
 import io.conveyor.model.TxException;

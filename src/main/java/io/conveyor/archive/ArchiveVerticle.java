@@ -2,8 +2,8 @@ package io.conveyor.archive;
 
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.config.Config;
-import io.conveyor.config.Durations;
 import io.conveyor.lease.LeaderLoop;
+import io.conveyor.model.Durations;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.ArchiveHandoff;
 import io.conveyor.redis.ArchiveHandoff.ToArchive;

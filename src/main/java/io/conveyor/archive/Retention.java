@@ -1,6 +1,6 @@
 package io.conveyor.archive;
 
-import io.conveyor.config.Durations;
+import io.conveyor.model.Durations;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.lease.Ticker;
 import io.vertx.core.Future;

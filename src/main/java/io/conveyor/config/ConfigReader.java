@@ -1,18 +1,22 @@
 package io.conveyor.config;
 
+import io.conveyor.model.Durations;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /** Turns the merged JSON tree into typed records, checking every value and naming the key at fault. */
 final class ConfigReader {
   static final Set<String> ROLES = Set.of("dequeue", "api", "reaper", "archive", "webhooks", "scheduler");
-  static final Set<String> KEY_ROLES = Set.of("client", "admin", "step");
   /**
    * redis.partitions 0 (auto) in cluster mode: one per master of the smallest Redis Cluster. Each partition
    * costs its three leader roles a call a second even when idle, so more is a choice for bigger clusters.
@@ -37,7 +41,7 @@ final class ConfigReader {
             r.integer("http.maxBodyBytes", 1024, 512 * 1024 * 1024), r.duration("http.maxWait", Duration.ZERO),
             r.integer("http.startRate", 1, 10_000_000), r.integer("http.startBurst", 1, 10_000_000),
             r.ownerNumbers("http.ownerStartRates", "starts per second", 10_000_000)),
-        new Config.Api(r.apiKeys("api.keys")),
+        new Config.Api(ApiKeysReader.read(r, "api.keys")),
         new Config.Bridge(r.integer("bridge.tcp.port", 0, 65535), r.text("bridge.tcp.host", false),
             r.regex("bridge.tcp.stepAddresses"), r.bool("bridge.sockjs.enabled")),
         new Config.Cluster(r.bool("cluster.enabled"), r.text("cluster.config", false), r.text("cluster.name", true),
@@ -50,7 +54,7 @@ final class ConfigReader {
             r.duration("transactions.priorityAging", Duration.ofMillis(9)),
             r.integer("transactions.ownerShare", 0, 1_000_000),
             r.ownerNumbers("transactions.ownerWeights", "weight", 1000)),
-        r.archive(), r.webhooks(),
+        r.archive(), WebhooksReader.read(r),
         new Config.Schedules(r.text("schedules.dir", true), r.duration("schedules.interval", Duration.ofMillis(10)),
             r.lease("schedules.lease", "schedules.interval"), r.duration("schedules.grace", Duration.ZERO),
             r.duration("schedules.redriveAfter", Duration.ofMillis(100)),
@@ -133,64 +137,6 @@ final class ConfigReader {
       throw bad("logging.format", "text or json");
     }
     return new Config.Logging(format);
-  }
-
-  Config.Webhooks webhooks() {
-    String secret = text("webhooks.secret", true);
-    if (!secret.isEmpty()) {
-      checkSecret("webhooks.secret", secret);
-    }
-    java.util.Map<String, String> owners = new java.util.HashMap<>();
-    Object list = raw("webhooks.ownerSecrets");
-    if (!(list instanceof io.vertx.core.json.JsonArray entries)) {
-      throw bad("webhooks.ownerSecrets", "a list of owner:whsec_… entries");
-    }
-    for (Object o : entries) {
-      String e = String.valueOf(o);
-      int colon = e.indexOf(':');
-      if (colon < 1) {
-        throw bad("webhooks.ownerSecrets", "entries of the form owner:whsec_…");
-      }
-      checkSecret("webhooks.ownerSecrets", e.substring(colon + 1));
-      owners.put(e.substring(0, colon), e.substring(colon + 1));
-    }
-    List<String> hosts = new ArrayList<>();
-    Object allow = raw("webhooks.allowHosts");
-    if (!(allow instanceof io.vertx.core.json.JsonArray a)) {
-      throw bad("webhooks.allowHosts", "a list of host names or addresses");
-    }
-    a.forEach(h -> hosts.add(String.valueOf(h).toLowerCase(java.util.Locale.ROOT)));
-    Object factor = raw("webhooks.factor");
-    double f;
-    try {
-      f = factor instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(factor));
-    } catch (NumberFormatException e) {
-      f = 0;
-    }
-    if (!(f >= 1 && f <= 100)) {
-      throw bad("webhooks.factor", "a number from 1 to 100 (how much each retry's delay grows)");
-    }
-    Duration interval = duration("webhooks.interval", Duration.ofMillis(1));
-    return new Config.Webhooks(secret, java.util.Map.copyOf(owners), duration("webhooks.initialDelay",
-        Duration.ofMillis(1)), f, duration("webhooks.maxDelay", Duration.ofMillis(1)),
-        integer("webhooks.maxAttempts", 1, 10_000), duration("webhooks.timeout", Duration.ofMillis(10)),
-        integer("webhooks.concurrency", 1, 100_000), bool("webhooks.allowPrivateTargets"), List.copyOf(hosts),
-        integer("webhooks.failureLimit", 1, 1_000_000), duration("webhooks.failureWindow", Duration.ofMillis(1)),
-        duration("webhooks.pause", Duration.ofMillis(1)), interval, lease("webhooks.lease", "webhooks.interval"),
-        duration("webhooks.grace", Duration.ZERO), duration("webhooks.pollGrace", Duration.ZERO));
-  }
-
-  /** A Standard Webhooks secret: whsec_ and the base64 of at least 16 bytes. */
-  private void checkSecret(String path, String secret) {
-    try {
-      if (secret.startsWith("whsec_") && java.util.Base64.getDecoder().decode(secret.substring(6)).length >= 16) {
-        return;
-      }
-    } catch (IllegalArgumentException e) {
-      // falls through to the message
-    }
-    throw new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path) + "): expected whsec_ "
-        + "and the base64 of at least 16 random bytes (the secret itself is not shown)");
   }
 
   Config.Archive archive() {
@@ -313,20 +259,20 @@ final class ConfigReader {
   String regex(String path) {
     String s = text(path, true);
     try {
-      java.util.regex.Pattern.compile(s);
+      Pattern.compile(s);
       return s;
-    } catch (java.util.regex.PatternSyntaxException e) {
+    } catch (PatternSyntaxException e) {
       throw bad(path, "a regular expression (" + e.getDescription() + ")");
     }
   }
 
   /** An object of owner → a whole number from 1 to max (what each number is, for the message). */
-  java.util.Map<String, Integer> ownerNumbers(String path, String each, int max) {
+  Map<String, Integer> ownerNumbers(String path, String each, int max) {
     Object v = raw(path);
     if (!(v instanceof JsonObject o)) {
       throw bad(path, "an object of owner → " + each + ", e.g. {\"acme\": 3}");
     }
-    java.util.Map<String, Integer> out = new java.util.HashMap<>();
+    Map<String, Integer> out = new HashMap<>();
     for (String owner : o.fieldNames()) {
       if (!(o.getValue(owner) instanceof Number n) || n.doubleValue() != n.intValue() || n.intValue() < 1
           || n.intValue() > max) {
@@ -334,7 +280,7 @@ final class ConfigReader {
       }
       out.put(owner, n.intValue());
     }
-    return java.util.Map.copyOf(out);
+    return Map.copyOf(out);
   }
 
   boolean bool(String path) {
@@ -372,50 +318,6 @@ final class ConfigReader {
       }
     }
     throw bad(path, "one of " + String.join(", ", names));
-  }
-
-  /**
-   * API keys: objects {owner, roles, sha256} as config files hold them, or "owner:role[+role]:key" strings
-   * (as CONVEYOR_API_KEYS gives them for a quick start), hashed here. A key never appears in a message.
-   */
-  List<Config.ApiKey> apiKeys(String path) {
-    Object v = raw(path);
-    if (!(v instanceof JsonArray list)) {
-      throw new ConfigException("config key " + path + " (env " + ConfigLoader.envName(path) + "): expected a list");
-    }
-    List<Config.ApiKey> keys = new ArrayList<>();
-    for (int i = 0; i < list.size(); i++) {
-      keys.add(apiKey(list.getValue(i), path + "[" + i + "]"));
-    }
-    return List.copyOf(keys);
-  }
-
-  private static Config.ApiKey apiKey(Object entry, String where) {
-    if (entry instanceof String s) {
-      String[] parts = s.split(":", 3);
-      if (parts.length == 3 && !parts[0].isBlank() && !parts[2].isBlank()) {
-        return new Config.ApiKey(ApiKeyHash.of(parts[2]), parts[0], keyRoles(List.of(parts[1].split("\\+")), where));
-      }
-      throw new ConfigException("config key " + where + ": expected owner:role[+role]:key (the key is not shown)");
-    }
-    if (entry instanceof JsonObject o && o.getValue("owner") instanceof String owner
-        && o.getValue("sha256") instanceof String hash && hash.matches("[0-9a-f]{64}")
-        && o.getValue("roles") instanceof JsonArray roles) {
-      return new Config.ApiKey(hash, owner, keyRoles(roles.getList(), where));
-    }
-    throw new ConfigException("config key " + where + ": expected {\"owner\": …, \"roles\": [\"client\"], "
-        + "\"sha256\": \"<64 hex>\"} (print one with: java -jar target/conveyor.jar new-key OWNER)");
-  }
-
-  private static List<String> keyRoles(List<?> roles, String where) {
-    List<String> out = new ArrayList<>();
-    for (Object r : roles) {
-      if (!KEY_ROLES.contains(r)) {
-        throw new ConfigException("config key " + where + ": roles must be from " + KEY_ROLES + ", got " + r);
-      }
-      out.add((String) r);
-    }
-    return List.copyOf(out);
   }
 
   List<String> roles(String path) {

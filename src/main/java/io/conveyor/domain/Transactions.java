@@ -234,7 +234,7 @@ public final class Transactions {
           "type", null));
       case DUPLICATE_EXTERNAL_ID -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
           "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
-              + io.conveyor.config.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
+              + io.conveyor.model.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
       case LIVE_LIMIT -> Future.failedFuture(liveLimit(req.owner(), r.detail(), redis.keys().partitions()));
       default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
     });

@@ -1,6 +1,5 @@
 package io.conveyor.model;
 
-import io.conveyor.config.Durations;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +8,8 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A pipeline definition; its version is a hash of its canonical JSON, so equal definitions share it. retry is
@@ -92,8 +93,8 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
    * The pipelines this one names: its onFailure, util/child-pipeline steps' pipeline, map values and default, and
    * flow/parallel steps' pipeline and branches.
    */
-  public java.util.Set<String> references() {
-    java.util.Set<String> out = new java.util.TreeSet<>(children());
+  public Set<String> references() {
+    Set<String> out = new TreeSet<>(children());
     if (onFailure != null) {
       out.add(onFailure);
     }
@@ -101,8 +102,8 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
   }
 
   /** The pipelines its steps may start as children or branches (not its onFailure: a compensation is a root). */
-  public java.util.Set<String> children() {
-    java.util.Set<String> out = new java.util.TreeSet<>();
+  public Set<String> children() {
+    Set<String> out = new TreeSet<>();
     for (StepDef d : steps) {
       childrenOf(d.type(), d.params(), out);
     }
@@ -110,10 +111,10 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
   }
 
   /** Adds the pipelines a step of this type and params may start (none for other step types) to out. */
-  public static void childrenOf(String type, JsonObject params, java.util.Set<String> out) {
+  public static void childrenOf(String type, JsonObject params, Set<String> out) {
     JsonObject p = params == null ? new JsonObject() : params;
     if (type.equals("util/child-pipeline") || type.equals("flow/parallel")) {
-      for (String field : java.util.List.of("pipeline", "default")) {
+      for (String field : List.of("pipeline", "default")) {
         if (p.getValue(field) instanceof String name) {
           out.add(name);
         }

@@ -1,12 +1,12 @@
 package io.conveyor.model;
 
-import io.conveyor.config.Durations;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * How often and how soon a failed step runs again. Attempt n (from 1) that fails waits
@@ -29,12 +29,12 @@ public record RetryPolicy(int maxAttempts, Duration initialInterval, double back
    */
   public static RetryPolicy parse(Object raw) {
     if (!(raw instanceof JsonObject j)) {
-      throw new IllegalArgumentException("expected an object with " + String.join(", ", new java.util.TreeSet<>(FIELDS)));
+      throw new IllegalArgumentException("expected an object with " + String.join(", ", new TreeSet<>(FIELDS)));
     }
     for (String f : j.fieldNames()) {
       if (!FIELDS.contains(f)) {
         throw new IllegalArgumentException("unknown field '" + f + "' (expected " + String.join(", ",
-            new java.util.TreeSet<>(FIELDS)) + ")");
+            new TreeSet<>(FIELDS)) + ")");
       }
     }
     Object max = j.getValue("maxAttempts", 3);

@@ -2,6 +2,10 @@ package io.conveyor.model;
 
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -10,12 +14,12 @@ import java.util.regex.Pattern;
  * or null for the pipeline's) orders it in its group's in-queue.
  */
 public record StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input,
-                           String metadataJson, String inputJson, String webhook, java.time.Instant startAt,
-                           java.time.Duration delay, Integer priority) {
+                           String metadataJson, String inputJson, String webhook, Instant startAt,
+                           Duration delay, Integer priority) {
   /** How far ahead a start may be scheduled. */
-  private static final java.time.Duration LONGEST_DELAY = java.time.Duration.ofDays(366);
+  private static final Duration LONGEST_DELAY = Duration.ofDays(366);
   /** What a start body may hold; anything else is refused (a misspelt field must not be dropped). */
-  public static final java.util.Set<String> FIELDS = java.util.Set.of("type", "owner", "externalId", "metadata", "input",
+  public static final Set<String> FIELDS = Set.of("type", "owner", "externalId", "metadata", "input",
       "webhook", "startAt", "delay", "priority");
   /** Pipeline names, as in pipeline files. */
   private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
@@ -53,8 +57,8 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (webhook != null) {
       WebhookUrl.check(webhook);
     }
-    java.time.Instant startAt = startAt(body);
-    java.time.Duration delay = delay(body);
+    Instant startAt = startAt(body);
+    Duration delay = delay(body);
     if (startAt != null && delay != null) {
       throw TxException.invalid("delay", "give startAt or delay, not both");
     }
@@ -67,26 +71,26 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
         (Integer) priority);
   }
 
-  private static java.time.Instant startAt(JsonObject body) {
+  private static Instant startAt(JsonObject body) {
     Object v = body.getValue("startAt");
     if (v == null) {
       return null;
     }
     try {
-      return java.time.Instant.parse(v instanceof String s ? s : "");
-    } catch (java.time.format.DateTimeParseException e) {
+      return Instant.parse(v instanceof String s ? s : "");
+    } catch (DateTimeParseException e) {
       throw TxException.invalid("startAt", "expected an ISO-8601 time such as 2026-11-24T07:00:00Z, got " + v);
     }
   }
 
-  private static java.time.Duration delay(JsonObject body) {
+  private static Duration delay(JsonObject body) {
     Object v = body.getValue("delay");
     if (v == null) {
       return null;
     }
-    java.time.Duration d;
+    Duration d;
     try {
-      d = io.conveyor.config.Durations.parse(v instanceof String s ? s : null);
+      d = Durations.parse(v instanceof String s ? s : null);
     } catch (IllegalArgumentException e) {
       throw TxException.invalid("delay", e.getMessage());
     }

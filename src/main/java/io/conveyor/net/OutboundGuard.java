@@ -1,5 +1,6 @@
 package io.conveyor.net;
 
+import io.conveyor.pipeline.steps.Outbound;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -18,25 +19,9 @@ import java.util.Locale;
  * to. allowPrivateTargets turns the check off; allowHosts lets named hosts through (webhooks.allowPrivateTargets
  * and webhooks.allowHosts in config).
  */
-public record OutboundGuard(boolean allowPrivateTargets, List<String> allowHosts) {
-  /** Nothing internal may be called. */
-  public static final OutboundGuard STRICT = new OutboundGuard(false, List.of());
-
-  /** Why a URL may not be called: what a caller shows (a refusal, or a failed step). */
-  public static class Refused extends RuntimeException {
-    public Refused(String message) {
-      super(message, null, false, false);
-    }
-  }
-
-  /** The host name did not resolve: a refusal for a webhook URL, but for a step a failure worth retrying. */
-  public static final class Unresolved extends Refused {
-    public Unresolved(String host) {
-      super("cannot resolve the host " + host + " (DNS); check its spelling, or retry once DNS answers");
-    }
-  }
-
-  /** Succeeds when the URL may be called; else fails with Refused, saying why. */
+public record OutboundGuard(boolean allowPrivateTargets, List<String> allowHosts) implements Outbound {
+  /** Succeeds when the URL may be called; else fails with Refused (Outbound's), saying why. */
+  @Override
   public Future<Void> check(URI url) {
     String host = url.getHost() == null ? "" : url.getHost().toLowerCase(Locale.ROOT);
     String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;

@@ -1,6 +1,6 @@
 package io.conveyor.pipeline;
 
-import io.conveyor.redis.PipelineStore;
+import io.conveyor.model.PipelineSource;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
@@ -27,7 +27,7 @@ public final class PipelineCatalog {
    * Publishes a pipeline to Redis, made at publishedAt (ms), and remembers it. A newer publication stays
    * current (Published.kept names its version); the group is then read back from Redis.
    */
-  public Future<PipelineStore.Published> publish(PipelineStore store, CompiledPipeline p, long publishedAt) {
+  public Future<PipelineSource.Published> publish(PipelineSource store, CompiledPipeline p, long publishedAt) {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
         p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(),
@@ -43,7 +43,7 @@ public final class PipelineCatalog {
   }
 
   /** A version of a pipeline, from memory or from Redis; fails when Redis has no such version. */
-  public Future<CompiledPipeline> version(PipelineStore store, String name, String version) {
+  public Future<CompiledPipeline> version(PipelineSource store, String name, String version) {
     CompiledPipeline known = versions.get(key(name, version));
     if (known != null) {
       return Future.succeededFuture(known);
@@ -59,12 +59,12 @@ public final class PipelineCatalog {
   }
 
   /** The group a pipeline is started in, or null when Redis knows no such pipeline. */
-  public Future<String> groupOf(PipelineStore store, String name) {
+  public Future<String> groupOf(PipelineSource store, String name) {
     String g = groups.get(name);
     return g != null ? Future.succeededFuture(g) : refreshGroup(store, name);
   }
 
-  public Future<String> refreshGroup(PipelineStore store, String name) {
+  public Future<String> refreshGroup(PipelineSource store, String name) {
     return store.pipelineGroup(name).map(g -> {
       if (g != null) {
         groups.put(name, g);

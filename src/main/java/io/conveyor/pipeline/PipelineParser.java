@@ -1,6 +1,7 @@
 package io.conveyor.pipeline;
 
-import io.conveyor.config.Durations;
+import io.conveyor.model.Durations;
+import io.conveyor.model.Identifiers;
 import io.conveyor.model.Pipeline;
 import io.conveyor.model.RetryPolicy;
 import io.conveyor.model.StepDef;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
@@ -146,14 +148,14 @@ public final class PipelineParser {
     for (String f : json.fieldNames()) {
       if (!known.contains(f)) {
         throw new PipelineException(where + "unknown field '" + f + "' (expected " + String.join(", ",
-            new java.util.TreeSet<>(known)) + ")");
+            new TreeSet<>(known)) + ")");
       }
     }
   }
 
   private static String text(JsonObject json, String field, String pattern, String where) {
     Object v = json.getValue(field);
-    String problem = v instanceof String s ? io.conveyor.model.Identifiers.problem(s) : null;
+    String problem = v instanceof String s ? Identifiers.problem(s) : null;
     if (problem != null) {
       throw new PipelineException(where + ": " + problem);
     }

@@ -10,11 +10,11 @@ import org.slf4j.MDC;
  * step was called), carries txId, step and nodeId in the MDC, so text logs can show them and JSON logs hold
  * them as fields.
  */
-final class StepLog {
+public final class StepLog {
   private StepLog() {
   }
 
-  static Logger of(Logger target, String txId, int step, String nodeId) {
+  public static Logger of(Logger target, String txId, int step, String nodeId) {
     String stepText = Integer.toString(step);
     return (Logger) Proxy.newProxyInstance(Logger.class.getClassLoader(), new Class<?>[] {Logger.class},
         (proxy, method, args) -> {

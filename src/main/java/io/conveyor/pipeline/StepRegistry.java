@@ -6,30 +6,31 @@ import io.conveyor.pipeline.steps.EventBusStep;
 import io.conveyor.pipeline.steps.FailStep;
 import io.conveyor.pipeline.steps.FixedReplyStep;
 import io.conveyor.pipeline.steps.HttpRequestStep;
+import io.conveyor.pipeline.steps.Outbound;
 import io.conveyor.pipeline.steps.ParallelStep;
-import io.conveyor.net.OutboundGuard;
 import io.conveyor.pipeline.steps.WaitStep;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Step types by name. Built-ins are registered by {@link #withBuiltIns()}; an application adds its own. */
 public final class StepRegistry {
   private final Map<String, StepType> types = new ConcurrentHashMap<>();
 
-  /** The built-in steps; http/request calls no internal address (see outbound). */
+  /** The built-in steps; http/request calls nothing until a node gives its outbound guard (see outbound). */
   public static StepRegistry withBuiltIns() {
     return new StepRegistry().register(new FixedReplyStep()).register(new DelayStep()).register(new FailStep())
         .register(new EventBusStep()).register(new ChildPipelineStep()).register(new WaitStep())
-        .register(new HttpRequestStep(OutboundGuard.STRICT)).register(new ParallelStep());
+        .register(new HttpRequestStep(Outbound.NONE)).register(new ParallelStep());
   }
 
   /**
    * The built-in http/request step with this outbound guard (a node's webhooks.allowPrivateTargets and
-   * webhooks.allowHosts), in place of the strict one; pipelines compiled after this use it.
+   * webhooks.allowHosts: net/OutboundGuard), in place of none; pipelines compiled after this use it.
    */
-  public StepRegistry outbound(OutboundGuard guard) {
+  public StepRegistry outbound(Outbound guard) {
     types.put("http/request", new HttpRequestStep(guard));
     return this;
   }
@@ -50,7 +51,7 @@ public final class StepRegistry {
     StepType t = types.get(type);
     if (t == null) {
       throw new IllegalArgumentException("unknown step type '" + type + "' (known: " + String.join(", ",
-          new java.util.TreeSet<>(types.keySet())) + ")");
+          new TreeSet<>(types.keySet())) + ")");
     }
     return t.create(params);
   }

@@ -6,7 +6,6 @@ import io.conveyor.lease.Registration;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
 import io.conveyor.pipeline.PipelineCatalog;
-import io.conveyor.pipeline.PipelineRunner;
 import io.conveyor.redis.Handoff;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.QueueStore;

@@ -2,7 +2,6 @@ package io.conveyor.queue;
 
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Dequeued;
-import io.conveyor.pipeline.PipelineRunner;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.conveyor.redis;
 
 import static io.conveyor.redis.Replies.str;
 
+import io.conveyor.model.PipelineSource;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Command;
@@ -12,7 +13,7 @@ import java.util.Collections;
 import java.util.List;
 
 /** Published pipelines: every version kept, the current one per name, and the group each runs in. */
-public final class PipelineStore {
+public final class PipelineStore implements PipelineSource {
   private final StoreContext r;
   private final Keys keys;
 
@@ -21,15 +22,12 @@ public final class PipelineStore {
     this.keys = r.keys();
   }
 
-  /** How a publication went: the current version changed, was this one already, or a newer one was kept. */
-  public record Published(boolean changed, String kept) {
-  }
-
   /**
    * Publishes a version made at publishedAt (ms): it becomes current unless a newer publication is (see
    * put-pipeline.lua); its definition is stored either way. With several partitions, the current version is
    * then copied into each (see copy).
    */
+  @Override
   public Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
                                        String definition, String onFailure, int priority, double ratePerSecond,
                                        int maxConcurrency, long publishedAt) {
@@ -106,11 +104,13 @@ public final class PipelineStore {
   }
 
   /** The definition JSON of one version of a pipeline, or null. */
+  @Override
   public Future<String> pipelineDefinition(String name, String version) {
     return r.send(Request.cmd(Command.HGET).arg(keys.pipelineVersionsH(name)).arg(version)).map(Replies::str);
   }
 
   /** The node group a pipeline currently belongs to, or null when there is no such pipeline. */
+  @Override
   public Future<String> pipelineGroup(String name) {
     return r.send(Request.cmd(Command.HGET).arg(keys.pipelineH(name)).arg("nodeGroup")).map(Replies::str);
   }

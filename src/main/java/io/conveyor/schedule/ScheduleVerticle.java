@@ -97,7 +97,7 @@ public final class ScheduleVerticle extends VerticleBase {
           if (ar.failed()) {
             if (failures++ == 0) {
               log.warn("schedules{}: a round failed ({}); retrying every {}", partitionText(), ar.cause().getMessage(),
-                  io.conveyor.config.Durations.format(settings.interval()));
+                  io.conveyor.model.Durations.format(settings.interval()));
             }
             return Future.succeededFuture(settings.interval().toMillis());
           }

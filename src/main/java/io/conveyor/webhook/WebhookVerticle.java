@@ -201,7 +201,7 @@ public final class WebhookVerticle extends VerticleBase {
     Promise<Answer> done = Promise.promise();
     AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
     long timer = vertx.setTimer(settings.timeout().toMillis(), t -> {
-      if (done.tryFail("no answer within " + io.conveyor.config.Durations.format(settings.timeout()))
+      if (done.tryFail("no answer within " + io.conveyor.model.Durations.format(settings.timeout()))
           && sent.get() != null) {
         sent.get().reset();
       }

@@ -1,6 +1,5 @@
 package io.conveyor.pipeline.steps;
 
-import io.conveyor.net.OutboundGuard;
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepContext;
 import io.conveyor.pipeline.StepResult;
@@ -9,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
@@ -16,9 +16,14 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,10 +41,10 @@ public final class HttpRequestStep implements StepType {
   private static final Set<String> PARAMS = Set.of("url", "method", "headers", "body", "successStatus",
       "retryableStatus");
   private static final int MAX_BODY = 1 << 20;
-  private final OutboundGuard guard;
+  private final Outbound guard;
   private final Map<Vertx, WebClient> clients = new ConcurrentHashMap<>();
 
-  public HttpRequestStep(OutboundGuard guard) {
+  public HttpRequestStep(Outbound guard) {
     this.guard = guard;
   }
 
@@ -97,10 +102,10 @@ public final class HttpRequestStep implements StepType {
    * target the guard forbids, which no retry changes.
    */
   private static StepResult failure(Throwable e, String call) {
-    if (e instanceof OutboundGuard.Unresolved || unresolved(e)) {
+    if (e instanceof Outbound.Unresolved || unresolved(e)) {
       return new StepResult.Failed(call + " failed: " + e.getMessage(), null, "http-dns", true, null);
     }
-    if (e instanceof OutboundGuard.Refused) {
+    if (e instanceof Outbound.Refused) {
       return new StepResult.Failed(e.getMessage(), null, "http-refused", false, null);
     }
     return new StepResult.Failed(call + " failed: " + e.getMessage(), null, "http-connect", true, null);
@@ -108,7 +113,7 @@ public final class HttpRequestStep implements StepType {
 
   private static boolean unresolved(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.UnknownHostException) {
+      if (t instanceof UnknownHostException) {
         return true;
       }
     }
@@ -131,7 +136,7 @@ public final class HttpRequestStep implements StepType {
     if (!headers.keySet().stream().anyMatch(h -> h.equalsIgnoreCase("content-type"))) {
       request.putHeader("Content-Type", "application/json");
     }
-    return request.sendBuffer(Buffer.buffer(io.vertx.core.json.Json.encode(payload)));
+    return request.sendBuffer(Buffer.buffer(Json.encode(payload)));
   }
 
   private static StepResult result(HttpResponse<Buffer> response, StatusSet success, StatusSet retryable) {
@@ -156,10 +161,10 @@ public final class HttpRequestStep implements StepType {
     if (raw == null || raw.length() == 0) {
       return null;
     }
-    String type = String.valueOf(response.getHeader("Content-Type")).toLowerCase(java.util.Locale.ROOT);
+    String type = String.valueOf(response.getHeader("Content-Type")).toLowerCase(Locale.ROOT);
     if (type.contains("json")) {
       try {
-        return io.vertx.core.json.Json.decodeValue(raw);
+        return Json.decodeValue(raw);
       } catch (RuntimeException notJson) {
         return raw.toString();
       }
@@ -176,10 +181,10 @@ public final class HttpRequestStep implements StepType {
       return null;
     }
     try {
-      java.time.format.DateTimeFormatter http = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME;
+      DateTimeFormatter http = DateTimeFormatter.RFC_1123_DATE_TIME;
       long seconds = header.trim().matches("\\d+") ? Long.parseLong(header.trim())
-          : Duration.between(java.time.ZonedDateTime.parse(date.trim(), http),
-              java.time.ZonedDateTime.parse(header.trim(), http)).toSeconds();
+          : Duration.between(ZonedDateTime.parse(date.trim(), http),
+              ZonedDateTime.parse(header.trim(), http)).toSeconds();
       return Duration.ofSeconds(Math.max(0, Math.min(seconds, 86_400)));
     } catch (RuntimeException unreadable) {
       return null;
@@ -219,8 +224,8 @@ public final class HttpRequestStep implements StepType {
         throw new IllegalArgumentException("params." + name + ": expected a list of status codes (404) or classes "
             + "(\"5xx\")");
       }
-      Set<Integer> codes = new java.util.HashSet<>();
-      Set<Integer> classes = new java.util.HashSet<>();
+      Set<Integer> codes = new HashSet<>();
+      Set<Integer> classes = new HashSet<>();
       for (Object v : a) {
         if (v instanceof Integer c && c >= 100 && c <= 599) {
           codes.add(c);

@@ -1,8 +1,11 @@
 package io.conveyor.pipeline.steps;
 
-import io.conveyor.config.Durations;
+import io.conveyor.model.Durations;
+import io.conveyor.model.Strict;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** Reading step params with messages that name the param and the expected form. */
 final class Params {
@@ -10,11 +13,11 @@ final class Params {
   }
 
   /** Refuses a param the step does not know, naming the ones it does. */
-  static void known(JsonObject params, java.util.Set<String> names) {
+  static void known(JsonObject params, Set<String> names) {
     for (String f : params.fieldNames()) {
       if (!names.contains(f)) {
-        throw new IllegalArgumentException("unknown param '" + f + "'" + io.conveyor.model.Strict.suggestion(f, names)
-            + " (expected " + String.join(", ", new java.util.TreeSet<>(names)) + ")");
+        throw new IllegalArgumentException("unknown param '" + f + "'" + Strict.suggestion(f, names)
+            + " (expected " + String.join(", ", new TreeSet<>(names)) + ")");
       }
     }
   }

@@ -1,11 +1,13 @@
 package io.conveyor.pipeline.steps;
 
+import io.conveyor.model.Durations;
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepResult;
 import io.conveyor.pipeline.StepType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * util/wait: waits, off any worker, until the switch params.switch is set on the transaction, then passes
@@ -20,7 +22,7 @@ public final class WaitStep implements StepType {
 
   @Override
   public Step create(JsonObject params) {
-    Params.known(params, java.util.Set.of("switch", "timeout"));
+    Params.known(params, Set.of("switch", "timeout"));
     String name = Params.text(params, "switch", null);
     Duration timeout = params.containsKey("timeout") ? Params.duration(params, "timeout", Duration.ofDays(365))
         : Duration.ofDays(1);
@@ -29,7 +31,7 @@ public final class WaitStep implements StepType {
         return Future.succeededFuture(StepResult.success(ctx.input().copy().put(name, ctx.switches().getValue(name))));
       }
       return Future.succeededFuture(ctx.retry() == 0 ? new StepResult.Sleep(timeout, name)
-          : StepResult.failed("switch " + name + " was not set within " + io.conveyor.config.Durations.format(timeout)));
+          : StepResult.failed("switch " + name + " was not set within " + Durations.format(timeout)));
     };
   }
 }

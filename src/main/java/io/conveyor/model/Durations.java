@@ -1,4 +1,4 @@
-package io.conveyor.config;
+package io.conveyor.model;
 
 import java.time.Duration;
 import java.util.regex.Matcher;

@@ -1,4 +1,4 @@
-package io.conveyor.pipeline;
+package io.conveyor.queue;
 
 import io.conveyor.redis.Code;
 
