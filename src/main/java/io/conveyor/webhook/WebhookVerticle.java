@@ -7,6 +7,7 @@ import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxSummary;
+import io.conveyor.net.WebhookGuard;
 import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.RedisAccess;

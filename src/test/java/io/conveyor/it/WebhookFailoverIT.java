@@ -1,5 +1,6 @@
 package io.conveyor.it;
 
+import io.conveyor.ClientRoot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,7 +60,7 @@ class WebhookFailoverIT {
     }
     Vertx vertx = Vertx.vertx();
     try {
-      Transactions tx = Transactions.client(vertx, ConfigLoader.load(null, env));
+      Transactions tx = ClientRoot.transactions(vertx, ConfigLoader.load(null, env));
       // one start at a time, from this thread: a Transactions client is meant for one thread at a time
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 1000; i++) {
