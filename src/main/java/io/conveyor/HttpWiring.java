@@ -10,6 +10,7 @@ import io.conveyor.api.HealthRoutes;
 import io.conveyor.api.MetricsRoutes;
 import io.conveyor.api.PipelineRoutes;
 import io.conveyor.api.RouteGroup;
+import io.conveyor.api.ScheduleAdmin;
 import io.conveyor.api.ScheduleRoutes;
 import io.conveyor.api.SockJsRoutes;
 import io.conveyor.api.TransactionRoutes;
@@ -21,7 +22,9 @@ import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.redis.ControlStore;
 import io.conveyor.redis.QuarantineStore;
+import io.conveyor.redis.QueueStore;
 import io.conveyor.redis.ReadStore;
+import io.conveyor.redis.ScheduleStore;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -30,7 +33,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The composition root's part for the HTTP API: the route groups of one HttpApiVerticle, each given only what it
- * uses, built on the verticle's Vert.x and its Transactions service (and that service's Redis context). The order
+ * uses, built on the verticle's Vert.x, its own Redis context and its Transactions service on it. The order
  * is the router's: health and metrics, the gate, then the routes it guards.
  */
 public final class HttpWiring {
@@ -56,12 +59,11 @@ public final class HttpWiring {
   }
 
   /** The route groups for one verticle, in the order it mounts them. */
-  public List<RouteGroup> on(Vertx vertx, Transactions tx) {
-    StoreContext redis = tx.context();
+  public List<RouteGroup> on(Vertx vertx, StoreContext redis, Transactions tx) {
     ArchiveAdmin archiveAdmin = new ArchiveAdmin(new QuarantineStore(redis), config.archive().lagWarning(), metrics);
     Search search = new Search(new ReadStore(redis), redis.keys(), archive);
     List<RouteGroup> groups = new ArrayList<>();
-    groups.add(new HealthRoutes(tx, config.redis(), archive, archiveAdmin, pipelineFiles, clusterJoined));
+    groups.add(new HealthRoutes(redis, tx, config.redis(), archive, archiveAdmin, pipelineFiles, clusterJoined));
     if (config.bridge().sockjs()) {
       groups.add(new SockJsRoutes(vertx, config.bridge(), config.api().keys(), config.http().maxBodyBytes()));
     }
@@ -69,9 +71,9 @@ public final class HttpWiring {
     groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys())));
     groups.add(new PipelineRoutes(redis, catalog));
     groups.add(new ClusterRoutes(redis, config));
-    groups.add(new TransactionRoutes(vertx, tx, search, config.http()));
-    groups.add(new AdminRoutes(vertx, tx, search, archive, config));
-    groups.add(new ScheduleRoutes(tx));
+    groups.add(new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http()));
+    groups.add(new AdminRoutes(vertx, redis, tx, search, archive, config));
+    groups.add(new ScheduleRoutes(new ScheduleAdmin(new ScheduleStore(redis), tx, redis.clock())));
     groups.add(archiveAdmin);
     groups.add(new DashboardRoutes());
     return groups;

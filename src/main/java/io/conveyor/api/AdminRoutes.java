@@ -41,8 +41,8 @@ public final class AdminRoutes implements RouteGroup {
   private final OwnerAdmin owners;
 
   /** archive is null on a node without one: then only what Redis holds is found. */
-  public AdminRoutes(Vertx vertx, Transactions tx, Search search, ArchiveStore archive, Config config) {
-    StoreContext redis = tx.context();
+  public AdminRoutes(Vertx vertx, StoreContext redis, Transactions tx, Search search, ArchiveStore archive,
+                     Config config) {
     ReadStore reads = new ReadStore(redis);
     PipelineStore pipelines = new PipelineStore(redis);
     this.search = search;

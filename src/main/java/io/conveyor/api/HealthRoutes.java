@@ -32,9 +32,9 @@ public final class HealthRoutes implements RouteGroup {
    * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
    * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
    */
-  public HealthRoutes(Transactions tx, Config.Redis settings, ArchiveStore archive, ArchiveAdmin archiveAdmin,
+  public HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive, ArchiveAdmin archiveAdmin,
                       List<String> pipelineFiles, BooleanSupplier clusterJoined) {
-    this.redis = tx.context();
+    this.redis = redis;
     this.reads = new ReadStore(redis);
     this.pipelines = new PipelineStore(redis);
     this.tx = tx;

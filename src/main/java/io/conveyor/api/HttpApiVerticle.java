@@ -39,8 +39,9 @@ public final class HttpApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    tx = transactions.apply(redis.open(vertx));
-    router = mount(routes.on(vertx, tx));
+    StoreContext context = redis.open(vertx);
+    tx = transactions.apply(context);
+    router = mount(routes.on(vertx, context, tx));
     server = vertx.createHttpServer().requestHandler(router);
     return server.listen(http.port(), http.host());
   }

@@ -4,17 +4,14 @@ import static io.conveyor.api.HttpIo.body;
 import static io.conveyor.api.HttpIo.json;
 import static io.conveyor.api.HttpIo.owner;
 
-import io.conveyor.domain.Transactions;
-import io.conveyor.redis.ScheduleStore;
 import io.vertx.ext.web.Router;
 
 /** /api/v1/admin/schedules (admin role): list, read, put, delete, pause, resume and trigger schedules. */
 public final class ScheduleRoutes implements RouteGroup {
   private final ScheduleAdmin schedules;
 
-  /** A trigger starts its fire through tx, as the scheduler does. */
-  public ScheduleRoutes(Transactions tx) {
-    this.schedules = new ScheduleAdmin(new ScheduleStore(tx.context()), tx, tx.clock());
+  public ScheduleRoutes(ScheduleAdmin schedules) {
+    this.schedules = schedules;
   }
 
   @Override

@@ -37,10 +37,11 @@ public final class TransactionRoutes implements RouteGroup {
   private final Search search;
   private final Config.Http http;
 
-  public TransactionRoutes(Vertx vertx, Transactions tx, Search search, Config.Http http) {
+  /** queue takes the owners' start-rate tokens. */
+  public TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, Search search, Config.Http http) {
     this.vertx = vertx;
     this.tx = tx;
-    this.queue = new QueueStore(tx.context());
+    this.queue = queue;
     this.search = search;
     this.http = http;
   }
