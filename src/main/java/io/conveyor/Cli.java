@@ -129,7 +129,7 @@ final class Cli {
     try {
       Cli cli = new Cli(out, err, json);
       checkOptions(command, args);
-      tx = Transactions.client(vertx, config);
+      tx = ClientRoot.transactions(vertx, config);
       return cli.dispatch(vertx, tx, command, args);
     } catch (TxException e) {
       err.println("conveyor: " + (json ? e.toJson().encode() : e.getMessage()));

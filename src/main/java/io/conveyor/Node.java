@@ -4,6 +4,10 @@ import io.conveyor.api.BridgeVerticle;
 import io.conveyor.api.BusApiVerticle;
 import io.conveyor.api.HttpApiVerticle;
 import io.conveyor.archive.ArchiveVerticle;
+import io.conveyor.bus.Addresses;
+import io.conveyor.bus.EventsVerticle;
+import io.conveyor.bus.MemberLeft;
+import io.conveyor.bus.Messages;
 import io.conveyor.bus.NotifyVerticle;
 import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
@@ -16,7 +20,9 @@ import io.conveyor.lease.Registration;
 import io.conveyor.lease.Ticker;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
+import io.conveyor.net.WebhookGuard;
 import io.conveyor.node.HeartbeatVerticle;
+import io.conveyor.node.MemoryWatchVerticle;
 import io.conveyor.node.ReaperVerticle;
 import io.conveyor.pipeline.CompiledPipeline;
 import io.conveyor.pipeline.PipelineCatalog;
@@ -24,13 +30,17 @@ import io.conveyor.pipeline.PipelineParser;
 import io.conveyor.pipeline.StepRegistry;
 import io.conveyor.queue.DequeueVerticle;
 import io.conveyor.redis.EmbeddedRedis;
+import io.conveyor.redis.Handoff;
 import io.conveyor.redis.Keys;
 import io.conveyor.redis.LeaderRole;
-import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisLink;
+import io.conveyor.redis.Replicas;
 import io.conveyor.redis.Scripts;
 import io.conveyor.redis.StoreContext;
+import io.conveyor.schedule.ScheduleFiles;
+import io.conveyor.schedule.ScheduleVerticle;
+import io.conveyor.trace.Tracing;
 import io.conveyor.webhook.WebhookVerticle;
 import io.vertx.core.Deployable;
 import io.vertx.core.Future;
@@ -43,11 +53,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,22 +86,21 @@ public final class Node {
   private final Assignment assignment;
   private final EmbeddedRedis embedded;
   private final Registration registration;
-  private final List<String> pipelineNames = new ArrayList<>();
-  /** The pipelines of the node's files: what it publishes at start, and again if Redis comes back without. */
-  private final List<CompiledPipeline> ownPipelines = new ArrayList<>();
   /** Deployments, last deployed first: the edges stop before the work, the heartbeat last of all. */
   private final Deque<Deployed> deployed = new ArrayDeque<>();
   private final UnaryOperator<ArchiveStore> archiveDecorator;
   private final NodeCluster cluster;
-  private final io.conveyor.trace.Tracing tracing;
+  private final Tracing tracing;
   private Vertx vertx;
+  /** What the node publishes into Redis, at start and again after Redis lost it; set once the scripts are known. */
+  private Publication publication;
   private ArchiveStore archive;
 
   private record Deployed(String name, String id, Duration bound) {
   }
 
   private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded,
-               UnaryOperator<ArchiveStore> archiveDecorator, io.conveyor.trace.Tracing tracing) {
+               UnaryOperator<ArchiveStore> archiveDecorator, Tracing tracing) {
     this.config = config;
     this.clock = clock;
     this.started = clock.millis();
@@ -104,7 +113,7 @@ public final class Node {
     metrics.busyWorkers(metrics::workersBusy, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
-        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
+        new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), Ticker.SYSTEM);
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), Ticker.SYSTEM);
     this.cluster = new NodeCluster(config.cluster(), config.redis());
@@ -123,11 +132,11 @@ public final class Node {
   /** The same, with the archive store wrapped by the given decorator (tests record what it is given). */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry,
                                    UnaryOperator<ArchiveStore> archive) {
-    io.conveyor.trace.Tracing tracing;
+    Tracing tracing;
     try {
-      tracing = io.conveyor.trace.Tracing.fromConfig(config.tracing());
+      tracing = Tracing.fromConfig(config.tracing());
     } catch (RuntimeException e) {
-      return Future.failedFuture(new io.conveyor.config.ConfigException("tracing: the OTEL_* settings are not "
+      return Future.failedFuture(new ConfigException("tracing: the OTEL_* settings are not "
           + "usable: " + e.getMessage()));
     }
     return start(config, clock, registry, archive, tracing);
@@ -135,15 +144,15 @@ public final class Node {
 
   /** The same, tracing into the given Tracing (tests pass one with an in-memory exporter). */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry,
-                                   UnaryOperator<ArchiveStore> archive, io.conveyor.trace.Tracing tracing) {
+                                   UnaryOperator<ArchiveStore> archive, Tracing tracing) {
     Node node;
     List<CompiledPipeline> pipelines;
-    List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules;
+    List<ScheduleFiles.Loaded> schedules;
     try {
       // http/request steps call out under the same guard as webhooks
-      registry.outbound(io.conveyor.webhook.WebhookGuard.of(config.webhooks()));
+      registry.outbound(WebhookGuard.of(config.webhooks()));
       pipelines = new PipelineParser(registry).loadDir(Path.of(config.pipelines().dir()));
-      schedules = io.conveyor.schedule.ScheduleFiles.load(config.schedules().dir());
+      schedules = ScheduleFiles.load(config.schedules().dir());
       node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive, tracing);
     } catch (Exception e) {
       return Future.failedFuture(e);
@@ -160,7 +169,7 @@ public final class Node {
               node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), config.redis().url(),
               node.embedded != null ? " (embedded)" : "", pipelines.size(),
               node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
-          String hint = jitHint(Runtime.getRuntime().availableProcessors(), tieredStopAtLevel());
+          String hint = JitHint.forThisJvm();
           if (hint != null) {
             log.info(hint);
           }
@@ -171,96 +180,28 @@ public final class Node {
             .transform(ar -> Future.failedFuture(e)));
   }
 
-  /**
-   * On two cores or fewer, where the node shares them with Redis, C2's compiler thread costs more than its code
-   * saves (README, Configuration; docs/performance.md): the start log says so unless the JVM runs C1 alone.
-   * Null when there is nothing to say.
-   */
-  static String jitHint(int processors, String tieredStopAtLevel) {
-    if (processors > 2 || "1".equals(tieredStopAtLevel) || tieredStopAtLevel == null) {
-      return null;
-    }
-    return "the JVM compiles with C2 on " + processors + " processor" + (processors == 1 ? "" : "s")
-        + ": -XX:TieredStopAtLevel=1 (C1 alone) is faster here, about 1.5x the throughput and a third of the p99"
-        + " in bench/peers (README, Configuration)";
-  }
-
-  /** The JVM's TieredStopAtLevel, or null where HotSpot's diagnostic bean is missing. */
-  private static String tieredStopAtLevel() {
-    try {
-      return java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
-          .getVMOption("TieredStopAtLevel").getValue();
-    } catch (RuntimeException | LinkageError e) {
-      return null;
-    }
-  }
-
-  private Future<Void> prepareRedis(List<CompiledPipeline> pipelines,
-                                    List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules) {
-    pipelines.forEach(p -> pipelineNames.add(p.pipeline().name()));
-    ownPipelines.addAll(pipelines);
+  /** Loads the scripts into Redis (flagged ones where it takes them), then publishes the node's files. */
+  private Future<Void> prepareRedis(List<CompiledPipeline> pipelines, List<ScheduleFiles.Loaded> schedules) {
     StoreContext probe = redis.open(vertx);
-    return io.conveyor.redis.Scripts.forServer(probe.link()).eventually(probe::close)
+    return Scripts.forServer(probe.link()).eventually(probe::close)
         .recover(e -> Future.failedFuture(new IllegalStateException("cannot reach Redis at " + config.redis().url()
             + ": " + e.getMessage(), e)))
         .compose(scripts -> {
           redis = new RedisAccess(redis.options(), redis.timeout(), redis.keys(), scripts, redis.clock(),
               redis.meter(), redis.replicas(), redis.limits());
-          return prepareRedis(redis.open(vertx), pipelines, schedules);
+          publication = new Publication(config, catalog, redis.scripts(), pipelines);
+          return publication.prepare(redis.open(vertx), schedules);
         });
   }
 
-  private Future<Void> prepareRedis(StoreContext r, List<CompiledPipeline> pipelines,
-                                    List<io.conveyor.schedule.ScheduleFiles.Loaded> schedules) {
-    PipelineStore store = new PipelineStore(r);
-    return redis.scripts().loadAll(r.link())
-        .recover(e -> Future.failedFuture(new IllegalStateException("cannot load the Lua scripts into Redis at "
-            + config.redis().url() + ": " + e.getMessage(), e)))
-        .compose(v -> new io.conveyor.redis.LayoutStore(r).check())
-        .compose(v -> Future.all(pipelines.stream().map(p -> catalog.publish(store, p, p.modified())
-            .onSuccess(published -> {
-              if (published.kept() != null) {
-                log.info("pipeline {}: kept version {}, published after {} was last changed (its version {})",
-                    p.pipeline().name(), published.kept(), config.pipelines().dir(), p.version());
-              }
-            })).toList()))
-        .compose(v -> store.copyAll())
-        .compose(v -> new io.conveyor.redis.OwnerStore(r).copyAll())
-        .compose(v -> store.pipelines().onSuccess(known -> pipelines.forEach(p -> {
-          List<String> missing = p.pipeline().references().stream().filter(ref -> !known.containsKey(ref)).toList();
-          if (!missing.isEmpty()) {
-            log.warn("pipeline {} names pipelines not published: {} (a step that reaches one fails internal-error "
-                + "until it is published)", p.pipeline().name(), missing);
-          }
-        })).onSuccess(known -> io.conveyor.pipeline.ChildCycles.through(pipelineNames,
-            io.conveyor.pipeline.ChildCycles.graph(known)).forEach(cycle -> log.warn("child pipelines form a cycle: {} "
-                + "(a recursion that does not end by itself fails with depth-exceeded at limits.maxDepth {})", cycle,
-                config.limits().maxDepth()))))
-        .compose(v -> io.conveyor.schedule.ScheduleFiles.publish(new io.conveyor.redis.ScheduleStore(r), schedules,
-            r.clock().millis()))
-        .<Void>mapEmpty()
-        .eventually(r::close);
-  }
-
-  /**
-   * Nodes that archive, answer clients or deliver webhooks open the archive (status reads fall through to
-   * it; a webhook of an archived transaction is delivered from it).
-   */
+  /** The archive, for the roles that read or fill it (see NodeArchive); kept before it opens, so stop() closes it. */
   private Future<Void> openArchive() {
-    if (!config.node().has("archive") && !config.node().has("api") && !config.node().has("webhooks")) {
-      return Future.succeededFuture();
-    }
-    ArchiveStore store;
     try {
-      store = archiveDecorator.apply(ArchiveStore.forConfig(vertx, config.archive()));
+      archive = NodeArchive.forRoles(vertx, config, archiveDecorator);
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }
-    archive = store;
-    return store.open()
-        .onSuccess(v -> log.info("archive: {}", store.describe()))
-        .recover(e -> Future.failedFuture(new IllegalStateException("cannot open the archive ("
-            + store.describe() + "): " + e.getMessage(), e)));
+    return archive == null ? Future.succeededFuture() : NodeArchive.open(archive);
   }
 
   /**
@@ -269,50 +210,35 @@ public final class Node {
    */
   private Future<Void> deployRoles() {
     Config.Node n = config.node();
-    int partitions = redis.keys().partitions();
     // Hazelcast's word that a member left moves its partitions to their heirs at once (see Assignment)
-    vertx.eventBus().localConsumer(io.conveyor.bus.Addresses.MEMBER_LEFT, m -> assignment.memberLeft(
-        io.conveyor.bus.Messages.decode(m.body(), io.conveyor.bus.MemberLeft.class).clusterNodeId()));
-    Transactions.Factory transactions = new Transactions.Factory(redis, catalog, config, archive, metrics, tracing,
-        this::handoff);
+    vertx.eventBus().localConsumer(Addresses.MEMBER_LEFT, m -> assignment.memberLeft(
+        Messages.decode(m.body(), MemberLeft.class).clusterNodeId()));
     Future<Void> chain = deploy("heartbeat", new HeartbeatVerticle(redis, new HeartbeatVerticle.Settings(nodeId,
-        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, this::restoreRedis,
+        config.heartbeat().interval(), config.heartbeat().ttl()), this::heartbeatInfo, r -> publication.restore(r),
         registration, assignment))
         // one watcher per node; its verdicts reach the start paths deployed below (each check, by message)
-        .compose(v -> deploy("memory watch", new io.conveyor.node.MemoryWatchVerticle(redis,
+        .compose(v -> deploy("memory watch", new MemoryWatchVerticle(redis,
             config.redis().memory(), nodeId, metrics)))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)))
-        .compose(v -> deploy("events", new io.conveyor.bus.EventsVerticle(redis)));
+        .compose(v -> deploy("events", new EventsVerticle(redis)));
     if (n.has("reaper")) {
-      for (int p = 0; p < partitions; p++) {
-        int part = p;
-        chain = chain.compose(v -> deploy(roleName("reaper", part), new ReaperVerticle(redis,
-            new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
-                config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()),
-            seat(LeaderRole.REAPER, part))));
-      }
+      chain = perPartition(chain, "reaper", part -> new ReaperVerticle(redis,
+          new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
+              config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()),
+          seat(LeaderRole.REAPER, part)));
     }
     if (n.has("archive")) {
-      for (int p = 0; p < partitions; p++) {
-        int part = p;
-        chain = chain.compose(v -> deploy(roleName("archive", part), new ArchiveVerticle(redis, archive,
-            config.archive(), metrics, seat(LeaderRole.ARCHIVE, part))));
-      }
+      chain = perPartition(chain, "archive", part -> new ArchiveVerticle(redis, archive,
+          config.archive(), metrics, seat(LeaderRole.ARCHIVE, part)));
     }
     if (n.has("webhooks")) {
-      for (int p = 0; p < partitions; p++) {
-        int part = p;
-        chain = chain.compose(v -> deploy(roleName("webhooks", part), new WebhookVerticle(redis, archive,
-            config.webhooks(), metrics, seat(LeaderRole.WEBHOOKS, part), tracing)));
-      }
+      chain = perPartition(chain, "webhooks", part -> new WebhookVerticle(redis, archive,
+          config.webhooks(), metrics, seat(LeaderRole.WEBHOOKS, part), tracing));
     }
     if (n.has("scheduler")) {
-      for (int p = 0; p < partitions; p++) {
-        int part = p;
-        chain = chain.compose(v -> deploy(roleName("scheduler", part), new io.conveyor.schedule.ScheduleVerticle(
-            redis, transactions, config.schedules(), metrics, seat(LeaderRole.SCHEDULER, part))));
-      }
+      chain = perPartition(chain, "scheduler", part -> new ScheduleVerticle(
+          redis, this::transactions, config.schedules(), metrics, seat(LeaderRole.SCHEDULER, part)));
     }
     if (n.has("dequeue")) {
       DequeueVerticle workers = new DequeueVerticle(redis, catalog, metrics,
@@ -322,16 +248,23 @@ public final class Node {
       chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers.handoff());
     }
     if (n.has("api")) {
-      chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(transactions)));
+      chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(redis, this::transactions)));
       if (config.http().port() > 0) {
-        chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(transactions, List.copyOf(pipelineNames),
-            cluster::joined)));
+        HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::joined);
+        chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(config.http(), redis, this::transactions,
+            routes::on)));
       }
     }
     if (config.bridge().tcpPort() > 0) {
       chain = chain.compose(v -> deploy("TCP bridge", new BridgeVerticle(config.bridge(), config.api().keys())));
     }
     return chain;
+  }
+
+  /** The domain service on an interface verticle's own Redis context; its starts offer this node's workers. */
+  private Transactions transactions(StoreContext context) {
+    return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics, tracing,
+        this::handoff);
   }
 
   /**
@@ -358,28 +291,13 @@ public final class Node {
         });
   }
 
-  /**
-   * After Redis came back (restarted, failed over, or empty): the scripts are loaded again at once (so
-   * readiness holds and the first calls need no fallback), and each of this node's pipelines that Redis no
-   * longer knows is published again. A pipeline Redis still knows is left as it is (an admin may have put a
-   * newer version).
-   */
-  private Future<Void> restoreRedis(StoreContext r) {
-    PipelineStore store = new PipelineStore(r);
-    return redis.scripts().loadAll(r.link())
-        .compose(v -> Future.all(ownPipelines.stream().map(p -> store.pipelineGroup(p.pipeline().name())
-            .compose(group -> {
-              if (group != null) {
-                return Future.succeededFuture();
-              }
-              log.warn("Redis has lost pipeline {}: publishing it again from {}", p.pipeline().name(),
-                  config.pipelines().dir());
-              return catalog.publish(store, p, p.modified()).mapEmpty();
-            })).toList()))
-        // a partition's master may have failed over without the copies the last publication made
-        .compose(v -> store.copyAll())
-        .compose(v -> new io.conveyor.redis.OwnerStore(r).copyAll())
-        .mapEmpty();
+  /** Deploys a leader role's verticle for each partition, one after another, after chain. */
+  private Future<Void> perPartition(Future<Void> chain, String role, IntFunction<Deployable> verticle) {
+    for (int p = 0; p < redis.keys().partitions(); p++) {
+      int part = p;
+      chain = chain.compose(v -> deploy(roleName(role, part), verticle.apply(part)));
+    }
+    return chain;
   }
 
   /** Where this node leads a role in one partition (see LeaderLoop). */
@@ -452,9 +370,9 @@ public final class Node {
   }
 
   /** This node's workers, offered to its starts once they run (see Handoff); none before, or without the role. */
-  private volatile io.conveyor.redis.Handoff handoff = io.conveyor.redis.Handoff.NONE;
+  private volatile Handoff handoff = Handoff.NONE;
 
-  public io.conveyor.redis.Handoff handoff() {
+  public Handoff handoff() {
     return handoff;
   }
 

@@ -13,6 +13,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.conveyor.api.RouteGroup;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.VerticleBase;
 import java.io.IOException;
@@ -167,5 +168,21 @@ class ArchitectureTest {
   private static boolean within(JavaClass c, String root) {
     String p = c.getPackageName();
     return p.equals(root) || p.startsWith(root + ".");
+  }
+  /** The interfaces and the domain service reach the roles by Redis and the bus, never by their classes. */
+  @Test
+  void the_api_and_the_domain_import_no_role_package() {
+    noClasses().that().resideInAnyPackage("io.conveyor.api..", "io.conveyor.domain..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.conveyor.queue..", "io.conveyor.archive..",
+            "io.conveyor.webhook..", "io.conveyor.schedule..", "io.conveyor.node..")
+        .check(product);
+  }
+
+  /** Each HTTP route group is built by the composition root with what it uses; no other package wires them. */
+  @Test
+  void only_the_composition_root_and_the_api_know_the_route_groups() {
+    noClasses().that().resideOutsideOfPackages("io.conveyor", "io.conveyor.api")
+        .should().dependOnClassesThat().implement(RouteGroup.class)
+        .check(product);
   }
 }

@@ -8,11 +8,11 @@ import org.junit.jupiter.api.Test;
 class JitHintTest {
   @Test
   void two_cores_with_c2_get_the_hint_and_nothing_else_does() {
-    String hint = Node.jitHint(2, "4");
+    String hint = JitHint.hint(2, "4");
     assertTrue(hint != null && hint.contains("-XX:TieredStopAtLevel=1") && hint.contains("2 processors"), hint);
-    assertTrue(Node.jitHint(1, "4").contains("1 processor:"), Node.jitHint(1, "4"));
-    assertNull(Node.jitHint(2, "1"), "C1 alone already");
-    assertNull(Node.jitHint(4, "4"), "four cores keep the defaults");
-    assertNull(Node.jitHint(2, null), "no HotSpot bean: nothing known");
+    assertTrue(JitHint.hint(1, "4").contains("1 processor:"), JitHint.hint(1, "4"));
+    assertNull(JitHint.hint(2, "1"), "C1 alone already");
+    assertNull(JitHint.hint(4, "4"), "four cores keep the defaults");
+    assertNull(JitHint.hint(2, null), "no HotSpot bean: nothing known");
   }
 }

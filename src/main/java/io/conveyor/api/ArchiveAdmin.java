@@ -21,14 +21,14 @@ import org.slf4j.LoggerFactory;
  * listed with the database's message), retried (due for archiving again at once) or dropped (deleted from
  * Redis, never archived). Every act is logged and leaves an event naming the admin key's owner.
  */
-final class ArchiveAdmin {
+public final class ArchiveAdmin implements RouteGroup {
   private static final Logger log = LoggerFactory.getLogger(ArchiveAdmin.class);
   static final int MAX_LIMIT = 1000;
   private final QuarantineStore store;
   private final Duration lagWarning;
   private final NodeMetrics metrics;
 
-  ArchiveAdmin(QuarantineStore store, Duration lagWarning, NodeMetrics metrics) {
+  public ArchiveAdmin(QuarantineStore store, Duration lagWarning, NodeMetrics metrics) {
     this.store = store;
     this.lagWarning = lagWarning;
     this.metrics = metrics;
@@ -43,7 +43,8 @@ final class ArchiveAdmin {
    * After authentication: GET /api/v1/admin/archive (lag and quarantine count), GET …/quarantine,
    * POST …/quarantine/{txId}/retry and DELETE …/quarantine/{txId}.
    */
-  void mount(Router r) {
+  @Override
+  public void mount(Router r) {
     ArchiveAdmin admin = this;
     r.get("/api/v1/admin/archive").handler(ctx -> answer(ctx, admin.view()));
     String base = "/api/v1/admin/archive/quarantine";
@@ -78,12 +79,12 @@ final class ArchiveAdmin {
   }
 
   private static String by(RoutingContext ctx) {
-    return ctx.get(HttpApiVerticle.OWNER);
+    return ctx.get(HttpIo.OWNER);
   }
 
   private static void answer(RoutingContext ctx, Future<JsonObject> result) {
     result.onSuccess(j -> ctx.response().putHeader("content-type", "application/json").end(j.encode()))
-        .onFailure(e -> HttpApiVerticle.problem(ctx, e));
+        .onFailure(e -> HttpIo.problem(ctx, e));
   }
 
   /** A page of quarantined transactions ({quarantined, next}); next goes back as cursor. */

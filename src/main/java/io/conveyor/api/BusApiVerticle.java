@@ -2,25 +2,32 @@ package io.conveyor.api;
 
 import io.conveyor.bus.Addresses;
 import io.conveyor.domain.Transactions;
+import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
+import io.conveyor.redis.RedisAccess;
+import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import java.util.function.Function;
 
 /** Start and status as request/reply event-bus addresses, for programs in the same (clustered) Vert.x. */
 public final class BusApiVerticle extends VerticleBase {
-  private final Transactions.Factory factory;
+  private final RedisAccess redis;
+  private final Function<StoreContext, Transactions> transactions;
   private Transactions tx;
 
-  public BusApiVerticle(Transactions.Factory factory) {
-    this.factory = factory;
+  /** transactions builds the service on this verticle's own Redis context, which it opens at start. */
+  public BusApiVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions) {
+    this.redis = redis;
+    this.transactions = transactions;
   }
 
   @Override
   public Future<?> start() {
-    tx = factory.open(vertx);
+    tx = transactions.apply(redis.open(vertx));
     return Future.all(
         // a traceparent header puts the start under the sender's trace (see Tracing)
         vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m)
@@ -61,7 +68,7 @@ public final class BusApiVerticle extends VerticleBase {
 
   /** The body, holding no field but these. */
   private static Future<JsonObject> body(Message<Object> m, String... accepted) {
-    return body(m).compose(j -> io.conveyor.model.Strict.only(j, accepted));
+    return body(m).compose(j -> Strict.only(j, accepted));
   }
 
   private static void reply(Message<Object> m, Future<TxSummary> answer) {

@@ -1,19 +1,17 @@
 package io.conveyor.api;
 
 import io.conveyor.domain.Transactions;
+import io.conveyor.model.Identifiers;
 import io.conveyor.model.Schedule;
-import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
+import io.conveyor.model.TxException;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.ScheduleStore;
-import io.conveyor.schedule.ScheduleFiles;
-import io.conveyor.schedule.ScheduleVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +64,7 @@ public final class ScheduleAdmin {
       return Future.failedFuture(e);
     }
     long now = clock.millis();
-    return store.put(id, s.toJson(), now, s.paused(), ScheduleFiles.next(s, now)).compose(code -> {
+    return store.put(id, s.toJson(), now, s.paused(), ScheduleStore.Next.after(s, now)).compose(code -> {
       log.info("schedule {} {} through the API", id, code == Code.KEPT ? "not replaced (a newer version is current)"
           : "published");
       return view(id);
@@ -81,13 +79,13 @@ public final class ScheduleAdmin {
 
   public Future<JsonObject> setPaused(String id, boolean paused, String by) {
     return definition(id).compose(s -> store.setPaused(id, paused, by, paused ? "paused through the API" : null,
-        paused ? ScheduleStore.Next.NONE : ScheduleFiles.next(s, clock.millis()))).compose(code -> view(id));
+        paused ? ScheduleStore.Next.NONE : ScheduleStore.Next.after(s, clock.millis()))).compose(code -> view(id));
   }
 
   /** One run now, with fire time now (its own externalId), whatever the overlap policy. */
   public Future<JsonObject> trigger(String id) {
     long now = clock.millis();
-    return definition(id).compose(s -> tx.start(ScheduleVerticle.startBody(s, now))
+    return definition(id).compose(s -> tx.start(s.startBody(now))
         .compose(started -> store.done(store.partitionOf(id), List.of(new ScheduleStore.Done(id, now, "started",
             started.txId(), null))).map(n -> started.txId())))
         .compose(txId -> view(id).map(v -> v.put("triggered", txId)));
@@ -149,7 +147,7 @@ public final class ScheduleAdmin {
   }
 
   private static void checkId(String id) {
-    String unclean = id == null ? null : io.conveyor.model.Identifiers.problem(id);
+    String unclean = id == null ? null : Identifiers.problem(id);
     if (unclean != null) {
       throw new IllegalArgumentException(unclean);
     }

@@ -4,12 +4,14 @@ import io.conveyor.bus.Addresses;
 import io.conveyor.bus.MemoryJudged;
 import io.conveyor.bus.Messages;
 import io.conveyor.config.Config;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import java.util.Locale;
 
 /**
  * The start path's view of Redis memory: the last verdict the node's memory watcher published, as heard on the
@@ -18,11 +20,11 @@ import io.vertx.core.json.JsonObject;
  */
 final class MemoryGuard {
   private final Config.RedisMemory settings;
-  private final io.conveyor.metrics.NodeMetrics metrics;
+  private final NodeMetrics metrics;
   private final MessageConsumer<JsonObject> consumer;
   private MemoryJudged last = MemoryJudged.NONE;
 
-  MemoryGuard(Config.RedisMemory settings, io.conveyor.metrics.NodeMetrics metrics) {
+  MemoryGuard(Config.RedisMemory settings, NodeMetrics metrics) {
     this.settings = settings;
     this.metrics = metrics;
     Context context = Vertx.currentContext();
@@ -70,7 +72,7 @@ final class MemoryGuard {
   }
 
   private static String mib(long bytes) {
-    return bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB" : String.format(java.util.Locale.ROOT, "%.1f MiB",
+    return bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB" : String.format(Locale.ROOT, "%.1f MiB",
         bytes / 1048576.0);
   }
 

@@ -1,5 +1,6 @@
 package io.conveyor.domain;
 
+import io.conveyor.config.Names;
 import io.conveyor.database.ArchiveQuery;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.database.ArchivedTx;
@@ -89,7 +90,7 @@ public final class Search {
         String one = s.trim();
         if (!PHASES.contains(one)) {
           throw TxException.invalid("status", "unknown status '" + one + "'"
-              + io.conveyor.config.Names.suggestion(one, PHASES) + "; accepted: " + String.join(", ", new TreeSet<>(PHASES)));
+              + Names.suggestion(one, PHASES) + "; accepted: " + String.join(", ", new TreeSet<>(PHASES)));
         }
         phases.add(one);
       }

@@ -1,35 +1,34 @@
 package io.conveyor.domain;
 
+import io.conveyor.bus.MemoryJudged;
 import io.conveyor.config.Config;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.metrics.NodeMetrics;
+import io.conveyor.model.Identifiers;
 import io.conveyor.model.Ids;
-import io.conveyor.model.StartRequest;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.model.TxStatus;
 import io.conveyor.model.TxSummary;
 import io.conveyor.pipeline.PipelineCatalog;
-import io.conveyor.redis.Batcher;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.ControlStore;
-import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.Handoff;
-import io.conveyor.redis.QueueStore;
+import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.ReadStore;
-import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisUnavailable;
+import io.conveyor.redis.ScheduleStore;
 import io.conveyor.redis.StoreContext;
 import io.conveyor.redis.WebhookStore;
-import io.conveyor.webhook.WebhookGuard;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonObject;
-import java.time.Instant;
 import io.conveyor.trace.Tracing;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
+import io.vertx.core.Future;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,47 +39,16 @@ import org.slf4j.LoggerFactory;
 public final class Transactions {
   private static final Logger log = LoggerFactory.getLogger(Transactions.class);
   private final StoreContext redis;
-  private final QueueStore queue;
   private final ReadStore reads;
   private final ControlStore control;
   private final WebhookStore webhookStore;
   private final PipelineStore pipelines;
-  private final PipelineCatalog catalog;
   private final NodeMetrics metrics;
-  private final Config.Transactions settings;
-  private final java.time.Duration archiveDelay;
-  private final StartRequest.Limits limits;
+  private final Duration archiveDelay;
   /** limits.maxPayloadBytes: a switch's value is a payload too (every way in reaches setSwitch). */
   private final int maxPayloadBytes;
-  private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
   private final Future<ArchiveStore> archive;
-  private final Config.Webhooks webhooks;
-  private final Tracing tracing;
-  private final MemoryGuard memory;
-
-  /** What a node's interfaces open a Transactions with, one per verticle (each on a link of its own). */
-  public record Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
-                        NodeMetrics metrics, Tracing tracing, java.util.function.Supplier<Handoff> handoff) {
-    /** Starts offer no workers of this node (see Handoff). */
-    public Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
-                   NodeMetrics metrics, Tracing tracing) {
-      this(redis, catalog, config, archive, metrics, tracing, () -> Handoff.NONE);
-    }
-
-    public Factory(RedisAccess redis, PipelineCatalog catalog, Config config, ArchiveStore archive,
-                   NodeMetrics metrics) {
-      this(redis, catalog, config, archive, metrics, Tracing.OFF);
-    }
-
-    public Transactions open(Vertx vertx) {
-      return on(redis.open(vertx));
-    }
-
-    /** A Transactions on a context the caller opened (and shares with stores of its own). */
-    public Transactions on(StoreContext context) {
-      return new Transactions(context, catalog, config, Future.succeededFuture(archive), metrics, tracing, handoff);
-    }
-  }
+  private final Starts starts;
 
   /** Reads fall through to the archive (when it is there and opened) for what Redis no longer holds. */
   public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
@@ -99,30 +67,22 @@ public final class Transactions {
    * group has nothing waiting is taken for them in the start's own script (see Handoff).
    */
   public Transactions(StoreContext redis, PipelineCatalog catalog, Config config, Future<ArchiveStore> archive,
-                      NodeMetrics metrics, Tracing tracing, java.util.function.Supplier<Handoff> handoff) {
-    this.tracing = tracing;
+                      NodeMetrics metrics, Tracing tracing, Supplier<Handoff> handoff) {
     this.redis = redis;
-    this.queue = new QueueStore(redis, config.limits().maxLive());
     this.reads = new ReadStore(redis);
     this.control = new ControlStore(redis, config.limits().maxErrors());
     this.webhookStore = new WebhookStore(redis);
     this.pipelines = new PipelineStore(redis);
     this.archive = archive;
     this.metrics = metrics;
-    this.webhooks = config.webhooks();
-    this.catalog = catalog;
-    this.settings = config.transactions();
     this.archiveDelay = config.archive().delay();
-    this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
     this.maxPayloadBytes = config.limits().maxPayloadBytes();
-    this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
-        settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
-    this.memory = new MemoryGuard(config.redis().memory(), metrics);
+    this.starts = new Starts(redis, reads, pipelines, catalog, config, metrics, tracing, handoff);
   }
 
   /** The memory watcher's last verdict, as this service heard it (nothing judged when it hears none). */
-  public io.conveyor.bus.MemoryJudged memory() {
-    return memory.last();
+  public MemoryJudged memory() {
+    return starts.memory();
   }
 
   /**
@@ -130,128 +90,17 @@ public final class Transactions {
    * anything of its own (the HTTP API's start-rate token). A start checks its own partition again.
    */
   public Future<Void> admitsStarts() {
-    TxException full = memory.refusalOfAll();
-    return full == null ? Future.succeededFuture() : Future.failedFuture(full);
+    return starts.admitsStarts();
   }
 
   /** Starts a transaction from a request body; fails with a TxException a client can act on. */
   public Future<TxSummary> start(JsonObject body) {
-    return start(body, null);
+    return starts.start(body, null);
   }
 
-  /**
-   * The same, under the caller's W3C traceparent (from a header; null or malformed: a trace of its own). With
-   * tracing on, the start is a span whose context the transaction keeps: its steps' spans hang under it.
-   */
+  /** The same, under the caller's W3C traceparent (see Starts). */
   public Future<TxSummary> start(JsonObject body, String traceparent) {
-    StartRequest req;
-    try {
-      req = StartRequest.fromJson(body, limits);
-    } catch (TxException e) {
-      return Future.failedFuture(e);
-    }
-    if (req.startAt() != null && req.startAt().toEpochMilli() > redis.clock().millis() + 366L * 86_400_000) {
-      return Future.failedFuture(TxException.invalid("startAt", "at most 366 days ahead, got " + req.startAt()));
-    }
-    String txId = queue.newTxId(req.owner(), req.externalId());
-    TxException full = memory.refusal(redis.keys().partitionOf(txId), txId);
-    if (full != null) {
-      return Future.failedFuture(full);
-    }
-    Future<Void> allowed = Future.succeededFuture();
-    if (req.webhook() != null) {
-      if (webhooks.secretFor(req.owner()).isEmpty()) {
-        return Future.failedFuture(TxException.invalid("webhook", "webhooks are not set up here: "
-            + "webhooks.secret (CONVEYOR_WEBHOOKS_SECRET) is empty"));
-      }
-      allowed = WebhookGuard.check(java.net.URI.create(req.webhook()), webhooks);
-    }
-    Span span = tracing.start("start " + req.type(), SpanKind.PRODUCER,
-        Tracing.wellFormed(traceparent) ? traceparent : null);
-    String trace = null;
-    if (span != null) {
-      span.setAttribute(Tracing.TX_ID, txId).setAttribute(Tracing.PIPELINE, req.type())
-          .setAttribute(Tracing.OWNER, req.owner());
-      trace = Tracing.traceparent(span);
-    }
-    String kept = trace;
-    Future<TxSummary> started = allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
-        .compose(group -> group == null ? Future.failedFuture(unknownType(req.type()))
-            : start(txId, req, group, kept, true))
-        .recover(e -> e instanceof RedisUnavailable.NotReplicated ? Future.failedFuture(new TxException(
-            Kind.UNAVAILABLE, e.getMessage() + "; " + txId + " is started but not known to survive: read it, or "
-            + "start again with the same externalId", null, txId))
-            : e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
-    if (span != null) {
-      started.onComplete(ar -> {
-        if (ar.failed()) {
-          span.setStatus(StatusCode.ERROR, ar.cause().getMessage());
-        }
-        span.end();
-      });
-    }
-    return started;
-  }
-
-  /**
-   * Redis failed somewhere around the start, so it may or may not have happened. Look: a start that
-   * landed answers as one (a client retrying after a 503 would otherwise start it twice); else the
-   * refusal names the txId, so the client can ask again later.
-   */
-  private Future<TxSummary> confirm(String txId, Throwable cause) {
-    return reads.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
-        ? Future.succeededFuture(ar.result())
-        : cause instanceof RedisUnavailable.Full ? Future.failedFuture(memory.refusedByRedis(cause, txId))
-        : Future.failedFuture(new TxException(Kind.UNAVAILABLE, "Redis did not answer (" + cause.getMessage()
-            + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
-  }
-
-  private Future<TxSummary> start(String txId, StartRequest req, String group, String trace, boolean mayRetry) {
-    // a client that will long-poll may ask that its reply cancel the webhook: give it time to
-    java.time.Duration webhookDelay = req.webhook() != null
-        && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
-        : java.time.Duration.ZERO;
-    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace,
-        settings.shareOf(req.owner()))).compose(r -> switch (r.code()) {
-      case OK -> {
-        // the same time start.lua was given, so the same decision: scheduled for later, or queued now
-        long startAt = req.startAtMillis(r.created());
-        yield started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
-            startAt == 0 ? "queued" : "scheduled", 0, Instant.ofEpochMilli(r.created()),
-            Instant.ofEpochMilli(r.created()), null, req.metadata(), null, null, null,
-            req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
-            null, null, null, null, startAt == 0 ? null : Instant.ofEpochMilli(startAt)));
-      }
-      case GROUP_CHANGED -> mayRetry
-          ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), trace, false))
-          : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
-      case UNKNOWN_TYPE -> Future.failedFuture(unknownType(req.type()));
-      case DISABLED -> Future.failedFuture(new TxException(Kind.PIPELINE_DISABLED, "type: pipeline " + req.type()
-          + " is disabled: it takes no new starts (an admin enables it with POST /api/v1/pipelines/" + req.type()
-          + "/enable)", "type", null));
-      case NOT_STARTABLE -> Future.failedFuture(new TxException(Kind.NOT_STARTABLE,
-          "type: pipeline " + req.type() + " is not a transaction type (set transactionType: true to start it)",
-          "type", null));
-      case DUPLICATE_EXTERNAL_ID -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
-          "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
-              + io.conveyor.model.Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
-      case LIVE_LIMIT -> Future.failedFuture(liveLimit(req.owner(), r.detail(), redis.keys().partitions()));
-      default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
-    });
-  }
-
-  /** The refusal of a start past the owner's maxLive; detail is start.lua's "limit:share of this partition". */
-  static TxException liveLimit(String owner, String detail, int partitions) {
-    String[] d = detail.split(":");
-    return new TxException(Kind.LIVE_LIMIT, "owner " + owner + " has as many live transactions as maxLive = " + d[0]
-        + " allows" + (partitions > 1 ? " (" + d[1] + " in each of " + partitions + " partitions)" : "")
-        + "; retry once some have ended, or ask an admin to raise it (PUT /api/v1/admin/owners/" + owner + ")",
-        "owner", null);
-  }
-
-  private Future<TxSummary> started(TxSummary s) {
-    metrics.started(s.owner());
-    return Future.succeededFuture(s);
+    return starts.start(body, traceparent);
   }
 
   /** The summary of one of an owner's transactions; another owner's answers not-found, like an unknown one. */
@@ -395,11 +244,11 @@ public final class Transactions {
     if (bad != null) {
       return Future.failedFuture(bad);
     }
-    String unclean = name == null ? null : io.conveyor.model.Identifiers.problem(name);
+    String unclean = name == null ? null : Identifiers.problem(name);
     if (unclean != null) {
       return Future.failedFuture(TxException.invalid("name", unclean));
     }
-    int size = io.vertx.core.json.Json.encode(value).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    int size = Json.encode(value).getBytes(StandardCharsets.UTF_8).length;
     if (size > maxPayloadBytes) {
       return Future.failedFuture(TxException.tooLarge("value", size, maxPayloadBytes));
     }
@@ -414,18 +263,11 @@ public final class Transactions {
     }).recover(Transactions::asRefusal);
   }
 
-  /**
-   * A Transactions service with a link of its own, for a client outside any node (the shell client, tests).
-   * Like every Transactions, it is meant for one thread or Vert.x context at a time. It checks the
-   * keyspace's layout first (a client with another number of partitions would read the wrong keys), so
-   * call it off the event loop; a mismatch throws ConfigException.
-   */
   /** The schedules, on this Transactions' Redis context. */
-  public io.conveyor.redis.ScheduleStore schedules() {
-    return new io.conveyor.redis.ScheduleStore(redis);
+  public ScheduleStore schedules() {
+    return new ScheduleStore(redis);
   }
 
-  /** The clock the stores run on. */
   /** The stores' context (Redis link, keys, scripts, clock) this service runs on. */
   public StoreContext context() {
     return redis;
@@ -436,7 +278,8 @@ public final class Transactions {
     return archive;
   }
 
-  public java.time.Clock clock() {
+  /** The clock the stores run on. */
+  public Clock clock() {
     return redis.clock();
   }
 
@@ -445,21 +288,8 @@ public final class Transactions {
     if (action.equals("read")) {
       return control.groupState(group, action, by);
     }
-    return Groups.known(new io.conveyor.redis.LivenessStore(redis), pipelines, group).compose(known -> known
+    return Groups.known(new LivenessStore(redis), pipelines, group).compose(known -> known
         ? control.groupState(group, action, by) : Future.failedFuture(Groups.unknown(group)));
-  }
-
-  public static Transactions client(Vertx vertx, Config config) {
-    RedisAccess redis = new RedisAccess(io.conveyor.redis.RedisLink.options(config.redis()), config.redis().timeout(),
-        new io.conveyor.redis.Keys(config.redis().prefix(), config.redis().partitions()),
-        new io.conveyor.redis.Scripts(), java.time.Clock.systemUTC(), io.conveyor.redis.ScriptMeter.NONE,
-        new io.conveyor.redis.Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
-    io.conveyor.redis.StoreContext context = redis.open(vertx);
-    new io.conveyor.redis.LayoutStore(context).check().await();
-    ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
-    return new Transactions(context, new PipelineCatalog(new io.conveyor.pipeline.PipelineParser(
-        io.conveyor.pipeline.StepRegistry.withBuiltIns())), config, archive.open().map(v -> archive),
-        new NodeMetrics(false));
   }
 
   /** An owner's transaction by its externalId, while the externalId's uniqueness period lasts. */
@@ -479,7 +309,7 @@ public final class Transactions {
 
   /** Closes its link to Redis. */
   public Future<Void> close() {
-    return memory.close().eventually(redis::close);
+    return starts.close().eventually(redis::close);
   }
 
   /** What is wrong with a {txId, owner} a client sent, or null. */
@@ -490,13 +320,10 @@ public final class Transactions {
     if (owner == null || owner.isEmpty()) {
       return TxException.invalid("owner", "is required");
     }
-    String unclean = io.conveyor.model.Identifiers.problem(owner);
+    String unclean = Identifiers.problem(owner);
     return unclean == null ? null : TxException.invalid("owner", unclean);
   }
 
-  private static TxException unknownType(String type) {
-    return new TxException(Kind.UNKNOWN_TYPE, "type: no pipeline named " + type, "type", null);
-  }
 
   /** Redis not answering becomes a refusal a client can act on (503); anything else stays what it is. */
   private static <T> Future<T> asRefusal(Throwable e) {

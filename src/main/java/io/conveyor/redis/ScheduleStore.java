@@ -2,6 +2,7 @@ package io.conveyor.redis;
 
 import static io.conveyor.redis.Replies.str;
 
+import io.conveyor.model.Schedule;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Command;
@@ -27,6 +28,12 @@ public final class ScheduleStore {
   /** A fire's next time and its score in schedulesZ (the time plus the fire's jitter), or none (-1). */
   public record Next(long fire, long score) {
     public static final Next NONE = new Next(-1, -1);
+
+    /** A schedule's next fire after now, with its jitter, or none. */
+    public static Next after(Schedule s, long now) {
+      long f = s.nextAfter(now);
+      return f < 0 ? NONE : new Next(f, f + s.jitterOf(f));
+    }
   }
 
   /** Publishes a definition made at publishedAt (ms): OK, or KEPT when a newer publication is current. */

@@ -1,6 +1,7 @@
 package io.conveyor.schedule;
 
 import io.conveyor.model.Schedule;
+import io.conveyor.model.TxException;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.ScheduleStore;
 import io.vertx.core.Future;
@@ -47,7 +48,7 @@ public final class ScheduleFiles {
           throw new IllegalArgumentException(f + ": cannot read it (" + e.getMessage() + ")");
         } catch (DecodeException | ClassCastException e) {
           throw new IllegalArgumentException(f + ": not a JSON object");
-        } catch (IllegalArgumentException | io.conveyor.model.TxException e) {
+        } catch (IllegalArgumentException | TxException e) {
           throw new IllegalArgumentException(f + ": " + e.getMessage());
         }
       }
@@ -62,18 +63,12 @@ public final class ScheduleFiles {
     List<Future<Code>> each = new ArrayList<>();
     for (Loaded l : loaded) {
       Schedule s = l.schedule();
-      each.add(store.put(s.id(), s.toJson(), l.modified(), s.paused(), next(s, now)).onSuccess(code -> {
+      each.add(store.put(s.id(), s.toJson(), l.modified(), s.paused(), ScheduleStore.Next.after(s, now)).onSuccess(code -> {
         if (code == Code.KEPT) {
           log.info("schedule {}: kept the version uploaded after {} was last changed", s.id(), l.file());
         }
       }));
     }
     return Future.all(each).mapEmpty();
-  }
-
-  /** A schedule's next fire after now, with its jitter, or none. */
-  public static ScheduleStore.Next next(Schedule s, long now) {
-    long f = s.nextAfter(now);
-    return f < 0 ? ScheduleStore.Next.NONE : new ScheduleStore.Next(f, f + s.jitterOf(f));
   }
 }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,8 @@ public final class ScheduleVerticle extends VerticleBase {
   /** The most fire times a catch-up looks at for one schedule. */
   private static final int LOOK_BACK = 10_000;
   private final RedisAccess redis;
-  private final Transactions.Factory transactions;
+  /** A Transactions on this verticle's own Redis context (the root builds it). */
+  private final Function<StoreContext, Transactions> transactions;
   private final Config.Schedules settings;
   private final String nodeId;
   private final NodeMetrics metrics;
@@ -49,7 +51,7 @@ public final class ScheduleVerticle extends VerticleBase {
   private int failures;
 
   /** The scheduler of the seat's partition. */
-  public ScheduleVerticle(RedisAccess redis, Transactions.Factory transactions, Config.Schedules settings,
+  public ScheduleVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions, Config.Schedules settings,
                           NodeMetrics metrics, LeaderLoop.Seat seat) {
     this.redis = redis;
     this.transactions = transactions;
@@ -64,7 +66,7 @@ public final class ScheduleVerticle extends VerticleBase {
   public Future<?> start() {
     context = redis.open(vertx);
     store = new ScheduleStore(context);
-    tx = transactions.on(context);
+    tx = transactions.apply(context);
     loop = new LeaderLoop(vertx, context, seat, "schedules" + partitionText(), settings.lease(), this::round);
     loop.tick();
     return Future.succeededFuture();
@@ -261,27 +263,9 @@ public final class ScheduleVerticle extends VerticleBase {
         "the previous run " + last + " had not ended"));
   }
 
-  /**
-   * The start request of a schedule's fire: its pipeline, owner, input, webhook and priority; its metadata with
-   * schedule {id, fireTime}; externalId schedule:&lt;id&gt;:&lt;fire ms&gt;, so a fire driven twice starts once.
-   */
-  public static JsonObject startBody(Schedule s, long fire) {
-    JsonObject body = new JsonObject().put("type", s.pipeline()).put("owner", s.owner()).put("input", s.input().copy())
-        .put("metadata", s.metadata().copy().put("schedule", new JsonObject().put("id", s.id())
-            .put("fireTime", java.time.Instant.ofEpochMilli(fire).toString())))
-        .put("externalId", "schedule:" + s.id() + ":" + fire);
-    if (s.webhook() != null) {
-      body.put("webhook", s.webhook());
-    }
-    if (s.priority() != null) {
-      body.put("priority", s.priority());
-    }
-    return body;
-  }
-
   private Future<ScheduleStore.Done> start(Fire f) {
     Schedule s = f.schedule();
-    return tx.start(startBody(s, f.fire())).map(TxSummary::txId).recover(e -> {
+    return tx.start(s.startBody(f.fire())).map(TxSummary::txId).recover(e -> {
       if (e instanceof TxException t && t.kind() == TxException.Kind.DUPLICATE_EXTERNAL_ID) {
         return Future.succeededFuture(t.txId()); // started before, by a leader that died before it said so
       }

@@ -7,6 +7,7 @@ import io.conveyor.config.Config;
 import io.conveyor.lease.LeaderLoop;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxSummary;
+import io.conveyor.net.WebhookGuard;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
 import io.conveyor.redis.WebhookStore;

@@ -2,14 +2,19 @@ package io.conveyor.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.conveyor.HttpWiring;
+import io.conveyor.domain.Transactions;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxException;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
+import io.vertx.core.Future;
 import io.vertx.ext.web.Route;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -42,9 +47,11 @@ class OpenApiTest {
   void every_route_is_in_the_spec_and_every_spec_route_is_served() throws IOException {
     String spec = Files.readString(Path.of("docs/openapi.yaml"));
     try (TestNode node = new TestNode().start(new TestSteps().registry())) {
-      HttpApiVerticle api = new HttpApiVerticle(new io.conveyor.domain.Transactions.Factory(node.node().redis(),
-          node.node().catalog(), node.config(), node.node().archive(), new io.conveyor.metrics.NodeMetrics(false)),
-          java.util.List.of(), () -> true);
+      HttpWiring routes = new HttpWiring(node.config(), node.node().catalog(), node.node().archive(),
+          new NodeMetrics(false), List.of(), () -> true);
+      HttpApiVerticle api = new HttpApiVerticle(node.config().http(), node.node().redis(),
+          context -> new Transactions(context, node.node().catalog(), node.config(),
+              Future.succeededFuture(node.node().archive()), new NodeMetrics(false)), routes::on);
       node.node().vertx().deployVerticle(api).await();
       Set<String> served = new TreeSet<>();
       for (Route r : api.router().getRoutes()) {

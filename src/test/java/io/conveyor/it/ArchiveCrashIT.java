@@ -1,5 +1,6 @@
 package io.conveyor.it;
 
+import io.conveyor.ClientRoot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,7 +107,7 @@ class ArchiveCrashIT {
 
     Vertx vertx = Vertx.vertx();
     try {
-      Transactions tx = Transactions.client(vertx, ConfigLoader.load(null, env(pipelines, "api")));
+      Transactions tx = ClientRoot.transactions(vertx, ConfigLoader.load(null, env(pipelines, "api")));
       PgConnection holder = PgConnection.connect(vertx, PgConnectOptions.fromUri(TestDatabase.url())).await();
       holdInserts(holder);
       List<String> ids = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.conveyor.it;
 
+import io.conveyor.ClientRoot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,7 +29,7 @@ class FatJarIT {
   private static TxSummary runExample(String redisUrl, String prefix) {
     Vertx vertx = Vertx.vertx();
     try {
-      Transactions tx = Transactions.client(vertx, ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_URL", redisUrl,
+      Transactions tx = ClientRoot.transactions(vertx, ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_URL", redisUrl,
           "CONVEYOR_REDIS_PREFIX", prefix)));
       String txId = tx.start(new JsonObject().put("type", "example").put("owner", "it")
           .put("input", new JsonObject().put("name", "first"))).await().txId();

@@ -57,13 +57,13 @@ class PartitionedClusterIT {
         // a client outside the nodes (the shell client's way) reads the layout and uses the partitions
         io.vertx.core.Vertx clientVertx = io.vertx.core.Vertx.vertx();
         try {
-          io.conveyor.domain.Transactions cli = io.conveyor.domain.Transactions.client(clientVertx, a.config());
+          io.conveyor.domain.Transactions cli = io.conveyor.ClientRoot.transactions(clientVertx, a.config());
           String cliTx = cli.start(new JsonObject().put("type", "parent").put("owner", "acme")
               .put("input", new JsonObject())).await().txId();
           assertEquals(TxStatus.SUCCESS, Eventually.until(Duration.ofSeconds(30), cliTx + " to finish",
               () -> cli.status(cliTx, "acme").await(), t -> t.status().isFinal()).status());
           io.conveyor.config.ConfigException other = org.junit.jupiter.api.Assertions.assertThrows(
-              io.conveyor.config.ConfigException.class, () -> io.conveyor.domain.Transactions.client(clientVertx,
+              io.conveyor.config.ConfigException.class, () -> io.conveyor.ClientRoot.transactions(clientVertx,
                   a.sibling().set("REDIS_PARTITIONS", "5").config()));
           assertTrue(other.getMessage().contains("was made with 6 partition(s)"), other.getMessage());
         } finally {

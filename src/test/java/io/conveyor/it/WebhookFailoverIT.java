@@ -1,5 +1,6 @@
 package io.conveyor.it;
 
+import io.conveyor.ClientRoot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,7 +63,7 @@ class WebhookFailoverIT {
     }
     Vertx vertx = Vertx.vertx();
     try {
-      Transactions tx = Transactions.client(vertx, ConfigLoader.load(null, env));
+      Transactions tx = ClientRoot.transactions(vertx, ConfigLoader.load(null, env));
       // one start at a time, from this thread: a Transactions client is meant for one thread at a time. The
       // leader is killed while the starts still come (after 300, once 100 were delivered), so it dies mid-run
       // however fast the deliveries keep up with the starts

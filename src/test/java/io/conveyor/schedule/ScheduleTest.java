@@ -138,13 +138,13 @@ class ScheduleTest {
         true).await());
     // dies after moving the first fire to the purgatory, before starting it
     assertEquals(List.of(true), store.fire(p, "dead-leader", List.of(new ScheduleStore.Move("s", f1,
-        ScheduleFiles.next(s, f1), 0, List.of(f1)))).await());
+        ScheduleStore.Next.after(s, f1), 0, List.of(f1)))).await());
     // and, on the next fire, after starting it but before saying so
     long f2 = f1 + 1000;
     clock.advance(Duration.ofSeconds(1));
-    store.fire(p, "dead-leader", List.of(new ScheduleStore.Move("s", f2, ScheduleFiles.next(s, f2), 0, List.of(f2))))
+    store.fire(p, "dead-leader", List.of(new ScheduleStore.Move("s", f2, ScheduleStore.Next.after(s, f2), 0, List.of(f2))))
         .await();
-    String startedByTheDead = node.transactions.start(ScheduleVerticle.startBody(s, f2)).await().txId();
+    String startedByTheDead = node.transactions.start(s.startBody(f2)).await().txId();
     assertEquals(2, purgatory(node));
 
     other = node.sibling().clock(clock).set("NODE_ROLES", "scheduler").start(steps.registry());

@@ -1,5 +1,6 @@
 package io.conveyor.bench;
 
+import io.conveyor.ClientRoot;
 import io.conveyor.domain.Transactions;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigLoader;
@@ -57,7 +58,7 @@ public final class Recovery {
         ids.add(awaitStarted(p));
       }
       Config config = ConfigLoader.load(null, env);
-      Transactions tx = Transactions.client(vertx, config);
+      Transactions tx = ClientRoot.transactions(vertx, config);
       List<Future<?>> starts = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         starts.add(tx.start(new JsonObject().put("type", "slow").put("owner", "bench").put("input", new JsonObject())));

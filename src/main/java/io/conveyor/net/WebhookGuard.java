@@ -1,8 +1,7 @@
-package io.conveyor.webhook;
+package io.conveyor.net;
 
 import io.conveyor.config.Config;
 import io.conveyor.model.TxException;
-import io.conveyor.net.OutboundGuard;
 import io.vertx.core.Future;
 import java.net.URI;
 

@@ -1,0 +1,104 @@
+package io.conveyor.api;
+
+import io.conveyor.config.Config;
+import io.conveyor.database.ArchiveStore;
+import io.conveyor.domain.Transactions;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.ReadStore;
+import io.conveyor.redis.StoreContext;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** GET /health/live and /health/ready: whether the node is up, and whether it can serve (each check says why not). */
+public final class HealthRoutes implements RouteGroup {
+  private static final Logger log = LoggerFactory.getLogger(HealthRoutes.class);
+  private final StoreContext redis;
+  private final ReadStore reads;
+  private final PipelineStore pipelines;
+  private final Transactions tx;
+  private final Config.Redis settings;
+  private final ArchiveStore archive;
+  private final ArchiveAdmin archiveAdmin;
+  private final List<String> pipelineFiles;
+  private final BooleanSupplier clusterJoined;
+
+  /**
+   * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
+   * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
+   */
+  public HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive, ArchiveAdmin archiveAdmin,
+                      List<String> pipelineFiles, BooleanSupplier clusterJoined) {
+    this.redis = redis;
+    this.reads = new ReadStore(redis);
+    this.pipelines = new PipelineStore(redis);
+    this.tx = tx;
+    this.settings = settings;
+    this.archive = archive;
+    this.archiveAdmin = archiveAdmin;
+    this.pipelineFiles = pipelineFiles;
+    this.clusterJoined = clusterJoined;
+  }
+
+  @Override
+  public void mount(Router r) {
+    r.get("/health/live").handler(ctx -> ctx.json(new JsonObject().put("status", "up")));
+    r.get("/health/ready").handler(ctx -> ready().onSuccess(checks -> {
+      // an archive that lags, or a Redis too full for new starts, is a warning, not a reason to take every node
+      // out of service: all of them share both, and reads, cancels and running work still need a node
+      boolean ok = checks.stream().allMatch(c -> "ok".equals(c.getString("result"))
+          || c.getString("result").startsWith("lagging") || c.getString("result").startsWith("full"));
+      JsonObject body = new JsonObject().put("status", ok ? "ready" : "not ready");
+      checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
+      ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
+    }));
+  }
+
+  /** Each readiness check as {check, result}: "ok", or what is wrong. A failing check never fails the list. */
+  private Future<List<JsonObject>> ready() {
+    int scripts = redis.scripts().all().size();
+    List<Future<JsonObject>> checks = List.of(
+        // above redis.memoryHighWater Redis answers, but takes no starts: "full", and redisMemory says why
+        check("redis", reads.ping().map(v -> tx.memory().fullest() == null ? "ok" : "full")),
+        check("redisMemory", Future.succeededFuture(RedisMemoryView.readiness(tx.memory(), settings.memory()))),
+        check("scripts", scriptsReady(scripts)),
+        check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
+        // the archive answers reads of finished transactions: a node that cannot reach it is not ready
+        check("archive", archiveAdmin.readiness(archive == null ? Future.succeededFuture("ok")
+            : archive.find("tx-" + "0".repeat(32)).map(none -> "ok").timeout(2, TimeUnit.SECONDS))),
+        check("pipelines", pipelines.pipelines().map(all -> {
+          List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
+          return missing.isEmpty() ? "ok" : "not uploaded: " + missing;
+        })));
+    return Future.join(checks).transform(ar -> Future.succeededFuture(checks.stream()
+        .map(f -> f.succeeded() ? f.result() : new JsonObject().put("result", "failed")).toList()));
+  }
+
+  /**
+   * A Redis that restarted has lost its script cache: the scripts are loaded now rather than reported
+   * missing for minutes (and that is logged; the check is ok once they are loaded). A Redis Cluster keeps a
+   * cache per server and the client sends a keyless SCRIPT command to any one of them, replicas included,
+   * so there it says nothing: each master is given a script's source on its first use (NOSCRIPT, then EVAL).
+   */
+  private Future<String> scriptsReady(int scripts) {
+    if (settings.mode() == Config.RedisMode.CLUSTER) {
+      return Future.succeededFuture("ok");
+    }
+    return reads.scriptsLoaded().compose(n -> n == scripts ? Future.succeededFuture("ok")
+        : redis.scripts().loadAll(redis.link()).map(v -> {
+          log.info("readiness: {} of {} Lua scripts were missing in Redis (it restarted?); loaded again",
+              scripts - n, scripts);
+          return "ok";
+        }));
+  }
+
+  private static Future<JsonObject> check(String name, Future<String> result) {
+    return result.recover(e -> Future.succeededFuture(String.valueOf(e.getMessage())))
+        .map(r -> new JsonObject().put("check", name).put("result", r));
+  }
+}

@@ -1,0 +1,206 @@
+package io.conveyor.domain;
+
+import io.conveyor.bus.MemoryJudged;
+import io.conveyor.config.Config;
+import io.conveyor.model.Durations;
+import io.conveyor.metrics.NodeMetrics;
+import io.conveyor.model.StartRequest;
+import io.conveyor.model.TxException;
+import io.conveyor.model.TxException.Kind;
+import io.conveyor.model.TxStatus;
+import io.conveyor.model.TxSummary;
+import io.conveyor.net.WebhookGuard;
+import io.conveyor.pipeline.PipelineCatalog;
+import io.conveyor.redis.Batcher;
+import io.conveyor.redis.Handoff;
+import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.QueueStore;
+import io.conveyor.redis.ReadStore;
+import io.conveyor.redis.RedisUnavailable;
+import io.conveyor.redis.StoreContext;
+import io.conveyor.trace.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Supplier;
+
+/**
+ * The start of a transaction, for Transactions: the request checked against the limits, the Redis memory verdict
+ * and the webhook guard, then batched into start.lua, and each of its answer codes made a refusal a client can act
+ * on. Meant for one thread or Vert.x context at a time, like the Transactions that owns it.
+ */
+final class Starts {
+  private final StoreContext redis;
+  private final QueueStore queue;
+  private final ReadStore reads;
+  private final PipelineStore pipelines;
+  private final PipelineCatalog catalog;
+  private final NodeMetrics metrics;
+  private final Config.Transactions settings;
+  private final StartRequest.Limits limits;
+  private final Config.Webhooks webhooks;
+  private final Tracing tracing;
+  private final MemoryGuard memory;
+  private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
+
+  /** handoff is asked at each start call: a start whose group has nothing waiting may go to this node's workers. */
+  Starts(StoreContext redis, ReadStore reads, PipelineStore pipelines, PipelineCatalog catalog, Config config,
+         NodeMetrics metrics, Tracing tracing, Supplier<Handoff> handoff) {
+    this.redis = redis;
+    this.queue = new QueueStore(redis, config.limits().maxLive());
+    this.reads = reads;
+    this.pipelines = pipelines;
+    this.catalog = catalog;
+    this.metrics = metrics;
+    this.settings = config.transactions();
+    this.limits = new StartRequest.Limits(settings.maxMetadataBytes(), settings.maxInputBytes());
+    this.webhooks = config.webhooks();
+    this.tracing = tracing;
+    this.memory = new MemoryGuard(config.redis().memory(), metrics);
+    this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
+        settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
+  }
+
+  /** The memory watcher's last verdict, as this service heard it (nothing judged when it hears none). */
+  MemoryJudged memory() {
+    return memory.last();
+  }
+
+  /**
+   * Fails with 503 redis-memory while every partition's Redis is judged full: a way in checks it before it writes
+   * anything of its own (the HTTP API's start-rate token). A start checks its own partition again.
+   */
+  Future<Void> admitsStarts() {
+    TxException full = memory.refusalOfAll();
+    return full == null ? Future.succeededFuture() : Future.failedFuture(full);
+  }
+
+  /**
+   * Starts a transaction from a request body, under the caller's W3C traceparent (from a header; null or malformed: a trace of its own). With
+   * tracing on, the start is a span whose context the transaction keeps: its steps' spans hang under it.
+   */
+  Future<TxSummary> start(JsonObject body, String traceparent) {
+    StartRequest req;
+    try {
+      req = StartRequest.fromJson(body, limits);
+    } catch (TxException e) {
+      return Future.failedFuture(e);
+    }
+    if (req.startAt() != null && req.startAt().toEpochMilli() > redis.clock().millis() + 366L * 86_400_000) {
+      return Future.failedFuture(TxException.invalid("startAt", "at most 366 days ahead, got " + req.startAt()));
+    }
+    String txId = queue.newTxId(req.owner(), req.externalId());
+    TxException full = memory.refusal(redis.keys().partitionOf(txId), txId);
+    if (full != null) {
+      return Future.failedFuture(full);
+    }
+    Future<Void> allowed = Future.succeededFuture();
+    if (req.webhook() != null) {
+      if (webhooks.secretFor(req.owner()).isEmpty()) {
+        return Future.failedFuture(TxException.invalid("webhook", "webhooks are not set up here: "
+            + "webhooks.secret (CONVEYOR_WEBHOOKS_SECRET) is empty"));
+      }
+      allowed = WebhookGuard.check(URI.create(req.webhook()), webhooks);
+    }
+    Span span = tracing.start("start " + req.type(), SpanKind.PRODUCER,
+        Tracing.wellFormed(traceparent) ? traceparent : null);
+    String trace = null;
+    if (span != null) {
+      span.setAttribute(Tracing.TX_ID, txId).setAttribute(Tracing.PIPELINE, req.type())
+          .setAttribute(Tracing.OWNER, req.owner());
+      trace = Tracing.traceparent(span);
+    }
+    String kept = trace;
+    Future<TxSummary> started = allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
+        .compose(group -> group == null ? Future.failedFuture(unknownType(req.type()))
+            : start(txId, req, group, kept, true))
+        .recover(e -> e instanceof RedisUnavailable.NotReplicated ? Future.failedFuture(new TxException(
+            Kind.UNAVAILABLE, e.getMessage() + "; " + txId + " is started but not known to survive: read it, or "
+            + "start again with the same externalId", null, txId))
+            : e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
+    if (span != null) {
+      started.onComplete(ar -> {
+        if (ar.failed()) {
+          span.setStatus(StatusCode.ERROR, ar.cause().getMessage());
+        }
+        span.end();
+      });
+    }
+    return started;
+  }
+
+  /**
+   * Redis failed somewhere around the start, so it may or may not have happened. Look: a start that
+   * landed answers as one (a client retrying after a 503 would otherwise start it twice); else the
+   * refusal names the txId, so the client can ask again later.
+   */
+  private Future<TxSummary> confirm(String txId, Throwable cause) {
+    return reads.getState(txId).transform(ar -> ar.succeeded() && ar.result() != null
+        ? Future.succeededFuture(ar.result())
+        : cause instanceof RedisUnavailable.Full ? Future.failedFuture(memory.refusedByRedis(cause, txId))
+        : Future.failedFuture(new TxException(Kind.UNAVAILABLE, "Redis did not answer (" + cause.getMessage()
+            + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
+  }
+
+  private Future<TxSummary> start(String txId, StartRequest req, String group, String trace, boolean mayRetry) {
+    // a client that will long-poll may ask that its reply cancel the webhook: give it time to
+    Duration webhookDelay = req.webhook() != null
+        && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
+        : Duration.ZERO;
+    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace,
+        settings.shareOf(req.owner()))).compose(r -> switch (r.code()) {
+      case OK -> {
+        // the same time start.lua was given, so the same decision: scheduled for later, or queued now
+        long startAt = req.startAtMillis(r.created());
+        yield started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
+            startAt == 0 ? "queued" : "scheduled", 0, Instant.ofEpochMilli(r.created()),
+            Instant.ofEpochMilli(r.created()), null, req.metadata(), null, null, null,
+            req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
+            null, null, null, null, startAt == 0 ? null : Instant.ofEpochMilli(startAt)));
+      }
+      case GROUP_CHANGED -> mayRetry
+          ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), trace, false))
+          : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
+      case UNKNOWN_TYPE -> Future.failedFuture(unknownType(req.type()));
+      case DISABLED -> Future.failedFuture(new TxException(Kind.PIPELINE_DISABLED, "type: pipeline " + req.type()
+          + " is disabled: it takes no new starts (an admin enables it with POST /api/v1/pipelines/" + req.type()
+          + "/enable)", "type", null));
+      case NOT_STARTABLE -> Future.failedFuture(new TxException(Kind.NOT_STARTABLE,
+          "type: pipeline " + req.type() + " is not a transaction type (set transactionType: true to start it)",
+          "type", null));
+      case DUPLICATE_EXTERNAL_ID -> Future.failedFuture(new TxException(Kind.DUPLICATE_EXTERNAL_ID,
+          "externalId: " + req.externalId() + " was used by transaction " + r.detail() + " within "
+              + Durations.format(settings.externalIdPeriod()), "externalId", r.detail()));
+      case LIVE_LIMIT -> Future.failedFuture(liveLimit(req.owner(), r.detail(), redis.keys().partitions()));
+      default -> Future.failedFuture(new IllegalStateException("start answered " + r.code()));
+    });
+  }
+
+  /** The refusal of a start past the owner's maxLive; detail is start.lua's "limit:share of this partition". */
+  static TxException liveLimit(String owner, String detail, int partitions) {
+    String[] d = detail.split(":");
+    return new TxException(Kind.LIVE_LIMIT, "owner " + owner + " has as many live transactions as maxLive = " + d[0]
+        + " allows" + (partitions > 1 ? " (" + d[1] + " in each of " + partitions + " partitions)" : "")
+        + "; retry once some have ended, or ask an admin to raise it (PUT /api/v1/admin/owners/" + owner + ")",
+        "owner", null);
+  }
+
+  private Future<TxSummary> started(TxSummary s) {
+    metrics.started(s.owner());
+    return Future.succeededFuture(s);
+  }
+
+  private static TxException unknownType(String type) {
+    return new TxException(Kind.UNKNOWN_TYPE, "type: no pipeline named " + type, "type", null);
+  }
+
+  /** Stops hearing the memory watcher. */
+  Future<Void> close() {
+    return memory.close();
+  }
+}
