@@ -32,7 +32,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -200,11 +199,11 @@ public final class WebhookVerticle extends VerticleBase {
     int attempt = Integer.parseInt(event.getString("attempts")) + 1;
     String url = event.getString("url");
     Promise<Answer> done = Promise.promise();
-    AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+    Sent sent = new Sent();
     long timer = vertx.setTimer(settings.timeout().toMillis(), t -> {
       if (done.tryFail("no answer within " + io.conveyor.model.Durations.format(settings.timeout()))
-          && sent.get() != null) {
-        sent.get().reset();
+          && sent.request != null) {
+        sent.request.reset();
       }
     });
     // a traced transaction's delivery is a span under its start; the receiver gets it as traceparent
@@ -259,9 +258,14 @@ public final class WebhookVerticle extends VerticleBase {
     });
   }
 
+  /** The request of one attempt once it is sent, so its timeout can reset it (all on this verticle's context). */
+  private static final class Sent {
+    private HttpClientRequest request;
+  }
+
   /** The POST of one attempt; answers the HTTP status and Retry-After header. Sends nothing once over. */
   private Future<Answer> post(String id, JsonObject event, TxSummary summary, Future<Answer> over,
-                              AtomicReference<HttpClientRequest> sent, String traceparent) {
+                              Sent sent, String traceparent) {
     long now = redisContext.clock().millis();
     JsonObject body = new JsonObject().put("eventType", event.getString("event"))
         .put("eventTime", Instant.ofEpochMilli(Long.parseLong(event.getString("eventTime"))).toString())
@@ -291,7 +295,7 @@ public final class WebhookVerticle extends VerticleBase {
             req.reset(); // the attempt was given up (and recorded) while it waited for a connection
             return Future.<HttpClientResponse>failedFuture("given up before sending");
           }
-          sent.set(req);
+          sent.request = req;
           return req.send(text);
         })
         .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.getHeader("retry-after"))));
