@@ -291,11 +291,13 @@ public final class Node {
         });
   }
 
-  /** Deploys a leader role's verticle for each partition, one after another, after chain. */
+  /** Deploys a role's verticle per partition, in turn, after chain (named by its partition when there are several). */
   private Future<Void> perPartition(Future<Void> chain, String role, IntFunction<Deployable> verticle) {
-    for (int p = 0; p < redis.keys().partitions(); p++) {
+    int parts = redis.keys().partitions();
+    for (int p = 0; p < parts; p++) {
       int part = p;
-      chain = chain.compose(v -> deploy(roleName(role, part), verticle.apply(part)));
+      String name = parts == 1 ? role : role + " (partition " + p + ")";
+      chain = chain.compose(v -> deploy(name, verticle.apply(part)));
     }
     return chain;
   }
@@ -303,11 +305,6 @@ public final class Node {
   /** Where this node leads a role in one partition (see LeaderLoop). */
   private LeaderLoop.Seat seat(LeaderRole role, int partition) {
     return new LeaderLoop.Seat(role, partition, nodeId, assignment, Ticker.SYSTEM);
-  }
-
-  /** A leader role's verticle: named by its partition when there are several. */
-  private String roleName(String role, int partition) {
-    return redis.keys().partitions() == 1 ? role : role + " (partition " + partition + ")";
   }
 
   /** What the heartbeat key says about this node, read anew at each beat. */
