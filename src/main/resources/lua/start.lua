@@ -76,8 +76,19 @@ local function tx_args(i)
 end
 
 local liveCount = live_batch(liveOwnersKey)
--- each owner's maxLive, read once per call
-local ownerMaxLive = {}
+-- each owner's own limits in one read per call: its maxLive (or the default), and whether a cap or a rate holds
+-- its runs (then none of its starts is handed off)
+local owners = {}
+local function owner_limits(owner)
+  local o = owners[owner]
+  if not o then
+    local f = redis.call('HMGET', ownerPrefix .. owner, 'maxLive', 'cap', 'rate')
+    o = {maxLive = tonumber(f[1] or '') or maxLive,
+      limited = (tonumber(f[2] or '') or 0) > 0 or (tonumber(f[3] or '') or 0) > 0}
+    owners[owner] = o
+  end
+  return o
+end
 local replies = {}
 local counts = {}
 local live = {}
@@ -86,9 +97,8 @@ local live = {}
 local pipelines = {}
 local ins = {}
 -- the hand-off: how many more may be taken for the starting node, whether its group has nothing waiting (nil:
--- not looked yet), owners' limits read once, and the runs taken (now, txId pairs for processingZ and inflightZ)
+-- not looked yet), and the runs taken (now, txId pairs for processingZ and inflightZ)
 local idle
-local ownerLimited = {}
 local handed = {}
 local function may_hand(pipelineLimited, owner)
   if offer <= 0 or pipelineLimited then
@@ -102,13 +112,7 @@ local function may_hand(pipelineLimited, owner)
   if not idle then
     return false
   end
-  local limited = ownerLimited[owner]
-  if limited == nil then
-    local o = redis.call('HMGET', ownerPrefix .. owner, 'cap', 'rate')
-    limited = (tonumber(o[1] or '') or 0) > 0 or (tonumber(o[2] or '') or 0) > 0
-    ownerLimited[owner] = limited
-  end
-  return not limited
+  return not owner_limits(owner).limited
 end
 
 local function start(i)
@@ -137,11 +141,7 @@ local function start(i)
   if p[2] ~= group then
     return {CODE.GROUP_CHANGED, p[2]}
   end
-  local limit = ownerMaxLive[owner]
-  if not limit then
-    limit = tonumber(redis.call('HGET', ownerPrefix .. owner, 'maxLive') or '') or maxLive
-    ownerMaxLive[owner] = limit
-  end
+  local limit = owner_limits(owner).maxLive
   local room, here = live_room(liveCount, owner, limit, partitions)
   if not room then
     return {CODE.LIVE_LIMIT, limit .. ':' .. here}

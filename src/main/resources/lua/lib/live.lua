@@ -35,11 +35,13 @@ local function live_room(batch, owner, limit, partitions)
   return stored + (batch.delta[owner] or 0) < here, here
 end
 
--- Writes the batch's counts: one HINCRBY per owner it changed; a count at 0 or below is deleted.
+-- Writes the batch's counts: one HINCRBY per owner it changed. A count that reaches 0 stays as a 0 field (a
+-- field per owner that ever started here; deleting it would cost a command at nearly every completion at a
+-- steady load); one below 0 (an end counted that was never begun) is set back to 0.
 local function live_flush(batch)
   for owner, d in pairs(batch.delta) do
-    if d ~= 0 and redis.call('HINCRBY', batch.key, owner, d) <= 0 then
-      redis.call('HDEL', batch.key, owner)
+    if d ~= 0 and redis.call('HINCRBY', batch.key, owner, d) < 0 then
+      redis.call('HSET', batch.key, owner, 0)
     end
   end
   batch.delta = {}
