@@ -210,7 +210,7 @@ final class Cli {
       case "list", "search" -> {
         return list(tx, args);
       }
-      case "cancel" -> print(admin.cancel(arg(args, 1, "TXID")).await());
+      case "cancel" -> printCancelled(admin.cancelTree(arg(args, 1, "TXID")).await());
       case "retry" -> print(admin.rerun(arg(args, 1, "TXID"), args.contains("--from-start")).await());
       case "switch" -> print(admin.setSwitch(arg(args, 1, "TXID"), arg(args, 2, "NAME"),
           Json.decodeValue(arg(args, 3, "VALUE_JSON"))).await());
@@ -232,6 +232,19 @@ final class Cli {
       }
     }
     return OK;
+  }
+
+  /** A cancel's summary, and how much of its tree the cancel walk has still to reach (the reaper carries it on). */
+  private void printCancelled(Transactions.Cancelled c) {
+    if (json) {
+      JsonObject j = c.summary().toJson();
+      out.println((c.pending() == 0 ? j : j.put("cancelPending", c.pending())).encode());
+      return;
+    }
+    print(c.summary());
+    if (c.pending() > 0) {
+      out.println("cancel walk: at least " + c.pending() + " of its tree still to cancel; the reaper leader goes on");
+    }
   }
 
   private void print(TxSummary s) {

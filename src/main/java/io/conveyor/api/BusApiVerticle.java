@@ -34,8 +34,11 @@ public final class BusApiVerticle extends VerticleBase {
             .compose(b -> tx.start(b, m.headers().get("traceparent"))))).completion(),
         vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m, "txId", "owner")
             .compose(b -> tx.status(text(b, "txId"), text(b, "owner"))))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> reply(m, body(m, "txId", "owner")
-            .compose(b -> tx.cancel(text(b, "txId"), text(b, "owner"))))).completion(),
+        // as over HTTP: the summary, with cancelPending while the cancel walk has still to reach some of its tree
+        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> replyJson(m, body(m, "txId", "owner")
+            .compose(b -> tx.cancelTree(text(b, "txId"), text(b, "owner")))
+            .map(c -> c.pending() == 0 ? c.summary().toJson()
+                : c.summary().toJson().put("cancelPending", c.pending())))).completion(),
         vertx.eventBus().consumer(Addresses.TX_RETRY, m -> reply(m, body(m, "txId", "owner", "from")
             .compose(b -> tx.rerun(text(b, "txId"), text(b, "owner"), fromStart(b))))).completion(),
         vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, body(m, "txId", "owner", "name", "value")
@@ -72,7 +75,11 @@ public final class BusApiVerticle extends VerticleBase {
   }
 
   private static void reply(Message<Object> m, Future<TxSummary> answer) {
-    answer.onSuccess(s -> m.reply(s.toJson())).onFailure(e -> {
+    replyJson(m, answer.map(TxSummary::toJson));
+  }
+
+  private static void replyJson(Message<Object> m, Future<JsonObject> answer) {
+    answer.onSuccess(m::reply).onFailure(e -> {
       TxException t = Problems.of(e, m.address());
       m.fail(t.kind().status, t.toJson().encode());
     });

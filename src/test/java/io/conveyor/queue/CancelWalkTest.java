@@ -4,6 +4,7 @@ import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.bus.Addresses;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxStatus;
 import io.conveyor.testing.Eventually;
@@ -228,5 +229,26 @@ class CancelWalkTest {
         () -> cmd("LLEN", node.keys.cancelL(0)).toLong(), n -> n == 0);
     assertEquals(0, notCancelled(many));
     assertEquals(409, post("/api/v1/transactions/" + large + "/cancel").getInteger("httpStatus"));
+  }
+
+  @Test
+  void the_event_bus_cancel_answers_what_is_pending_for_a_tree_it_did_not_finish_as_http_does() {
+    String large = node.keys.newTxId(0);
+    List<String> many = tree(large, 10, 1000);
+    JsonObject going = (JsonObject) node.node().vertx().eventBus().request(Addresses.TX_CANCEL,
+        new JsonObject().put("txId", large).put("owner", "acme")).await().body();
+    assertEquals("cancelled", going.getString("status"));
+    assertTrue(going.getLong("cancelPending") > 0, going.encode());
+    Eventually.until(Duration.ofSeconds(30), "the reaper to finish the walk",
+        () -> cmd("LLEN", node.keys.cancelL(0)).toLong(), n -> n == 0);
+    assertEquals(0, notCancelled(many));
+
+    String small = node.keys.newTxId(0);
+    List<String> few = tree(small, 10);
+    JsonObject done = (JsonObject) node.node().vertx().eventBus().request(Addresses.TX_CANCEL,
+        new JsonObject().put("txId", small).put("owner", "acme")).await().body();
+    assertEquals("cancelled", done.getString("status"));
+    assertEquals(null, done.getValue("cancelPending"), done.encode());
+    assertEquals(0, notCancelled(few));
   }
 }
