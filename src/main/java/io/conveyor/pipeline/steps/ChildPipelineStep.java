@@ -2,11 +2,11 @@ package io.conveyor.pipeline.steps;
 
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepResult;
-import io.conveyor.pipeline.StepType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * util/child-pipeline: runs a child pipeline, in the child's own node group, with this step's input; the
@@ -14,17 +14,15 @@ import java.util.Map;
  * output as this step's result. The child is params.pipeline, or chosen by the input field params.field
  * through params.map (value → pipeline), falling back to params.default.
  */
-public final class ChildPipelineStep implements StepType {
+public final class ChildPipelineStep extends BuiltInStep {
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
 
-  @Override
-  public String name() {
-    return "util/child-pipeline";
+  public ChildPipelineStep() {
+    super("util/child-pipeline", Set.of("pipeline", "field", "map", "default"));
   }
 
   @Override
-  public Step create(JsonObject params) {
-    Params.known(params, java.util.Set.of("pipeline", "field", "map", "default"));
+  Step step(JsonObject params) {
     String fixed = optionalName(params, "pipeline");
     String field = params.getValue("field") == null ? null : Params.text(params, "field", null);
     String fallback = optionalName(params, "default");

@@ -3,13 +3,13 @@ package io.conveyor.pipeline.steps;
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepContext;
 import io.conveyor.pipeline.StepResult;
-import io.conveyor.pipeline.StepType;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * eventbus: sends the step's input to params.address (request/reply, anywhere in the cluster or through a
@@ -22,20 +22,18 @@ import java.time.Duration;
  * worker and tries again, up to params.noConsumerTries times in all (default 9, about 25 s: 250 ms doubling
  * to 5 s between tries), before it is an internal error; 1 makes it an error at once.
  */
-public final class EventBusStep implements StepType {
+public final class EventBusStep extends BuiltInStep {
   /** How often a step with no consumer at its address is tried in all, unless params say otherwise. */
   static final int NO_CONSUMER_TRIES = 9;
   private static final long FIRST_WAIT_MS = 250;
   private static final long LONGEST_WAIT_MS = 5_000;
 
-  @Override
-  public String name() {
-    return "eventbus";
+  public EventBusStep() {
+    super("eventbus", Set.of("address", "noConsumerTries"));
   }
 
   @Override
-  public Step create(JsonObject params) {
-    Params.known(params, java.util.Set.of("address", "noConsumerTries"));
+  Step step(JsonObject params) {
     String address = Params.text(params, "address", null);
     if (address.isBlank()) {
       throw new IllegalArgumentException("params.address: expected an event-bus address");

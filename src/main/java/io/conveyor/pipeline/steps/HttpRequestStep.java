@@ -3,7 +3,6 @@ package io.conveyor.pipeline.steps;
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepContext;
 import io.conveyor.pipeline.StepResult;
-import io.conveyor.pipeline.StepType;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -37,7 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * retryable when listed in retryableStatus (a Retry-After is then the least wait). The request goes out
  * under the step's timeout with Idempotency-Key <txId>:<step>, through the same outbound guard as webhooks.
  */
-public final class HttpRequestStep implements StepType {
+public final class HttpRequestStep extends BuiltInStep {
   private static final Set<String> PARAMS = Set.of("url", "method", "headers", "body", "successStatus",
       "retryableStatus");
   private static final int MAX_BODY = 1 << 20;
@@ -45,17 +44,12 @@ public final class HttpRequestStep implements StepType {
   private final Map<Vertx, WebClient> clients = new ConcurrentHashMap<>();
 
   public HttpRequestStep(Outbound guard) {
+    super("http/request", PARAMS);
     this.guard = guard;
   }
 
   @Override
-  public String name() {
-    return "http/request";
-  }
-
-  @Override
-  public Step create(JsonObject params) {
-    Params.known(params, PARAMS);
+  Step step(JsonObject params) {
     Template url = Template.of(Params.text(params, "url", null), "params.url");
     HttpMethod method = method(params);
     Map<String, Template> headers = headers(params);

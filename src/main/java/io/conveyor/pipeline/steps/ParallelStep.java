@@ -2,7 +2,6 @@ package io.conveyor.pipeline.steps;
 
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepResult;
-import io.conveyor.pipeline.StepType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,21 +19,19 @@ import java.util.Set;
  * join is out of reach. Output: {"outputs": [...], "statuses": [...]} in branch order (null where a branch did
  * not succeed).
  */
-public final class ParallelStep implements StepType {
+public final class ParallelStep extends BuiltInStep {
   /** The most branches one step starts. */
   public static final int MAX_BRANCHES = 1000;
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private static final Set<String> PARAMS = Set.of("branches", "forEach", "pipeline", "join", "atLeast",
       "maxConcurrency", "continueOnFailure");
 
-  @Override
-  public String name() {
-    return "flow/parallel";
+  public ParallelStep() {
+    super("flow/parallel", PARAMS);
   }
 
   @Override
-  public Step create(JsonObject params) {
-    Params.known(params, PARAMS);
+  Step step(JsonObject params) {
     List<StepResult.Fork.Branch> fixed = params.containsKey("branches") ? branches(params) : null;
     String forEach = params.containsKey("forEach") ? Params.text(params, "forEach", null) : null;
     if ((fixed == null) == (forEach == null)) {

@@ -3,7 +3,6 @@ package io.conveyor.pipeline.steps;
 import io.conveyor.model.Durations;
 import io.conveyor.pipeline.Step;
 import io.conveyor.pipeline.StepResult;
-import io.conveyor.pipeline.StepType;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -14,15 +13,13 @@ import java.util.Set;
  * its input on with the switch's value under that name. Not set within params.timeout (default 1d): the
  * transaction ends failed.
  */
-public final class WaitStep implements StepType {
-  @Override
-  public String name() {
-    return "util/wait";
+public final class WaitStep extends BuiltInStep {
+  public WaitStep() {
+    super("util/wait", Set.of("switch", "timeout"));
   }
 
   @Override
-  public Step create(JsonObject params) {
-    Params.known(params, Set.of("switch", "timeout"));
+  Step step(JsonObject params) {
     String name = Params.text(params, "switch", null);
     Duration timeout = params.containsKey("timeout") ? Params.duration(params, "timeout", Duration.ofDays(365))
         : Duration.ofDays(1);
