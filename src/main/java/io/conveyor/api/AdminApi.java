@@ -17,28 +17,15 @@ import java.util.Locale;
 /**
  * What the dashboard (and an operator with an admin key) may see and do across owners: lists of
  * transactions in play, sleeping, set aside and recently finished; one transaction in full (its state,
- * its pipeline's steps with where it stands, the events that name it); and cancel, wake, set switch.
+ * its pipeline's steps with where it stands, the events that name it); and cancel, wake, set switch. archive is
+ * null on a node without one: then only what Redis holds is found.
  */
-public final class AdminApi {
-  private final Transactions tx;
-  private final ReadStore reads;
-  private final ControlStore control;
-  private final PipelineStore pipelines;
-  private final ArchiveStore archive;
-
+public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, PipelineStore pipelines,
+                       ArchiveStore archive) {
   /** An operator's view over a Transactions service's own stores (the CLI's). */
   public static AdminApi of(Transactions tx, ArchiveStore archive) {
     return new AdminApi(tx, new ReadStore(tx.context()), new ControlStore(tx.context()),
         new io.conveyor.redis.PipelineStore(tx.context()), archive);
-  }
-
-  /** archive is null on a node without one: then only what Redis holds is found. */
-  AdminApi(Transactions tx, ReadStore reads, ControlStore control, PipelineStore pipelines, ArchiveStore archive) {
-    this.tx = tx;
-    this.reads = reads;
-    this.control = control;
-    this.pipelines = pipelines;
-    this.archive = archive;
   }
 
   Future<JsonObject> list(String which, String limit) {

@@ -21,18 +21,9 @@ import org.slf4j.LoggerFactory;
  * listed with the database's message), retried (due for archiving again at once) or dropped (deleted from
  * Redis, never archived). Every act is logged and leaves an event naming the admin key's owner.
  */
-public final class ArchiveAdmin implements RouteGroup {
+public record ArchiveAdmin(QuarantineStore store, Duration lagWarning, NodeMetrics metrics) implements RouteGroup {
   private static final Logger log = LoggerFactory.getLogger(ArchiveAdmin.class);
   static final int MAX_LIMIT = 1000;
-  private final QuarantineStore store;
-  private final Duration lagWarning;
-  private final NodeMetrics metrics;
-
-  public ArchiveAdmin(QuarantineStore store, Duration lagWarning, NodeMetrics metrics) {
-    this.store = store;
-    this.lagWarning = lagWarning;
-    this.metrics = metrics;
-  }
 
   /** Before the router's own /metrics route: the archive lag's gauge, read from Redis for each scrape. */
   void mountLagGauge(Router r) {

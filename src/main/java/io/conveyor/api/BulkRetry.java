@@ -21,27 +21,14 @@ import org.slf4j.LoggerFactory;
  * An operator runs again every transaction of a pipeline that ended with a status (failed by default) within
  * a time range: those Redis still holds and those archived, each as its owner's retry would (so one that runs
  * again already is refused, not run twice). Query: since (required), until (default now), status, from
- * (failed or start), limit (default 1000, at most 10000).
+ * (failed or start), limit (default 1000, at most 10000). rerun runs one transaction of any owner again (txId,
+ * from start?), as the admin retry route does.
  */
-final class BulkRetry {
+record BulkRetry(java.util.function.BiFunction<String, Boolean, Future<?>> rerun, ReadStore reads, ArchiveStore archive,
+                 long archiveDelay, Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(BulkRetry.class);
   private static final Set<String> STATUSES = Set.of("failed", "cancelled", "timeout", "internal-error");
   private static final int CHUNK = 50;
-  private final java.util.function.BiFunction<String, Boolean, Future<?>> rerun;
-  private final ReadStore reads;
-  private final ArchiveStore archive;
-  private final long archiveDelay;
-  private final Clock clock;
-
-  /** rerun runs one transaction of any owner again (txId, from start?), as the admin retry route does. */
-  BulkRetry(java.util.function.BiFunction<String, Boolean, Future<?>> rerun, ReadStore reads, ArchiveStore archive,
-            long archiveDelay, Clock clock) {
-    this.rerun = rerun;
-    this.reads = reads;
-    this.archive = archive;
-    this.archiveDelay = archiveDelay;
-    this.clock = clock;
-  }
 
   /** What was asked for, checked. */
   private record Ask(String pipeline, String status, long since, long until, boolean fromStart, int limit) {

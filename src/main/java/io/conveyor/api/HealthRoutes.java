@@ -15,35 +15,15 @@ import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** GET /health/live and /health/ready: whether the node is up, and whether it can serve (each check says why not). */
-public final class HealthRoutes implements RouteGroup {
+/**
+ * GET /health/live and /health/ready: whether the node is up, and whether it can serve (each check says why not).
+ * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
+ * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
+ */
+public record HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive,
+                           ArchiveAdmin archiveAdmin, List<String> pipelineFiles, BooleanSupplier clusterJoined)
+    implements RouteGroup {
   private static final Logger log = LoggerFactory.getLogger(HealthRoutes.class);
-  private final StoreContext redis;
-  private final ReadStore reads;
-  private final PipelineStore pipelines;
-  private final Transactions tx;
-  private final Config.Redis settings;
-  private final ArchiveStore archive;
-  private final ArchiveAdmin archiveAdmin;
-  private final List<String> pipelineFiles;
-  private final BooleanSupplier clusterJoined;
-
-  /**
-   * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
-   * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
-   */
-  public HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive, ArchiveAdmin archiveAdmin,
-                      List<String> pipelineFiles, BooleanSupplier clusterJoined) {
-    this.redis = redis;
-    this.reads = new ReadStore(redis);
-    this.pipelines = new PipelineStore(redis);
-    this.tx = tx;
-    this.settings = settings;
-    this.archive = archive;
-    this.archiveAdmin = archiveAdmin;
-    this.pipelineFiles = pipelineFiles;
-    this.clusterJoined = clusterJoined;
-  }
 
   @Override
   public void mount(Router r) {
@@ -61,17 +41,18 @@ public final class HealthRoutes implements RouteGroup {
 
   /** Each readiness check as {check, result}: "ok", or what is wrong. A failing check never fails the list. */
   private Future<List<JsonObject>> ready() {
+    ReadStore reads = new ReadStore(redis);
     int scripts = redis.scripts().all().size();
     List<Future<JsonObject>> checks = List.of(
         // above redis.memoryHighWater Redis answers, but takes no starts: "full", and redisMemory says why
         check("redis", reads.ping().map(v -> tx.memory().fullest() == null ? "ok" : "full")),
         check("redisMemory", Future.succeededFuture(RedisMemoryView.readiness(tx.memory(), settings.memory()))),
-        check("scripts", scriptsReady(scripts)),
+        check("scripts", scriptsReady(reads, scripts)),
         check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
         check("archive", archiveAdmin.readiness(archive == null ? Future.succeededFuture("ok")
             : archive.find("tx-" + "0".repeat(32)).map(none -> "ok").timeout(2, TimeUnit.SECONDS))),
-        check("pipelines", pipelines.pipelines().map(all -> {
+        check("pipelines", new PipelineStore(redis).pipelines().map(all -> {
           List<String> missing = pipelineFiles.stream().filter(n -> !all.containsKey(n)).toList();
           return missing.isEmpty() ? "ok" : "not uploaded: " + missing;
         })));
@@ -85,7 +66,7 @@ public final class HealthRoutes implements RouteGroup {
    * cache per server and the client sends a keyless SCRIPT command to any one of them, replicas included,
    * so there it says nothing: each master is given a script's source on its first use (NOSCRIPT, then EVAL).
    */
-  private Future<String> scriptsReady(int scripts) {
+  private Future<String> scriptsReady(ReadStore reads, int scripts) {
     if (settings.mode() == Config.RedisMode.CLUSTER) {
       return Future.succeededFuture("ok");
     }

@@ -4,21 +4,12 @@ import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.ControlStore;
 import io.vertx.ext.web.Router;
 
-/** GET /metrics: the node's meters and Vert.x's, in Prometheus text, with the gauges read from Redis per scrape. */
-public final class MetricsRoutes implements RouteGroup {
-  private final ArchiveAdmin archiveAdmin;
-  private final ControlStore limitsView;
-  private final NodeMetrics metrics;
-  private final String group;
-
-  /** group is this node's: its limits and fair-share waits are read from Redis for each scrape (a few reads). */
-  public MetricsRoutes(ArchiveAdmin archiveAdmin, ControlStore limitsView, NodeMetrics metrics, String group) {
-    this.archiveAdmin = archiveAdmin;
-    this.limitsView = limitsView;
-    this.metrics = metrics;
-    this.group = group;
-  }
-
+/**
+ * GET /metrics: the node's meters and Vert.x's, in Prometheus text, with the gauges read from Redis per scrape.
+ * group is this node's: its limits and fair-share waits are read from Redis for each scrape (a few reads).
+ */
+public record MetricsRoutes(ArchiveAdmin archiveAdmin, ControlStore limitsView, NodeMetrics metrics, String group)
+    implements RouteGroup {
   @Override
   public void mount(Router r) {
     archiveAdmin.mountLagGauge(r);

@@ -21,17 +21,8 @@ import org.slf4j.LoggerFactory;
  * trigger (one run now, outside the fire times). Each answer shows the definition, its state (paused, by whom and
  * why), what it ran (last run with its status, fires, misses, skipped overlaps) and its next fire times.
  */
-public final class ScheduleAdmin {
+public record ScheduleAdmin(ScheduleStore store, Transactions tx, Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(ScheduleAdmin.class);
-  private final ScheduleStore store;
-  private final Transactions tx;
-  private final Clock clock;
-
-  public ScheduleAdmin(ScheduleStore store, Transactions tx, Clock clock) {
-    this.store = store;
-    this.tx = tx;
-    this.clock = clock;
-  }
 
   public Future<JsonObject> list() {
     return store.ids().compose(ids -> {

@@ -28,24 +28,11 @@ import java.util.Map;
 
 /**
  * /api/v1/transactions (client role), for the key's owner: start, search or look up by externalId, read, cancel,
- * retry and set a switch. ?wait=N (seconds, at most http.maxWait) long-polls for the outcome.
+ * retry and set a switch. ?wait=N (seconds, at most http.maxWait) long-polls for the outcome. queue takes the
+ * owners' start-rate tokens.
  */
-public final class TransactionRoutes implements RouteGroup {
-  private final Vertx vertx;
-  private final Transactions tx;
-  private final QueueStore queue;
-  private final Search search;
-  private final Config.Http http;
-
-  /** queue takes the owners' start-rate tokens. */
-  public TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, Search search, Config.Http http) {
-    this.vertx = vertx;
-    this.tx = tx;
-    this.queue = queue;
-    this.search = search;
-    this.http = http;
-  }
-
+public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, Search search, Config.Http http)
+    implements RouteGroup {
   @Override
   public void mount(Router r) {
     // a full Redis refuses before the rate token is written
