@@ -28,6 +28,27 @@ public final class Durations {
     };
   }
 
+  /**
+   * A field's value as JSON holds it, read as a duration; otherwise IllegalArgumentException naming the field and
+   * the form expected (a value that is not text is refused as parse refuses an empty one).
+   */
+  public static Duration read(String field, Object value) {
+    try {
+      return parse(value instanceof String s ? s : null);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(field + ": " + e.getMessage());
+    }
+  }
+
+  /** The same, and at most max: longer is refused with the limit and the value given. */
+  public static Duration read(String field, Object value, Duration max) {
+    Duration d = read(field, value);
+    if (d.compareTo(max) > 0) {
+      throw new IllegalArgumentException(field + ": at most " + format(max) + ", got " + value);
+    }
+    return d;
+  }
+
   /** The shortest exact text for a duration, the inverse of {@link #parse}. */
   public static String format(Duration d) {
     long ms = d.toMillis();

@@ -64,12 +64,7 @@ public record RetryPolicy(int maxAttempts, Duration initialInterval, double back
     if (v == null) {
       return fallback;
     }
-    Duration d;
-    try {
-      d = Durations.parse(v instanceof String s ? s : null);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(field + ": " + e.getMessage());
-    }
+    Duration d = Durations.read(field, v);
     if (d.isZero() || d.compareTo(LONGEST) > 0) {
       throw new IllegalArgumentException(field + ": expected more than 0ms and at most 7d, got " + v);
     }

@@ -244,12 +244,7 @@ public record Schedule(String id, String pipeline, String cron, Duration every, 
   }
 
   private static Duration duration(JsonObject j, String field) {
-    Object v = j.getValue(field);
-    try {
-      return Durations.parse(v instanceof String s ? s : null);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(field + ": " + e.getMessage());
-    }
+    return Durations.read(field, j.getValue(field));
   }
 
   private static Instant instant(JsonObject j, String field) {

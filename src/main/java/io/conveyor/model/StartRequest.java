@@ -88,16 +88,11 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (v == null) {
       return null;
     }
-    Duration d;
     try {
-      d = Durations.parse(v instanceof String s ? s : null);
+      return Durations.read("delay", v, LONGEST_DELAY);
     } catch (IllegalArgumentException e) {
-      throw TxException.invalid("delay", e.getMessage());
+      throw new TxException(TxException.Kind.INVALID_INPUT, e.getMessage(), "delay", null);
     }
-    if (d.compareTo(LONGEST_DELAY) > 0) {
-      throw TxException.invalid("delay", "at most 366d, got " + v);
-    }
-    return d;
   }
 
   /** Size limits of metadata and input, in bytes of their JSON text. */

@@ -31,17 +31,7 @@ final class Params {
   }
 
   static Duration duration(JsonObject params, String name, Duration max) {
-    Object v = params.getValue(name);
-    Duration d;
-    try {
-      d = Durations.parse(v instanceof String s ? s : null);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("params." + name + ": " + e.getMessage());
-    }
-    if (d.compareTo(max) > 0) {
-      throw new IllegalArgumentException("params." + name + ": at most " + Durations.format(max) + ", got " + v);
-    }
-    return d;
+    return Durations.read("params." + name, params.getValue(name), max);
   }
 
   static String text(JsonObject params, String name, String fallback) {
