@@ -37,6 +37,17 @@
     return a;
   }
   function cell(row, value) { row.appendChild(text(document.createElement('td'), value)); }
+  /** Fills the table's body anew: a row for each item (of class className, when given), as fill writes it. */
+  function fillRows(table, items, className, fill) {
+    const body = $(table + ' tbody');
+    body.replaceChildren();
+    items.forEach(item => {
+      const tr = document.createElement('tr');
+      if (className) { tr.className = className; }
+      fill(tr, item);
+      body.appendChild(tr);
+    });
+  }
 
   function showKeyForm(message) {
     $('#main').hidden = true;
@@ -49,21 +60,12 @@
   function ageSeconds(now, then) { return ((Date.parse(now) - Date.parse(then)) / 1000).toFixed(1) + ' s'; }
 
   function renderCluster(c) {
-    const body = $('#nodes tbody');
-    body.replaceChildren();
-    Object.entries(c.nodes).forEach(([id, n]) => {
-      const tr = document.createElement('tr');
-      tr.className = 'node-row';
+    fillRows('#nodes', Object.entries(c.nodes), 'node-row', (tr, [id, n]) => {
       cell(tr, id); cell(tr, n.group); cell(tr, (n.roles || []).join(', '));
       cell(tr, n.beat ? ageSeconds(c.now, n.beat) : '?');
       cell(tr, n.busy + ' / ' + n.workers); cell(tr, n.version);
-      body.appendChild(tr);
     });
-    const q = $('#queues tbody');
-    q.replaceChildren();
-    Object.entries(c.queues).forEach(([g, l]) => {
-      const tr = document.createElement('tr');
-      tr.className = 'group-row';
+    fillRows('#queues', Object.entries(c.queues), 'group-row', (tr, [g, l]) => {
       tr.dataset.group = g;
       cell(tr, g); cell(tr, l.in); cell(tr, l.out); cell(tr, l.admin); cell(tr, l.waiting); cell(tr, l.held);
       cell(tr, l.inFlight);
@@ -81,7 +83,6 @@
         td.appendChild(b);
       }
       tr.appendChild(td);
-      q.appendChild(tr);
     });
     // limits that hold work back or count runs: a pipeline's, or an owner's (@owner)
     const lim = $('#limits tbody');
@@ -119,39 +120,36 @@
     refresh();
   }
 
+  /** A button that POSTs to path, shows a refusal where the group actions answer, and refreshes either way. */
+  function postButton(className, label, path) {
+    const b = document.createElement('button');
+    b.className = className;
+    text(b, label);
+    b.addEventListener('click', async () => {
+      try {
+        await api('POST', path);
+      } catch (e) {
+        text($('#group-result'), e.message);
+      }
+      refresh();
+    });
+    return b;
+  }
+
   function renderPipelines(all) {
-    const body = $('#pipelines tbody');
-    body.replaceChildren();
-    Object.entries(all).forEach(([name, p]) => {
-      const tr = document.createElement('tr');
-      tr.className = 'pipeline-row';
+    fillRows('#pipelines', Object.entries(all), 'pipeline-row', (tr, [name, p]) => {
       tr.dataset.pipeline = name;
       cell(tr, name); cell(tr, p.nodeGroup); cell(tr, p.version); cell(tr, p.disabled ? 'disabled' : 'enabled');
       tr.lastChild.className = 'pipeline-state';
       const td = document.createElement('td');
-      const b = document.createElement('button');
-      b.className = 'pipeline-toggle';
-      text(b, p.disabled ? 'Enable' : 'Disable');
-      b.addEventListener('click', async () => {
-        try {
-          await api('POST', '/api/v1/pipelines/' + encodeURIComponent(name) + (p.disabled ? '/enable' : '/disable'));
-        } catch (e) {
-          text($('#group-result'), e.message);
-        }
-        refresh();
-      });
-      td.appendChild(b);
+      td.appendChild(postButton('pipeline-toggle', p.disabled ? 'Enable' : 'Disable',
+        '/api/v1/pipelines/' + encodeURIComponent(name) + (p.disabled ? '/enable' : '/disable')));
       tr.appendChild(td);
-      body.appendChild(tr);
     });
   }
 
   function renderSchedules(data) {
-    const body = $('#schedules tbody');
-    body.replaceChildren();
-    data.schedules.forEach(s => {
-      const tr = document.createElement('tr');
-      tr.className = 'schedule-row';
+    fillRows('#schedules', data.schedules, 'schedule-row', (tr, s) => {
       tr.dataset.schedule = s.id;
       const d = s.definition;
       cell(tr, s.id); cell(tr, d.pipeline); cell(tr, d.cron ? d.cron + ' (' + d.timeZone + ')' : 'every ' + d.every);
@@ -159,12 +157,7 @@
       const last = s.lastRun;
       const td = document.createElement('td');
       if (last) {
-        const a = document.createElement('a');
-        a.className = 'tx-link';
-        a.dataset.tx = last.txId;
-        text(a, last.txId.slice(0, 15) + '… ' + (last.status || ''));
-        a.addEventListener('click', () => openDetail(last.txId));
-        td.appendChild(a);
+        td.appendChild(txLink(last.txId, last.txId.slice(0, 15) + '… ' + (last.status || '')));
       }
       tr.appendChild(td);
       cell(tr, s.fires + ' / ' + s.misses + ' / ' + s.skipped);
@@ -172,21 +165,10 @@
       tr.lastChild.className = 'schedule-state';
       const actions = document.createElement('td');
       for (const action of [s.paused ? 'resume' : 'pause', 'trigger']) {
-        const b = document.createElement('button');
-        b.className = 'schedule-' + action;
-        text(b, action[0].toUpperCase() + action.slice(1));
-        b.addEventListener('click', async () => {
-          try {
-            await api('POST', '/api/v1/admin/schedules/' + encodeURIComponent(s.id) + '/' + action);
-          } catch (e) {
-            text($('#group-result'), e.message);
-          }
-          refresh();
-        });
-        actions.appendChild(b);
+        actions.appendChild(postButton('schedule-' + action, action[0].toUpperCase() + action.slice(1),
+          '/api/v1/admin/schedules/' + encodeURIComponent(s.id) + '/' + action));
       }
       tr.appendChild(actions);
-      body.appendChild(tr);
     });
   }
 
@@ -202,15 +184,11 @@
   }
 
   function renderList(name, data) {
-    const body = $('#list-' + name + ' tbody');
-    body.replaceChildren();
-    data.transactions.forEach(t => {
-      const tr = document.createElement('tr');
+    fillRows('#list-' + name, data.transactions, null, (tr, t) => {
       const td = document.createElement('td');
       td.appendChild(txLink(t.txId, t.txId.slice(0, 15) + '…'));
       tr.appendChild(td);
       cell(tr, t.type); cell(tr, t.owner); cell(tr, t.status);
-      body.appendChild(tr);
     });
   }
 
@@ -374,15 +352,10 @@
   }
 
   function renderEvents(data) {
-    const body = $('#events tbody');
-    body.replaceChildren();
-    data.events.forEach(e => {
-      const tr = document.createElement('tr');
-      tr.className = 'event-row';
+    fillRows('#events', data.events, 'event-row', (tr, e) => {
       tr.dataset.kind = e.kind;
       cell(tr, new Date(e.time).toISOString()); cell(tr, e.kind); cell(tr, e.node); cell(tr, e.subject);
       cell(tr, JSON.stringify(e.details));
-      body.appendChild(tr);
     });
   }
 
