@@ -8,7 +8,7 @@
 -- before counting began ends uncounted.
 
 local function live_batch(key)
-  return {key = key, read = {}, delta = {}}
+  return {key = key, read = {}, delta = {}, reserved = {}}
 end
 
 local function live_began(batch, owner)
@@ -29,20 +29,28 @@ local function live_room(batch, owner, limit, partitions)
   local here = math.ceil(limit / partitions)
   local stored = batch.read[owner]
   if stored == nil then
-    stored = tonumber(redis.call('HGET', batch.key, owner) or '0') or 0
+    -- read by reserving: the +1 that a start admitted here would write anyway, so the usual call (one start
+    -- that fits) writes the count once and reads nothing more; live_flush takes the reservation back out
+    stored = redis.call('HINCRBY', batch.key, owner, 1) - 1
     batch.read[owner] = stored
+    batch.reserved[owner] = 1
   end
   return stored + (batch.delta[owner] or 0) < here, here
 end
 
--- Writes the batch's counts: one HINCRBY per owner it changed. A count that reaches 0 stays as a 0 field (a
+-- Writes the batch's counts: one HINCRBY per owner it changed, less what live_room reserved (a start that was
+-- refused after its owner's count was read gives its reservation back here). A count that reaches 0 stays as a 0 field (a
 -- field per owner that ever started here; deleting it would cost a command at nearly every completion at a
 -- steady load); one below 0 (an end counted that was never begun) is set back to 0.
 local function live_flush(batch)
+  for owner in pairs(batch.reserved) do
+    batch.delta[owner] = (batch.delta[owner] or 0) - 1
+  end
   for owner, d in pairs(batch.delta) do
     if d ~= 0 and redis.call('HINCRBY', batch.key, owner, d) < 0 then
       redis.call('HSET', batch.key, owner, 0)
     end
   end
   batch.delta = {}
+  batch.reserved = {}
 end

@@ -124,9 +124,14 @@ class LiveLimitTest {
         "a refused start writes nothing: its externalId stays free");
     assertEquals(1, live("acme"));
 
-    for (String other : externalIdsIn(0, "globex", 3)) {
+    List<String> globex = externalIdsIn(0, "globex", 3);
+    for (String other : globex) {
       start("globex", "approval", other);
     }
+    assertEquals(3, live("globex"));
+    // refused after its owner's count was read (and reserved, lib/live.lua): the reservation goes back
+    TxException duplicate = assertThrows(TxException.class, () -> start("globex", "approval", globex.get(0)));
+    assertEquals(TxException.Kind.DUPLICATE_EXTERNAL_ID, duplicate.kind());
     assertEquals(3, live("globex"));
 
     // a cancel ends a transaction at once only once it waits (a running one ends at its next step boundary)
