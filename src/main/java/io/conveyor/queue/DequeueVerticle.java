@@ -104,7 +104,7 @@ public final class DequeueVerticle extends VerticleBase {
     runner = new PipelineRunner(vertx, new RunStore(redisContext, settings.limits().maxErrors()),
         new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
-            redisContext.clock(), settings.limits().maxPayloadBytes()), metrics, tracing);
+            redisContext.clock(), redisContext.ticker(), settings.limits().maxPayloadBytes()), metrics, tracing);
     runs = new WorkerRuns(runner, slots, metrics, redisContext.clock(), () -> {
       take();
       checkDrained();
