@@ -28,9 +28,7 @@ end
 if s[3] == '1' then
   return {CODE.CANCELLED}
 end
-redis.call('ZREM', processingKey, id)
-queue_slot_free(key)
-redis.call('ZREM', inflightKey, id)
+queue_leave_node(key, processingKey, inflightKey, id)
 -- appended as text: the history is only ever read whole, by a client
 local errors = errors_append(s[4], errorJson, tonumber(maxErrors) or 20)
 redis.call('HSET', key, 'processingState', 'sleeping', 'waitingSwitch', '', 'stepAttempt', nextAttempt,

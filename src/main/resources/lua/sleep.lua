@@ -28,9 +28,7 @@ end
 if s[5] == '1' then
   return {CODE.CANCELLED}
 end
-redis.call('ZREM', processingKey, id)
-queue_slot_free(key)
-redis.call('ZREM', inflightKey, id)
+queue_leave_node(key, processingKey, inflightKey, id)
 redis.call('HINCRBY', key, 'stepRetry', 1)
 if name ~= '' and s[3] then
   local switch = cjson.decode(s[3])[name]

@@ -52,7 +52,7 @@ final class Starts {
   Starts(StoreContext redis, ReadStore reads, PipelineStore pipelines, PipelineCatalog catalog, Config config,
          NodeMetrics metrics, Tracing tracing, Supplier<Handoff> handoff) {
     this.redis = redis;
-    this.queue = new QueueStore(redis, config.limits().maxLive());
+    this.queue = new QueueStore(redis);
     this.reads = reads;
     this.pipelines = pipelines;
     this.catalog = catalog;

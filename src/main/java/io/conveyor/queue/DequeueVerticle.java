@@ -101,7 +101,7 @@ public final class DequeueVerticle extends VerticleBase {
     parts = redisContext.keys().partitions();
     store = new QueueStore(redisContext);
     lost = new LostWork(store, settings.nodeId(), slots);
-    runner = new PipelineRunner(vertx, new RunStore(redisContext, settings.limits().maxErrors()),
+    runner = new PipelineRunner(vertx, new RunStore(redisContext),
         new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
             redisContext.clock(), redisContext.ticker(), settings.limits().maxPayloadBytes()), metrics, tracing);

@@ -19,20 +19,10 @@ import java.util.Collection;
 import java.util.List;
 
 /** Work on the group queues: starting transactions, taking them for a node, putting back what it lost. */
-public final class QueueStore {
-  private final StoreContext r;
-  private final Keys keys;
-  private final int maxLive;
-
+public final class QueueStore extends Store {
+  /** The live transactions an owner may have are the context's limits.maxLive (its ownerH field maxLive replaces it). */
   public QueueStore(StoreContext r) {
-    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxLive());
-  }
-
-  /** maxLive: live transactions an owner may have (limits.maxLive; its ownerH field maxLive replaces it). */
-  public QueueStore(StoreContext r, int maxLive) {
-    this.r = r;
-    this.keys = r.keys();
-    this.maxLive = maxLive;
+    super(r);
   }
 
   /**
@@ -139,7 +129,7 @@ public final class QueueStore {
       args.addAll(fixedArgs, List.of(offered > 0 ? handoff.nodeId() : "", Integer.toString(offered),
           offered > 0 ? group : ""));
       k.add(keys.liveOwnersH(p));
-      args.add(Integer.toString(maxLive));
+      args.add(Integer.toString(r.limits().maxLive()));
       args.add(Integer.toString(keys.partitions()));
       Future<Response> call;
       try {
