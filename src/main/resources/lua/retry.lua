@@ -22,11 +22,9 @@ local key, sleepingKey, processingKey, inflightKey = KEYS[1], KEYS[2], KEYS[3], 
 local id, attempt, dueAt, nextAttempt, retryJson = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local errorJson, now, stepTime, maxErrors = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
 local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequested', 'errors')
-if not fence_holds(s[1], s[2], attempt) then
-  return {CODE.FENCED, s[1] or '', s[2] or ''}
-end
-if s[3] == '1' then
-  return {CODE.CANCELLED}
+local refused = fence_refusal(s[1], s[2], s[3], attempt)
+if refused then
+  return refused
 end
 queue_leave_node(key, processingKey, inflightKey, id)
 -- appended as text: the history is only ever read whole, by a client
