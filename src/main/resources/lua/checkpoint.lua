@@ -17,11 +17,9 @@ local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequeste
 if not s[1] then
   return {CODE.NOT_FOUND}
 end
-if not fence_holds(s[1], s[2], attempt) then
-  return {CODE.FENCED, s[1], s[2]}
-end
-if s[3] == '1' then
-  return {CODE.CANCELLED}
+local refused = fence_refusal(s[1], s[2], s[3], attempt)
+if refused then
+  return refused
 end
 redis.call('HSET', key, 'step', nextStep, 'data', nextInput, 'updated', now)
 if stepTime and stepTime ~= '' then

@@ -103,9 +103,7 @@ redis.call('HDEL', parentKey, 'forkOk', 'forkFailed')
 redis.call('HSET', parentKey, 'processingState', 'sleeping', 'waitingFor', 'fork', 'step', stepIndex, 'updated', now,
   'fork', cjson.encode({ids = ids, need = need, all = all, cof = cof, max = max,
     next = math.min(max, n)}))
-redis.call('ZREM', processingKey, id)
-redis.call('ZREM', inflightKey, id)
-queue_slot_free(parentKey)
+queue_leave_node(parentKey, processingKey, inflightKey, id)
 stats_write({stats1, stats2, stats3}, now, counts)
 live_flush(liveCount)
 return {CODE.OK}

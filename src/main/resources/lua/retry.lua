@@ -22,15 +22,11 @@ local key, sleepingKey, processingKey, inflightKey = KEYS[1], KEYS[2], KEYS[3], 
 local id, attempt, dueAt, nextAttempt, retryJson = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local errorJson, now, stepTime, maxErrors = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
 local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequested', 'errors')
-if not fence_holds(s[1], s[2], attempt) then
-  return {CODE.FENCED, s[1] or '', s[2] or ''}
+local refused = fence_refusal(s[1], s[2], s[3], attempt)
+if refused then
+  return refused
 end
-if s[3] == '1' then
-  return {CODE.CANCELLED}
-end
-redis.call('ZREM', processingKey, id)
-queue_slot_free(key)
-redis.call('ZREM', inflightKey, id)
+queue_leave_node(key, processingKey, inflightKey, id)
 -- appended as text: the history is only ever read whole, by a client
 local errors = errors_append(s[4], errorJson, tonumber(maxErrors) or 20)
 redis.call('HSET', key, 'processingState', 'sleeping', 'waitingSwitch', '', 'stepAttempt', nextAttempt,

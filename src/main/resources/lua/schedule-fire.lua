@@ -9,6 +9,7 @@
 --   (comma-separated ms, may be '')
 -- Replies: {leader (1 or 0), then 1 or 0 per entry: moved, or not (no longer due at that fire)}
 -- #include codes
+-- #include schedule
 
 local schedulesKey, purgatoryKey, lockKey = KEYS[1], KEYS[2], KEYS[3]
 local nodeId, now = ARGV[1], ARGV[2]
@@ -28,13 +29,7 @@ for i = 1, entryCount do
   if redis.call('HGET', key, 'nextFire') ~= planned then
     out[#out + 1] = 0
   else
-    if next == '' then
-      redis.call('ZREM', schedulesKey, id)
-      redis.call('HDEL', key, 'nextFire')
-    else
-      redis.call('ZADD', schedulesKey, score, id)
-      redis.call('HSET', key, 'nextFire', next)
-    end
+    schedule_place(schedulesKey, key, id, next, score)
     for fire in string.gmatch(fires, '[^,]+') do
       redis.call('ZADD', purgatoryKey, 'NX', now, id .. '@' .. fire)
     end

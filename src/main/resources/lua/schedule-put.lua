@@ -13,6 +13,7 @@
 -- upload. What a schedule has run (lastTxId, lastFire, fires, misses, skipped) outlives a new publication.
 -- A fire already in the purgatory stays there: its leader drives it to the end.
 -- #include codes
+-- #include schedule
 
 local key, idsKey, schedulesKey = KEYS[1], KEYS[2], KEYS[3]
 local action, id, now = ARGV[1], ARGV[2], ARGV[3]
@@ -20,16 +21,6 @@ local action, id, now = ARGV[1], ARGV[2], ARGV[3]
 local definition, publishedAt, configPaused = ARGV[4], ARGV[5], ARGV[6]
 local pause, by, why = ARGV[4], ARGV[5], ARGV[6]
 local nextFire, score = ARGV[7], ARGV[8]
-
-local function place(next, score)
-  if next == '' then
-    redis.call('ZREM', schedulesKey, id)
-    redis.call('HDEL', key, 'nextFire')
-  else
-    redis.call('ZADD', schedulesKey, score, id)
-    redis.call('HSET', key, 'nextFire', next)
-  end
-end
 
 if action == 'put' then
   local at = redis.call('HGET', key, 'publishedAt')
@@ -39,7 +30,7 @@ if action == 'put' then
   redis.call('HSET', key, 'definition', definition, 'publishedAt', publishedAt, 'updated', now, 'paused', configPaused,
     'pausedBy', configPaused == '1' and 'config' or '', 'pauseReason', '')
   redis.call('SADD', idsKey, id)
-  place(configPaused == '1' and '' or nextFire, score)
+  schedule_place(schedulesKey, key, id, configPaused == '1' and '' or nextFire, score)
   return {CODE.OK}
 end
 if redis.call('EXISTS', key) == 0 then
@@ -48,7 +39,7 @@ end
 if action == 'state' then
   redis.call('HSET', key, 'paused', pause, 'pausedBy', pause == '1' and by or '',
     'pauseReason', pause == '1' and why or '', 'updated', now)
-  place(pause == '1' and '' or nextFire, score)
+  schedule_place(schedulesKey, key, id, pause == '1' and '' or nextFire, score)
   return {CODE.OK}
 end
 if action == 'delete' then

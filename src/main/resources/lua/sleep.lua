@@ -22,15 +22,11 @@ local key, sleepingKey, processingKey, inflightKey, inKey = KEYS[1], KEYS[2], KE
 local ringKey = KEYS[6]
 local id, attempt, wakeAt, name, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local s = redis.call('HMGET', key, 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested')
-if not fence_holds(s[1], s[2], attempt) then
-  return {CODE.FENCED, s[1] or '', s[2] or ''}
+local refused = fence_refusal(s[1], s[2], s[5], attempt)
+if refused then
+  return refused
 end
-if s[5] == '1' then
-  return {CODE.CANCELLED}
-end
-redis.call('ZREM', processingKey, id)
-queue_slot_free(key)
-redis.call('ZREM', inflightKey, id)
+queue_leave_node(key, processingKey, inflightKey, id)
 redis.call('HINCRBY', key, 'stepRetry', 1)
 if name ~= '' and s[3] then
   local switch = cjson.decode(s[3])[name]

@@ -37,8 +37,10 @@
 -- ARGV[#ARGV - 1] limits.maxLive (an owner's own maxLive, field maxLive of its ownerH, replaces it)
 -- ARGV[#ARGV] the number of partitions: each holds the limit split evenly, rounded up (lib/live.lua)
 -- Replies: a list with one {code, detail} per transaction, in order:
---   {'OK', version}, or {'OK', version, entry} when it was taken for the starting node (the hand-off), entry
---                                         shaped as one of dequeue.lua's (one reader serves both)
+--   {'OK', version, processingState}      started: 'queued', or 'scheduled' (it has a start time), or
+--                                         {'OK', version, 'processing', entry} when it was taken for the starting
+--                                         node (the hand-off), entry shaped as one of dequeue.lua's (one reader
+--                                         serves both); the caller reads the state here, never decides it again
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
@@ -218,10 +220,10 @@ local function start(i)
   live[#live + 1] = txId
   if hand then
     -- as dequeue.lua answers a run it takes: attempt 1 at step 0 of the in-queue, no child result or switches
-    return {CODE.OK, p[1], {txId, 1, txType, p[1], '0', input, owner, externalId, metadata, now,
+    return {CODE.OK, p[1], 'processing', {txId, 1, txType, p[1], '0', input, owner, externalId, metadata, now,
       'in', '', '', '', '0', '', '1', trace}}
   end
-  return {CODE.OK, p[1]}
+  return {CODE.OK, p[1], startAt ~= '' and 'scheduled' or 'queued'}
 end
 
 for i = 1, txCount do

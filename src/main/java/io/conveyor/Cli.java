@@ -13,6 +13,7 @@ import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
 import io.conveyor.redis.ReadStore;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -270,7 +271,7 @@ final class Cli {
         .put("startAt", option(args, "--start-at", null))
         .put("input", args.size() > 2 && !args.get(2).startsWith("--") ? new JsonObject(args.get(2)) : new JsonObject());
     TxSummary started = tx.start(body).await();
-    return args.contains("--wait") ? untilFinal(vertx, tx, started, System.nanoTime() + WAIT_NANOS).await()
+    return args.contains("--wait") ? untilFinal(vertx, tx, started, Ticker.SYSTEM.nanos() + WAIT_NANOS).await()
         : started;
   }
 
@@ -312,9 +313,9 @@ final class Cli {
     return OK;
   }
 
-  /** Polls until the transaction ends or the deadline (System.nanoTime) passes. */
+  /** Polls until the transaction ends or the deadline (Ticker.SYSTEM) passes. */
   private static Future<TxSummary> untilFinal(Vertx vertx, Transactions tx, TxSummary s, long deadline) {
-    if (s.status().isFinal() || System.nanoTime() - deadline > 0) {
+    if (s.status().isFinal() || Ticker.SYSTEM.nanos() - deadline > 0) {
       return Future.succeededFuture(s);
     }
     Promise<Void> tick = Promise.promise();

@@ -4,6 +4,7 @@ import static io.conveyor.CliArgs.arg;
 import static io.conveyor.CliArgs.option;
 import io.conveyor.domain.Transactions;
 import io.conveyor.redis.ControlStore;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
@@ -21,8 +22,8 @@ record CliGroup(PrintStream out, boolean json) {
     var s = tx.group(group, action.equals("status") ? "read" : action, "cli").await();
     printGroup(s);
     if (action.equals("drain") && args.contains("--wait")) {
-      long deadline = System.nanoTime() + Cli.WAIT_NANOS * 5;
-      while (s.inFlight() > 0 && s.state().equals("draining") && System.nanoTime() - deadline < 0) {
+      long deadline = Ticker.SYSTEM.nanos() + Cli.WAIT_NANOS * 5;
+      while (s.inFlight() > 0 && s.state().equals("draining") && Ticker.SYSTEM.nanos() - deadline < 0) {
         Promise<Void> tick = Promise.promise();
         vertx.setTimer(200, t -> tick.complete());
         tick.future().await();

@@ -4,6 +4,7 @@ import static io.conveyor.CliArgs.arg;
 import static io.conveyor.CliArgs.option;
 import io.conveyor.domain.Transactions;
 import io.conveyor.redis.EventStore;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -41,13 +42,13 @@ record CliTail(PrintStream out, boolean json) {
       return Cli.OK;
     }
     String forSeconds = option(args, "--for", null);
-    long deadline = forSeconds == null ? Long.MAX_VALUE : System.nanoTime() + Long.parseLong(forSeconds) * 1_000_000_000L;
+    long deadline = forSeconds == null ? Long.MAX_VALUE : Ticker.SYSTEM.nanos() + Long.parseLong(forSeconds) * 1_000_000_000L;
     if (last < 0) {
       last = tx.clock().millis();
     }
-    while (System.nanoTime() < deadline) {
+    while (Ticker.SYSTEM.nanos() < deadline) {
       Promise<Void> tick = Promise.promise();
-      vertx.setTimer(Math.max(1, Math.min(1000, (deadline - System.nanoTime()) / 1_000_000)), t -> tick.complete());
+      vertx.setTimer(Math.max(1, Math.min(1000, (deadline - Ticker.SYSTEM.nanos()) / 1_000_000)), t -> tick.complete());
       tick.future().await();
       JsonArray fresh = events.read(new EventStore.Filter(kind, null, subject, last, null, EventStore.MAX_LENGTH))
           .await();

@@ -15,6 +15,7 @@ import io.conveyor.redis.Replicas;
 import io.conveyor.redis.ScriptMeter;
 import io.conveyor.redis.Scripts;
 import io.conveyor.redis.StoreContext;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 
@@ -34,7 +35,7 @@ public final class ClientRoot {
   public static Transactions transactions(Vertx vertx, Config config) {
     RedisAccess redis = new RedisAccess(RedisLink.options(config.redis()), config.redis().timeout(),
         new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), Clock.systemUTC(),
-        ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
+        Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     StoreContext context = redis.open(vertx);
     new LayoutStore(context).check().await();
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());

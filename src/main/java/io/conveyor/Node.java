@@ -17,7 +17,7 @@ import io.conveyor.domain.Transactions;
 import io.conveyor.lease.Assignment;
 import io.conveyor.lease.LeaderLoop;
 import io.conveyor.lease.Registration;
-import io.conveyor.lease.Ticker;
+import io.conveyor.time.Ticker;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Ids;
 import io.conveyor.net.WebhookGuard;
@@ -112,10 +112,10 @@ public final class Node {
     this.metrics = new NodeMetrics(config.metrics().ownerLabels());
     metrics.busyWorkers(metrics::workersBusy, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis()),
-        config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock, metrics,
-        new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
-    this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), Ticker.SYSTEM);
-    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), Ticker.SYSTEM);
+        config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock,
+        Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
+    this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
+    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker());
     this.cluster = new NodeCluster(config.cluster(), config.redis());
   }
 
@@ -188,7 +188,7 @@ public final class Node {
             + ": " + e.getMessage(), e)))
         .compose(scripts -> {
           redis = new RedisAccess(redis.options(), redis.timeout(), redis.keys(), scripts, redis.clock(),
-              redis.meter(), redis.replicas(), redis.limits());
+              redis.ticker(), redis.meter(), redis.replicas(), redis.limits());
           publication = new Publication(config, catalog, redis.scripts(), pipelines);
           return publication.prepare(redis.open(vertx), schedules);
         });
@@ -304,7 +304,7 @@ public final class Node {
 
   /** Where this node leads a role in one partition (see LeaderLoop). */
   private LeaderLoop.Seat seat(LeaderRole role, int partition) {
-    return new LeaderLoop.Seat(role, partition, nodeId, assignment, Ticker.SYSTEM);
+    return new LeaderLoop.Seat(role, partition, nodeId, assignment, redis.ticker());
   }
 
   /** What the heartbeat key says about this node, read anew at each beat. */

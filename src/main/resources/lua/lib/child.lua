@@ -5,11 +5,9 @@
 local function child_parent(key, attempt)
   local parent = redis.call('HMGET', key, 'attempt', 'processingState', 'owner', 'metadata', 'group',
     'cancelRequested', 'priority', 'qBoost', 'root', 'depth')
-  if not fence_holds(parent[1], parent[2], attempt) then
-    return nil, {CODE.FENCED, parent[1] or '', parent[2] or ''}
-  end
-  if parent[6] == '1' then
-    return nil, {CODE.CANCELLED}
+  local refused = fence_refusal(parent[1], parent[2], parent[6], attempt)
+  if refused then
+    return nil, refused
   end
   return parent
 end

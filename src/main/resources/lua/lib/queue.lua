@@ -167,3 +167,11 @@ local function queue_slot_free(stateKey)
     queue_ring(s[3], true)
   end
 end
+
+-- A run leaves its node while the transaction goes on (it sleeps, retries, hops or forks): out of processingZ and
+-- the node's inflightZ, and its slot freed.
+local function queue_leave_node(stateKey, processingKey, inflightKey, id)
+  redis.call('ZREM', processingKey, id)
+  redis.call('ZREM', inflightKey, id)
+  queue_slot_free(stateKey)
+end

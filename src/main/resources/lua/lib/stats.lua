@@ -57,29 +57,40 @@ local function stats_fields(counts)
   return counts
 end
 
--- cmd is HINCRBY (counters) or HSET (sampled values: the last sample taken in a slot stands for it).
+-- The slot of series i that holds t (its start, ms), and when the slot's key expires.
+local function stats_slot(i, t)
+  local s = STATS_SERIES[i]
+  local slot = t - t % s[1]
+  return slot, slot + s[1] + s[2]
+end
+
+-- Writes values ({field: value}) into one slot's key, which expires at expires. cmd is HINCRBY (counters) or
+-- HSET (sampled values: the last sample taken in a slot stands for it; one HSET sets them all at once).
+local function stats_put(key, values, cmd, expires)
+  if cmd == 'HSET' then
+    local args = {}
+    for f, v in pairs(values) do
+      args[#args + 1] = f
+      args[#args + 1] = v
+    end
+    redis.call('HSET', key, unpack(args))
+  else
+    for f, v in pairs(values) do
+      redis.call(cmd, key, f, v)
+    end
+  end
+  redis.call('PEXPIREAT', key, expires)
+end
+
+-- values into the slots that hold now, one per key of statsKeys (the series in order).
 local function stats_apply(statsKeys, now, values, cmd)
   if next(values) == nil then
     return
   end
   now = tonumber(now)
   for i, key in ipairs(statsKeys) do
-    local s = STATS_SERIES[i]
-    local slot = now - now % s[1]
-    if cmd == 'HSET' then
-      -- one HSET sets every sampled field at once
-      local args = {}
-      for f, v in pairs(values) do
-        args[#args + 1] = f
-        args[#args + 1] = v
-      end
-      redis.call('HSET', key, unpack(args))
-    else
-      for f, v in pairs(values) do
-        redis.call(cmd, key, f, v)
-      end
-    end
-    redis.call('PEXPIREAT', key, slot + s[1] + s[2])
+    local _, expires = stats_slot(i, now)
+    stats_put(key, values, cmd, expires)
   end
 end
 
@@ -105,19 +116,18 @@ end
 -- Adds the counters of one 5 s slot (HGETALL's reply, flat) starting at t to the slots of the 60 s and 600 s
 -- series that hold it (prefixes: their key prefixes, in that order).
 local function stats_fold(fields, t, prefixes)
-  if #fields == 0 then
+  local counters = {}
+  for j = 1, #fields, 2 do
+    if not stats_sampled(fields[j]) then
+      counters[fields[j]] = fields[j + 1]
+    end
+  end
+  if next(counters) == nil then
     return
   end
   for i, prefix in ipairs(prefixes) do
-    local s = STATS_SERIES[i + 1]
-    local slot = t - t % s[1]
-    local key = prefix .. slot
-    for j = 1, #fields, 2 do
-      if not stats_sampled(fields[j]) then
-        redis.call('HINCRBY', key, fields[j], fields[j + 1])
-      end
-    end
-    redis.call('PEXPIREAT', key, slot + s[1] + s[2])
+    local slot, expires = stats_slot(i + 1, t)
+    stats_put(prefix .. slot, counters, 'HINCRBY', expires)
   end
 end
 

@@ -128,15 +128,22 @@ class ArchitectureTest {
   private static final String[] ROLES = {"io.conveyor.queue..", "io.conveyor.archive..", "io.conveyor.webhook..",
       "io.conveyor.schedule..", "io.conveyor.node.."};
 
+  /** The product's one reader of the JVM's clocks: everything else is handed a Ticker or a Clock. */
   @Test
-  void elapsed_time_in_leases_and_the_roles_comes_from_the_injected_ticker() {
-    noClasses().that().resideInAnyPackage("io.conveyor.lease..", "io.conveyor.archive..", "io.conveyor.webhook..",
-            "io.conveyor.schedule..", "io.conveyor.node..", "io.conveyor.bus..")
-        .and().doNotHaveSimpleName("SystemTicker")
+  void elapsed_time_comes_from_the_injected_ticker_everywhere() {
+    noClasses().that().doNotHaveFullyQualifiedName("io.conveyor.time.SystemTicker")
         .should().callMethod(System.class, "nanoTime")
         .orShould().callMethod(System.class, "currentTimeMillis")
-        .because("lease timing must be drivable by a test: elapsed time comes from lease.Ticker, wall time from "
-            + "the Clock")
+        .because("time must be drivable by a test: elapsed time comes from time.Ticker, wall time from the Clock")
+        .check(product);
+  }
+
+  /** Every package may use the ticker, so it may use none of them (no cycle can pass through it). */
+  @Test
+  void the_time_package_depends_on_no_other_conveyor_package() {
+    noClasses().that().resideInAPackage("io.conveyor.time..")
+        .should().dependOnClassesThat(DescribedPredicate.describe("are Conveyor classes outside io.conveyor.time",
+            c -> within(c, "io.conveyor") && !within(c, "io.conveyor.time")))
         .check(product);
   }
 

@@ -49,7 +49,7 @@ public final class AdminRoutes implements RouteGroup {
     this.admin = new AdminApi(tx, reads, new ControlStore(redis), pipelines, archive);
     this.bulk = new BulkRetry(admin::rerun, reads, archive, config.archive().delay().toMillis(), redis.clock());
     this.groups = new GroupAdmin(vertx, new ControlStore(redis), Edge.groupKnown(new LivenessStore(redis),
-        pipelines));
+        pipelines), redis.ticker());
     this.events = new EventStore(redis);
     this.owners = new OwnerAdmin(new OwnerStore(redis), config.transactions(), config.limits());
   }

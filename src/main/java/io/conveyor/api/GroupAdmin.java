@@ -3,6 +3,7 @@ package io.conveyor.api;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.redis.ControlStore;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -23,12 +24,15 @@ final class GroupAdmin {
   private final Vertx vertx;
   private final ControlStore control;
   private final java.util.function.Function<String, Future<Boolean>> known;
+  private final Ticker ticker;
 
   /** known tells whether a group exists: a pipeline names it or a live node serves it. */
-  GroupAdmin(Vertx vertx, ControlStore control, java.util.function.Function<String, Future<Boolean>> known) {
+  GroupAdmin(Vertx vertx, ControlStore control, java.util.function.Function<String, Future<Boolean>> known,
+             Ticker ticker) {
     this.vertx = vertx;
     this.control = control;
     this.known = known;
+    this.ticker = ticker;
   }
 
   /** Applies pause, drain, resume or read to a group; wait (seconds, or null) holds a drain's answer. */
@@ -64,7 +68,7 @@ final class GroupAdmin {
         }, by, s.inFlight(), s.queued());
       }
       if (action.equals("drain") && waitMs > 0 && s.inFlight() > 0) {
-        return drained(group, System.nanoTime() + waitMs * 1_000_000);
+        return drained(group, ticker.nanos() + waitMs * 1_000_000);
       }
       return Future.succeededFuture(s);
     }).map(ControlStore.GroupState::toJson).compose(j -> !action.equals("read") ? Future.succeededFuture(j)
@@ -78,7 +82,7 @@ final class GroupAdmin {
       if (ar.failed()) {
         done.fail(ar.cause());
       } else if (ar.result().inFlight() == 0 || !ar.result().state().equals("draining")
-          || System.nanoTime() > deadline) {
+          || ticker.nanos() - deadline > 0) {
         done.complete(ar.result());
       } else {
         drained(group, deadline).onComplete(done);

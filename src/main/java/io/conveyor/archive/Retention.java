@@ -2,7 +2,7 @@ package io.conveyor.archive;
 
 import io.conveyor.model.Durations;
 import io.conveyor.database.ArchiveStore;
-import io.conveyor.lease.Ticker;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.time.Instant;

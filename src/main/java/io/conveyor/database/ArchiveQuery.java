@@ -1,6 +1,7 @@
 package io.conveyor.database;
 
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * A search of the archive: each filter null (or empty) when not given. statuses are final statuses; text must be
@@ -14,6 +15,27 @@ public record ArchiveQuery(String owner, String type, List<String> statuses, Str
   public String likePattern() {
     return "%" + text.toLowerCase(java.util.Locale.ROOT).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         + "%";
+  }
+
+  /**
+   * The filters both databases write alike (owner, type, externalId, created from and to), appended to sql as
+   * " AND <condition>" with their values added to params; mark(n) writes the n-th parameter's placeholder (? in
+   * H2, $n in PostgreSQL). The statuses, the page and the text differ by database: each store adds them.
+   */
+  void whereCommon(StringBuilder sql, List<Object> params, IntFunction<String> mark) {
+    where(sql, params, mark, "owner = ", NulSafe.column(owner));
+    where(sql, params, mark, "type = ", NulSafe.column(type));
+    where(sql, params, mark, "external_id = ", NulSafe.column(externalId));
+    where(sql, params, mark, "created >= ", from == null ? null : ArchiveStore.timestamp(from));
+    where(sql, params, mark, "created < ", to == null ? null : ArchiveStore.timestamp(to));
+  }
+
+  private static void where(StringBuilder sql, List<Object> params, IntFunction<String> mark, String test,
+                            Object value) {
+    if (value != null) {
+      params.add(value);
+      sql.append(" AND ").append(test).append(mark.apply(params.size()));
+    }
   }
 
   /** Whether a row's metadata JSON holds the text (the exact check; H2 narrows with LIKE on the whole state). */

@@ -210,30 +210,11 @@ final class H2ArchiveStore implements ArchiveStore {
   public Future<Found> search(ArchiveQuery q) {
     StringBuilder sql = new StringBuilder("SELECT tx_id, state, webhook FROM " + table + " WHERE TRUE");
     java.util.List<Object> params = new java.util.ArrayList<>();
-    if (q.owner() != null) {
-      sql.append(" AND owner = ?");
-      params.add(NulSafe.column(q.owner()));
-    }
-    if (q.type() != null) {
-      sql.append(" AND type = ?");
-      params.add(NulSafe.column(q.type()));
-    }
+    q.whereCommon(sql, params, n -> "?");
     if (q.statuses() != null && !q.statuses().isEmpty()) {
       sql.append(" AND status IN (").append(String.join(", ", java.util.Collections.nCopies(q.statuses().size(), "?")))
           .append(")");
       params.addAll(q.statuses());
-    }
-    if (q.externalId() != null) {
-      sql.append(" AND external_id = ?");
-      params.add(NulSafe.column(q.externalId()));
-    }
-    if (q.from() != null) {
-      sql.append(" AND created >= ?");
-      params.add(ArchiveStore.timestamp(q.from()));
-    }
-    if (q.to() != null) {
-      sql.append(" AND created < ?");
-      params.add(ArchiveStore.timestamp(q.to()));
     }
     if (q.beforeCreated() != null) {
       sql.append(" AND (created < ? OR (created = ? AND tx_id < ?))");

@@ -1,5 +1,6 @@
 package io.conveyor.database;
 
+import io.conveyor.time.Ticker;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -90,7 +91,7 @@ final class H2File {
    * refusal is tried again for a while.
    */
   Connection connect() throws SQLException, InterruptedException {
-    long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+    long giveUp = Ticker.SYSTEM.nanos() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
     while (true) {
       try {
         return DriverManager.getConnection(url(), "sa", "");
@@ -98,7 +99,7 @@ final class H2File {
         // 8000 covers "another process was faster" and lock-file races; 90020 is "already in use"
         boolean race = e.getErrorCode() == 8000 || e.getErrorCode() == 90020
             || String.valueOf(e.getMessage()).toLowerCase().contains("lock");
-        if (System.nanoTime() > giveUp || !race) {
+        if (Ticker.SYSTEM.nanos() - giveUp > 0 || !race) {
           throw e;
         }
         Thread.sleep(100 + java.util.concurrent.ThreadLocalRandom.current().nextInt(400));

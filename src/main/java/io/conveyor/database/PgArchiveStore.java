@@ -162,29 +162,10 @@ final class PgArchiveStore implements ArchiveStore {
   public Future<Found> search(ArchiveQuery q) {
     StringBuilder sql = new StringBuilder("SELECT tx_id, state::text, webhook::text FROM " + table + " WHERE true");
     java.util.List<Object> params = new java.util.ArrayList<>();
-    if (q.owner() != null) {
-      params.add(NulSafe.column(q.owner()));
-      sql.append(" AND owner = $").append(params.size());
-    }
-    if (q.type() != null) {
-      params.add(NulSafe.column(q.type()));
-      sql.append(" AND type = $").append(params.size());
-    }
+    q.whereCommon(sql, params, n -> "$" + n);
     if (q.statuses() != null && !q.statuses().isEmpty()) {
       params.add(q.statuses().toArray(new String[0]));
       sql.append(" AND status = ANY($").append(params.size()).append(")");
-    }
-    if (q.externalId() != null) {
-      params.add(NulSafe.column(q.externalId()));
-      sql.append(" AND external_id = $").append(params.size());
-    }
-    if (q.from() != null) {
-      params.add(ArchiveStore.timestamp(q.from()));
-      sql.append(" AND created >= $").append(params.size());
-    }
-    if (q.to() != null) {
-      params.add(ArchiveStore.timestamp(q.to()));
-      sql.append(" AND created < $").append(params.size());
     }
     if (q.beforeCreated() != null) {
       params.add(ArchiveStore.timestamp(q.beforeCreated()));

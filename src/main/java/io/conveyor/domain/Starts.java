@@ -52,7 +52,7 @@ final class Starts {
   Starts(StoreContext redis, ReadStore reads, PipelineStore pipelines, PipelineCatalog catalog, Config config,
          NodeMetrics metrics, Tracing tracing, Supplier<Handoff> handoff) {
     this.redis = redis;
-    this.queue = new QueueStore(redis, config.limits().maxLive());
+    this.queue = new QueueStore(redis);
     this.reads = reads;
     this.pipelines = pipelines;
     this.catalog = catalog;
@@ -154,15 +154,12 @@ final class Starts {
         : Duration.ZERO;
     return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace,
         settings.shareOf(req.owner()))).compose(r -> switch (r.code()) {
-      case OK -> {
-        // the same time start.lua was given, so the same decision: scheduled for later, or queued now
-        long startAt = req.startAtMillis(r.created());
-        yield started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
-            startAt == 0 ? "queued" : "scheduled", 0, Instant.ofEpochMilli(r.created()),
-            Instant.ofEpochMilli(r.created()), null, req.metadata(), null, null, null,
-            req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
-            null, null, null, null, startAt == 0 ? null : Instant.ofEpochMilli(startAt)));
-      }
+      // start.lua's answer says how it went in (queued, scheduled, or handed to this node's workers)
+      case OK -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
+          r.state(), 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null, req.metadata(),
+          null, null, null,
+          req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
+          null, null, null, null, r.startAt() == 0 ? null : Instant.ofEpochMilli(r.startAt())));
       case GROUP_CHANGED -> mayRetry
           ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), trace, false))
           : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));

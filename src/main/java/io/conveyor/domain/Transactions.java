@@ -70,7 +70,7 @@ public final class Transactions {
                       NodeMetrics metrics, Tracing tracing, Supplier<Handoff> handoff) {
     this.redis = redis;
     this.reads = new ReadStore(redis);
-    this.control = new ControlStore(redis, config.limits().maxErrors());
+    this.control = new ControlStore(redis);
     this.webhookStore = new WebhookStore(redis);
     this.pipelines = new PipelineStore(redis);
     this.archive = archive;

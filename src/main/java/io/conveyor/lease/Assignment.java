@@ -1,5 +1,6 @@
 package io.conveyor.lease;
 
+import io.conveyor.time.Ticker;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;

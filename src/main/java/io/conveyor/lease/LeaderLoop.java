@@ -4,6 +4,7 @@ import io.conveyor.bus.Addresses;
 import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.StoreContext;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;

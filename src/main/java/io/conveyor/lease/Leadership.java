@@ -5,6 +5,7 @@ import io.conveyor.bus.LeaseChanged;
 import io.conveyor.bus.Messages;
 import io.conveyor.redis.LeaderRole;
 import io.conveyor.redis.LivenessStore;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;

@@ -1,5 +1,6 @@
 package io.conveyor.lease;
 
+import io.conveyor.time.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -101,10 +101,10 @@ public final class DequeueVerticle extends VerticleBase {
     parts = redisContext.keys().partitions();
     store = new QueueStore(redisContext);
     lost = new LostWork(store, settings.nodeId(), slots);
-    runner = new PipelineRunner(vertx, new RunStore(redisContext, settings.limits().maxErrors()),
+    runner = new PipelineRunner(vertx, new RunStore(redisContext),
         new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
-            redisContext.clock(), settings.limits().maxPayloadBytes()), metrics, tracing);
+            redisContext.clock(), redisContext.ticker(), settings.limits().maxPayloadBytes()), metrics, tracing);
     runs = new WorkerRuns(runner, slots, metrics, redisContext.clock(), () -> {
       take();
       checkDrained();

@@ -12,6 +12,7 @@ import io.conveyor.redis.Batcher;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.RunStore;
+import io.conveyor.time.Ticker;
 import io.conveyor.trace.Tracing;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
@@ -39,12 +40,12 @@ public final class PipelineRunner {
   private static final Logger log = LoggerFactory.getLogger(PipelineRunner.class);
   private static final long[] RETRY_MS = {20, 100, 500, 2000, 5000};
 
-  /** What a runner needs to know about its node. */
-  public record Settings(String nodeId, Duration stepTimeout, Duration archiveDelay, Clock clock,
+  /** What a runner needs to know about its node; the ticker times its steps. */
+  public record Settings(String nodeId, Duration stepTimeout, Duration archiveDelay, Clock clock, Ticker ticker,
                          int maxPayloadBytes) {
     /** With limits.maxPayloadBytes's default. */
     public Settings(String nodeId, Duration stepTimeout, Duration archiveDelay, Clock clock) {
-      this(nodeId, stepTimeout, archiveDelay, clock, Config.Limits.DEFAULTS.maxPayloadBytes());
+      this(nodeId, stepTimeout, archiveDelay, clock, Ticker.SYSTEM, Config.Limits.DEFAULTS.maxPayloadBytes());
     }
   }
 

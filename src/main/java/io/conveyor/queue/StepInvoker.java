@@ -10,6 +10,7 @@ import io.conveyor.pipeline.StepResult;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.RunStore;
 
+import io.conveyor.time.Ticker;
 import io.conveyor.trace.Tracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -79,7 +80,7 @@ final class StepInvoker {
     long timer = vertx.setTimer(timeout.toMillis(),
         t -> result.tryFail(new StepTimeout("exceeded its timeout of " + Durations.format(timeout))));
     Future<StepResult> running;
-    long began = System.nanoTime();
+    long began = settings.ticker().nanos();
     // log lines a step writes while it is called carry its transaction, step and node (MDC)
     MDC.put("txId", tx.txId());
     MDC.put("step", Integer.toString(i));
@@ -100,7 +101,7 @@ final class StepInvoker {
     // A step may finish on any thread; the rest of the run, its step time among it, stays on ours.
     Context home = vertx.getOrCreateContext();
     running.onComplete(ar -> {
-      long nanos = System.nanoTime() - began;
+      long nanos = settings.ticker().nanos() - began;
       metrics.step(type, nanos);
       String time = i + ":" + startedAt + ":" + nanos / 1_000_000;
       if (Vertx.currentContext() == home) {

@@ -7,13 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Finished transactions handed to the archive leader, and deleted from Redis once it confirms them. */
-public final class ArchiveHandoff {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class ArchiveHandoff extends Store {
   public ArchiveHandoff(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** A transaction handed out for archiving: its stored fields, and the stamp that confirms it. */

@@ -11,20 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** What clients and operators do to a transaction from outside (cancel, switches, wake) and waking sleepers. */
-public final class ControlStore {
-  private final StoreContext r;
-  private final Keys keys;
-  private final int maxErrors;
-
+public final class ControlStore extends Store {
+  /** The runs a rerun keeps are the context's limits.maxErrors (the oldest fold into one, lib/errors.lua). */
   public ControlStore(StoreContext r) {
-    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxErrors());
-  }
-
-  /** maxErrors: the runs a rerun keeps (limits.maxErrors; the oldest fold into one, lib/errors.lua). */
-  public ControlStore(StoreContext r, int maxErrors) {
-    this.r = r;
-    this.keys = r.keys();
-    this.maxErrors = maxErrors;
+    super(r);
   }
 
   /** A code and its detail (cancel.lua: ALREADY_FINAL with the status; rerun.lua: OK with the step, …). */
@@ -93,7 +83,7 @@ public final class ControlStore {
     k.add(keys.liveZ(p));
     k.add(keys.liveOwnersH(p));
     return r.run(r.scripts().rerun, k, List.of(txId, owner, now, fromStart ? "start" : "failed", keys.qInZ(p, ""),
-            keys.qRingL(p, ""), archived == null ? "" : archived.encode(), Integer.toString(maxErrors)))
+            keys.qRingL(p, ""), archived == null ? "" : archived.encode(), Integer.toString(r.limits().maxErrors())))
         .map(reply -> new Reply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null));
   }
 

@@ -16,17 +16,14 @@ import java.util.List;
  * subject, details}, whatever version wrote them, and kept within bounds: MAX_LENGTH per partition (the scripts
  * trim as they write) and MAX_AGE (the reaper leader of each partition drops older ones, see trim).
  */
-public final class EventStore {
+public final class EventStore extends Store {
   public static final int MAX_LENGTH = 1000;
   public static final Duration MAX_AGE = Duration.ofDays(7);
   /** The most entries exceptionZ keeps per partition (the newest). */
   public static final int MAX_EXCEPTIONS = 10_000;
-  private final StoreContext r;
-  private final Keys keys;
 
   public EventStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** An event in the one shape; an entry of the earlier shape ({type, time, details}) is mapped to it. */

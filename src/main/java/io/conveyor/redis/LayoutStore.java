@@ -11,13 +11,9 @@ import io.vertx.redis.client.Request;
  * refuses to start, and so does a node with several partitions on a keyspace that holds data in the
  * one-partition layout (whose keys it would never read).
  */
-public final class LayoutStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class LayoutStore extends Store {
   public LayoutStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** Records this node's layout if the keyspace has none yet; fails with a ConfigException if it differs. */

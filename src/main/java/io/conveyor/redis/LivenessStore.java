@@ -13,13 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Which nodes live (heartbeats, registration), taking over dead ones, and the leases of leader-only roles. */
-public final class LivenessStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class LivenessStore extends Store {
   public LivenessStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** Registers this node (at start, or again after it was taken over) and writes its heartbeat. */

@@ -5,15 +5,14 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 
 /** The memory guard's reading of the Redis that holds a partition (memory.lua), and its crossing events. */
-public final class MemoryStore {
-  private final StoreContext r;
+public final class MemoryStore extends Store {
 
   /** used_memory and maxmemory of a partition's master, in bytes (max 0: no maxmemory set). */
   public record Reading(long used, long max) {
   }
 
   public MemoryStore(StoreContext r) {
-    this.r = r;
+    super(r);
   }
 
   /** Partition p's master's memory. */
@@ -27,7 +26,7 @@ public final class MemoryStore {
   }
 
   private Future<Reading> run(int p, String event, String nodeId, JsonObject details) {
-    return r.run(r.scripts().memory, List.of(r.keys().eventsL(p)), List.of(r.now(), event, nodeId, details.encode()))
+    return r.run(r.scripts().memory, List.of(keys.eventsL(p)), List.of(r.now(), event, nodeId, details.encode()))
         .map(reply -> new Reading(reply.get(0).toLong(), reply.get(1).toLong()));
   }
 }

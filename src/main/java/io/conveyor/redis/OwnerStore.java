@@ -15,13 +15,9 @@ import java.util.List;
  * per node group. The cluster-wide record (ownerH) is copied into every partition, where start and dequeue
  * read it (owner-put.lua; copies never go back in time, so a node may copy again whenever it doubts them).
  */
-public final class OwnerStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class OwnerStore extends Store {
   public OwnerStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /**
@@ -119,13 +115,6 @@ public final class OwnerStore {
 
   /** Copies every owner with limits into every partition (see copy). */
   public Future<Void> copyAll() {
-    if (keys.partitions() == 1) {
-      return Future.succeededFuture();
-    }
-    return r.send(Request.cmd(Command.SMEMBERS).arg(keys.ownersS())).compose(names -> {
-      List<Future<Void>> each = new ArrayList<>();
-      names.forEach(n -> each.add(copy(n.toString())));
-      return Future.all(each).mapEmpty();
-    });
+    return copyEach(keys.ownersS(), this::copy);
   }
 }

@@ -13,13 +13,9 @@ import java.util.Collections;
 import java.util.List;
 
 /** Published pipelines: every version kept, the current one per name, and the group each runs in. */
-public final class PipelineStore implements PipelineSource {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class PipelineStore extends Store implements PipelineSource {
   public PipelineStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /**
@@ -93,14 +89,7 @@ public final class PipelineStore implements PipelineSource {
 
   /** Copies every published pipeline into every partition (see copy). */
   public Future<Void> copyAll() {
-    if (keys.partitions() == 1) {
-      return Future.succeededFuture();
-    }
-    return r.send(Request.cmd(Command.SMEMBERS).arg(keys.pipelinesS())).compose(names -> {
-      List<Future<Void>> each = new ArrayList<>();
-      names.forEach(n -> each.add(copy(n.toString())));
-      return Future.all(each).mapEmpty();
-    });
+    return copyEach(keys.pipelinesS(), this::copy);
   }
 
   /** The definition JSON of one version of a pipeline, or null. */

@@ -12,13 +12,9 @@ import java.util.List;
  * The transactions the archive database refused one by one (quarantineH beside exceptionZ, per partition): set
  * aside by the archive leader, listed, retried or dropped by an operator, and how far the archive lags.
  */
-public final class QuarantineStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class QuarantineStore extends Store {
   public QuarantineStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** A transaction the archive refused alone: what was handed out, the database's message and SQLState. */

@@ -19,20 +19,10 @@ import java.util.Collection;
 import java.util.List;
 
 /** Work on the group queues: starting transactions, taking them for a node, putting back what it lost. */
-public final class QueueStore {
-  private final StoreContext r;
-  private final Keys keys;
-  private final int maxLive;
-
+public final class QueueStore extends Store {
+  /** The live transactions an owner may have are the context's limits.maxLive (its ownerH field maxLive replaces it). */
   public QueueStore(StoreContext r) {
-    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxLive());
-  }
-
-  /** maxLive: live transactions an owner may have (limits.maxLive; its ownerH field maxLive replaces it). */
-  public QueueStore(StoreContext r, int maxLive) {
-    this.r = r;
-    this.keys = r.keys();
-    this.maxLive = maxLive;
+    super(r);
   }
 
   /**
@@ -46,8 +36,12 @@ public final class QueueStore {
     }
   }
 
-  /** Reply of start.lua for one transaction: code plus a detail (version, group or existing txId), and its time. */
-  public record StartReply(Code code, String detail, long created) {
+  /**
+   * Reply of start.lua for one transaction: code plus a detail (version, group or existing txId), and its time;
+   * for a start that went in, the processingState start.lua gave it (queued, scheduled, or processing when it
+   * was handed to this node) and when it starts (ms; 0: at once). Read these; do not decide them again.
+   */
+  public record StartReply(Code code, String detail, long created, String state, long startAt) {
   }
 
   /**
@@ -86,7 +80,8 @@ public final class QueueStore {
                                            long priorityStepMillis, int ownerShare, Handoff handoff) {
     long now = r.clock().millis();
     String group = handoff.group();
-    int mine = (int) txs.stream().filter(tx -> offered(tx, group, now)).count();
+    int mine = 0;
+    long[] startAts = new long[txs.size()];
     List<String> k = new ArrayList<>(12 + 7 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
@@ -99,8 +94,15 @@ public final class QueueStore {
     args.add(keys.ownerInPartitionH(p, ""));
     int fixedKeys = k.size();
     int fixedArgs = args.size();
-    for (NewTx tx : txs) {
+    for (int i = 0; i < txs.size(); i++) {
+      NewTx tx = txs.get(i);
       StartRequest req = tx.req();
+      long startAt = req.startAtMillis(now);
+      startAts[i] = startAt;
+      // offered for the hand-off: it goes to the node's own group and starts at once; start.lua takes it when
+      // Redis says the group is idle and no limit holds
+      boolean offered = startAt == 0 && tx.group().equals(group);
+      mine += offered ? 1 : 0;
       String state = keys.stateH(tx.txId());
       boolean webhook = req.webhook() != null;
       if (req.externalId() != null && keys.partitionFor(req.owner(), req.externalId()) != p) {
@@ -113,12 +115,13 @@ public final class QueueStore {
           req.metadataJson(), req.inputJson(), tx.group(), webhook ? req.webhook() : "",
           webhook ? WebhookUrl.hash(req.webhook()) : "", webhook ? Long.toString(tx.webhookDelay().toMillis()) : "",
           webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : "",
-          req.startAtMillis(now) == 0 ? "" : Long.toString(req.startAtMillis(now)),
+          startAt == 0 ? "" : Long.toString(startAt),
           req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace(),
-          Integer.toString(tx.share()), offered(tx, group, now) ? "1" : ""));
+          Integer.toString(tx.share()), offered ? "1" : ""));
     }
+    int offers = mine;
     // slots are reserved last, once nothing above can throw: every reservation ends in handed or lost
-    Future<Integer> offer = mine == 0 ? Future.succeededFuture(0) : handoff.reserve(mine);
+    Future<Integer> offer = offers == 0 ? Future.succeededFuture(0) : handoff.reserve(offers);
     return offer.compose(offered -> {
       String g = offered > 0 ? group : txs.get(0).group(); // any names of the partition when nothing is offered
       k.addAll(fixedKeys, List.of(keys.qAdminL(p, g), keys.qOutL(p, g), keys.qInZ(p, g), keys.qHeldS(p, g),
@@ -126,7 +129,7 @@ public final class QueueStore {
       args.addAll(fixedArgs, List.of(offered > 0 ? handoff.nodeId() : "", Integer.toString(offered),
           offered > 0 ? group : ""));
       k.add(keys.liveOwnersH(p));
-      args.add(Integer.toString(maxLive));
+      args.add(Integer.toString(r.limits().maxLive()));
       args.add(Integer.toString(keys.partitions()));
       Future<Response> call;
       try {
@@ -134,7 +137,7 @@ public final class QueueStore {
       } catch (RuntimeException e) { // never answered: the reservation must still end (lost)
         call = Future.failedFuture(e);
       }
-      Future<List<StartReply>> sent = call.map(reply -> replies(reply, now, offered, handoff));
+      Future<List<StartReply>> sent = call.map(reply -> replies(reply, now, startAts, offered, handoff));
       if (offered > 0) {
         sent.onFailure(e -> handoff.lost(offered));
       }
@@ -142,23 +145,17 @@ public final class QueueStore {
     });
   }
 
-  /**
-   * Whether a start is offered for the hand-off: it goes to the node's own group and starts at once. Only this
-   * decides it here; start.lua takes an offered start when Redis says its group is idle and no limit holds.
-   */
-  private static boolean offered(NewTx tx, String group, long now) {
-    return tx.group().equals(group) && tx.req().startAtMillis(now) == 0;
-  }
-
   /** start.lua's reply, one answer per transaction; what it handed over goes to the node's workers. */
-  private static List<StartReply> replies(Response reply, long now, int offered, Handoff handoff) {
+  private static List<StartReply> replies(Response reply, long now, long[] startAts, int offered,
+                                          Handoff handoff) {
     List<StartReply> out = new ArrayList<>(reply.size());
     List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
     for (int i = 0; i < reply.size(); i++) {
       Response one = reply.get(i);
-      out.add(new StartReply(Code.of(one), one.get(1).toString(), now));
-      if (one.size() > 2) {
-        handed.add(entry(one.get(2))); // shaped as a dequeue's entry (see start.lua)
+      String state = one.size() > 2 ? one.get(2).toString() : null;
+      out.add(new StartReply(Code.of(one), one.get(1).toString(), now, state, startAts[i]));
+      if (one.size() > 3) {
+        handed.add(entry(one.get(3))); // shaped as a dequeue's entry (see start.lua)
       }
     }
     if (offered > 0) {

@@ -15,13 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Reads of transactions for clients and operators, and the health reads behind readiness. */
-public final class ReadStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class ReadStore extends Store {
   public ReadStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /**

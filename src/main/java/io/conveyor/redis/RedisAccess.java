@@ -1,6 +1,7 @@
 package io.conveyor.redis;
 
 import io.conveyor.config.Config;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.RedisOptions;
 import java.time.Clock;
@@ -8,12 +9,17 @@ import java.time.Duration;
 
 /**
  * One per node: where Redis is (options, and the timeout after which a command counts as unanswered), the
- * key names, the scripts, the clock, the meter, the replicas a start or completion waits for, and the limits
- * (Config.Limits) the scripts enforce. Each
+ * key names, the scripts, the clock and the ticker, the meter, the replicas a start or completion waits for,
+ * and the limits (Config.Limits) the scripts enforce. Each
  * verticle opens a StoreContext of its own (a link bound to its context) and builds on it the stores it uses.
  */
 public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
-                          ScriptMeter meter, Replicas replicas, Config.Limits limits) {
+                          Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits) {
+
+  public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
+                     ScriptMeter meter, Replicas replicas, Config.Limits limits) {
+    this(options, timeout, keys, scripts, clock, Ticker.SYSTEM, meter, replicas, limits);
+  }
 
   public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
                      ScriptMeter meter, Replicas replicas) {
@@ -27,7 +33,7 @@ public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scr
 
   /** A context for one verticle (or one client thread): a link of its own. */
   public StoreContext open(Vertx vertx) {
-    return new StoreContext(new RedisLink(vertx, options, timeout).meter(meter), keys, scripts, clock, replicas,
+    return new StoreContext(new RedisLink(vertx, options, timeout, ticker).meter(meter), keys, scripts, clock, replicas,
         limits);
   }
 }

@@ -1,5 +1,6 @@
 package io.conveyor.redis;
 
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
@@ -27,6 +28,7 @@ public final class RedisLink {
   private final Vertx vertx;
   private final RedisOptions options;
   private final long timeoutMs;
+  private final Ticker ticker;
   private Redis client;
   private Future<RedisConnection> connection;
   private ScriptMeter meter = ScriptMeter.NONE;
@@ -41,16 +43,27 @@ public final class RedisLink {
     return meter;
   }
 
+  /** Elapsed time for the meter's round trips and the client's replacement pace. */
+  public Ticker ticker() {
+    return ticker;
+  }
+
   public RedisLink(Vertx vertx, RedisOptions options) {
     this(vertx, options, DEFAULT_TIMEOUT);
   }
 
   /** A command with no reply within the timeout fails, and its connection is dropped (it may hang). */
   public RedisLink(Vertx vertx, RedisOptions options, Duration timeout) {
+    this(vertx, options, timeout, Ticker.SYSTEM);
+  }
+
+  public RedisLink(Vertx vertx, RedisOptions options, Duration timeout, Ticker ticker) {
     this.vertx = vertx;
     this.options = options;
     this.client = Redis.createClient(vertx, options);
     this.timeoutMs = timeout.toMillis();
+    this.ticker = ticker;
+    this.lastReplaced = ticker.nanos() - 1_000_000_000L;
   }
 
   /** Options for a standalone Redis at url. */
@@ -160,14 +173,14 @@ public final class RedisLink {
     if (options.getType() != RedisClientType.CLUSTER) {
       return;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanos();
     if (now - lastReplaced >= 500_000_000L) {
       lastReplaced = now;
       replaceClient();
     }
   }
 
-  private long lastReplaced = System.nanoTime() - 1_000_000_000L;
+  private long lastReplaced;
 
   /**
    * A broken connection is closed, not only dropped: the pool would otherwise count it as lent forever. It

@@ -12,20 +12,10 @@ import java.util.List;
  * The writes of a node running a transaction, each fenced by the attempt it was given: checkpoint after a
  * step, completion, a hop to a child pipeline, a sleep, a progress report.
  */
-public final class RunStore {
-  private final StoreContext r;
-  private final Keys keys;
-  private final int maxErrors;
-
+public final class RunStore extends Store {
+  /** The errors a transaction keeps are the context's limits.maxErrors (the oldest fold into one, lib/errors.lua). */
   public RunStore(StoreContext r) {
-    this(r, io.conveyor.config.Config.Limits.DEFAULTS.maxErrors());
-  }
-
-  /** maxErrors: the errors a transaction keeps (limits.maxErrors; the oldest fold into one, lib/errors.lua). */
-  public RunStore(StoreContext r, int maxErrors) {
-    this.r = r;
-    this.keys = r.keys();
-    this.maxErrors = maxErrors;
+    super(r);
   }
 
   /** Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs"). */
@@ -76,7 +66,7 @@ public final class RunStore {
           c.stepTime() == null ? "" : c.stepTime(), c.error() == null ? "" : c.error().encode()));
     }
     k.add(keys.liveOwnersH(p));
-    args.add(Integer.toString(maxErrors));
+    args.add(Integer.toString(r.limits().maxErrors()));
     return r.runReplicated(r.scripts().complete, k, args).map(reply -> {
       List<Code> out = new ArrayList<>(reply.size());
       reply.forEach(one -> out.add(Code.of(one)));
@@ -196,7 +186,7 @@ public final class RunStore {
         keys.inflightZ(p, nodeId));
     return r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(dueAt),
         Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime,
-        Integer.toString(maxErrors)))
+        Integer.toString(r.limits().maxErrors())))
         .map(Code::of);
   }
 

@@ -16,13 +16,9 @@ import java.util.List;
  * Schedules in Redis, in the shape of the jobs seed: each schedule's hash (definition and runs), schedulesZ by
  * next fire, and a purgatory for fires in hand (see schedule-put, schedule-due, schedule-fire, schedule-done).
  */
-public final class ScheduleStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class ScheduleStore extends Store {
   public ScheduleStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** A fire's next time and its score in schedulesZ (the time plus the fire's jitter), or none (-1). */

@@ -108,12 +108,12 @@ public final class Scripts {
 
   /** Runs a script by SHA; if this Redis lacks it (restart, failover, another cluster master), by its source. */
   public static Future<Response> run(RedisLink link, LuaScript script, List<String> keys, List<String> args) {
-    long began = System.nanoTime();
+    long began = link.ticker().nanos();
     return link.send(request(Command.EVALSHA, script.sha(), keys, args))
         .recover(e -> isNoScript(e)
             ? link.send(request(Command.EVAL, script.source(), keys, args))
             : Future.failedFuture(e))
-        .onSuccess(r -> link.meter().script(script.name(), System.nanoTime() - began));
+        .onSuccess(r -> link.meter().script(script.name(), link.ticker().nanos() - began));
   }
 
   /**
@@ -122,7 +122,7 @@ public final class Scripts {
    */
   static Future<Response> run(RedisLink link, LuaScript script, List<String> keys, List<String> args,
                               Replicas replicas) {
-    long began = System.nanoTime();
+    long began = link.ticker().nanos();
     Request wait = Request.cmd(Command.WAIT).arg(replicas.count()).arg(replicas.timeout().toMillis());
     return link.batch(List.of(request(Command.EVALSHA, script.sha(), keys, args), wait))
         .recover(e -> isNoScript(e)
@@ -135,7 +135,7 @@ public final class Scripts {
                 + replicas.count() + " replicas had it within " + replicas.timeout().toMillis()
                 + " ms (redis.waitReplicas); a failover now could drop it"));
           }
-          link.meter().script(script.name(), System.nanoTime() - began);
+          link.meter().script(script.name(), link.ticker().nanos() - began);
           return Future.succeededFuture(replies.get(0));
         });
   }

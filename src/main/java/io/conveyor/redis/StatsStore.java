@@ -10,13 +10,9 @@ import java.util.Collection;
 import java.util.List;
 
 /** The stats series (stats1H/2H/3H, see lua/lib/stats.lua) and the queue lengths behind them. */
-public final class StatsStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class StatsStore extends Store {
   public StatsStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** Samples the queue lengths of these groups in a partition into its stats (see sample.lua). */

@@ -1,6 +1,7 @@
 package io.conveyor.redis;
 
 import io.conveyor.config.Config;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -21,6 +22,11 @@ public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clo
 
   public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas) {
     this(link, keys, scripts, clock, replicas, Config.Limits.DEFAULTS);
+  }
+
+  /** Elapsed time (the link's): for deadlines and timings on this context. */
+  public Ticker ticker() {
+    return link.ticker();
   }
 
   /** "now" for a script, from the injected clock. */

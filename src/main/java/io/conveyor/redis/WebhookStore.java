@@ -13,13 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Webhook deliveries: results in, due deliveries out (leader only), and a long-poll's cancel. */
-public final class WebhookStore {
-  private final StoreContext r;
-  private final Keys keys;
-
+public final class WebhookStore extends Store {
   public WebhookStore(StoreContext r) {
-    this.r = r;
-    this.keys = r.keys();
+    super(r);
   }
 
   /** A delivery's result, reported in the next webhook.lua call. */

@@ -62,7 +62,7 @@ class MessagesTest {
       two.flag();
     }).completion().onComplete(test.succeeding(v -> {
       io.conveyor.lease.Leadership archive = new io.conveyor.lease.Leadership(vertx,
-          io.conveyor.redis.LeaderRole.ARCHIVE, 3, "archiving", "node-a", null, clock, io.conveyor.lease.Ticker.SYSTEM,
+          io.conveyor.redis.LeaderRole.ARCHIVE, 3, "archiving", "node-a", null, clock, io.conveyor.time.Ticker.SYSTEM,
           java.time.Duration.ofSeconds(10));
       archive.update(true, archive.asking());
       archive.update(true, archive.asking());

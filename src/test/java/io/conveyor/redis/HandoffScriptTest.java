@@ -117,6 +117,25 @@ class HandoffScriptTest extends ScriptTest {
   }
 
   @Test
+  void each_reply_says_how_its_start_went_in_as_start_lua_wrote_it() {
+    QueueStore.NewTx later = tx("later", "order");
+    StartRequest r = later.req();
+    later = new QueueStore.NewTx(later.txId(), new StartRequest(r.type(), r.owner(), null, r.metadata(), r.input(),
+        r.metadataJson(), r.inputJson(), null, null, Duration.ofMinutes(5), null), "shop", Duration.ZERO, null, 10);
+    List<QueueStore.StartReply> replies = h.store.queue.start(List.of(tx("a", "order"), later, tx("c", "report")),
+        PERIOD, 0, 10, node).await();
+
+    assertEquals(List.of("processing", "scheduled", "queued"),
+        replies.stream().map(QueueStore.StartReply::state).toList());
+    List<String> names = List.of("a", "later", "c");
+    for (int i = 0; i < names.size(); i++) {
+      assertEquals(state(names.get(i), "processingState"), replies.get(i).state(), names.get(i));
+    }
+    assertEquals(h.clock.millis() + Duration.ofMinutes(5).toMillis(), replies.get(1).startAt());
+    assertEquals(0, replies.get(0).startAt());
+  }
+
+  @Test
   void a_group_with_nothing_waiting_is_not_rung_when_everything_was_taken() {
     start(tx("a", "order"));
     assertEquals(1, node.handed.size());

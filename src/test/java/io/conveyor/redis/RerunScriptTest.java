@@ -52,7 +52,7 @@ class RerunScriptTest extends ScriptTest {
 
   @Test
   void past_max_errors_the_oldest_runs_fold_into_one_summary_and_the_newest_stay() {
-    ControlStore control = new ControlStore(h.store.context, 2);
+    ControlStore control = new ControlStore(RetryScriptTest.withMaxErrors(h.store.context, 2));
     for (int n = 1; n <= 4; n++) {
       cmd("HSET", h.keys.stateH("tx-3"), "processingState", "complete", "status", n % 2 == 0 ? "failed" : "cancelled",
           "owner", "acme", "group", "g", "type", "p", "step", 0, "input", "{}", "note", "run " + n, "completed", n);

@@ -68,7 +68,7 @@ class RetryScriptTest extends ScriptTest {
 
   @Test
   void past_max_errors_the_oldest_errors_fold_into_one_summary_and_the_newest_stay() {
-    RunStore run = new RunStore(h.store.context, 3);
+    RunStore run = new RunStore(withMaxErrors(h.store.context, 3));
     Dequeued at = tx;
     for (int n = 1; n <= 5; n++) {
       assertEquals(Code.SLEEPING, run.retry(at, "node-a", h.clock.millis(), n + 1, new JsonObject(),
@@ -109,5 +109,13 @@ class RetryScriptTest extends ScriptTest {
     assertEquals("processing", field("processingState"));
     assertNull(field("errors"));
     assertEquals(0L, cmd("ZCARD", h.keys.sleepingZ(0)).toLong());
+  }
+
+  /** The context with another limits.maxErrors (the stores read their limits from it). */
+  static StoreContext withMaxErrors(StoreContext c, int maxErrors) {
+    io.conveyor.config.Config.Limits d = c.limits();
+    return new StoreContext(c.link(), c.keys(), c.scripts(), c.clock(), c.replicas(),
+        new io.conveyor.config.Config.Limits(d.maxDepth(), d.maxDescendants(), d.maxLive(), d.maxPayloadBytes(),
+            maxErrors));
   }
 }

@@ -1,6 +1,6 @@
 package io.conveyor.testing;
 
-import io.conveyor.lease.Ticker;
+import io.conveyor.time.Ticker;
 import java.time.Duration;
 
 /** A ticker the test moves by hand (as MutableClock is a clock). */

@@ -161,7 +161,8 @@ public final class TestNode implements AutoCloseable {
         ownRedis ? config.redis().timeout() : RedisLink.DEFAULT_TIMEOUT);
     // the node's clock: a start stamped on another clock would count in another stats slot, or be due at
     // another time, than the node's own writes
-    StoreContext context = new StoreContext(link, keys, node.redis().scripts(), clock);
+    StoreContext context = new StoreContext(link, keys, node.redis().scripts(), clock,
+        io.conveyor.redis.Replicas.NONE, config.limits());
     store = new Stores(context);
     // the test's own starts are traced as the node's are, when the test gave a Tracing
     transactions = new Transactions(context, node.catalog(), config,

@@ -1,9 +1,0 @@
-package io.conveyor.lease;
-
-/** The JVM's monotonic clock: the one place in the product that reads System.nanoTime. */
-final class SystemTicker implements Ticker {
-  @Override
-  public long nanos() {
-    return System.nanoTime();
-  }
-}
