@@ -28,6 +28,7 @@ final class ChaosRun {
       load.start();
       Faults faults = new Faults(rig, load.progress());
       faults.loadTxIds = () -> load.acked.values().stream().filter(id -> !id.isEmpty()).toList();
+      faults.loadPending = load.pending::size;
       Procs.sleep(WARMUP_SECONDS * 1000L);
       System.err.println("chaos:   warmed up: " + load.progress().get() + "; leaders " + rig.leaders());
       Faults.Outcome outcome = faults.inject(scenario);
@@ -47,7 +48,8 @@ final class ChaosRun {
       String notes = outcome.notes() + "; statuses " + tally.statuses + (tally.unacked > 0 ? "; never acknowledged "
           + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + "; webhooks missing "
           + tally.webhooksMissing + ", repeated " + tally.webhookDuplicates + "; start retries " + load.retries.get()
-          + " " + load.failuresByStatus;
+          + " " + load.failuresByStatus + (faults.loadWindow == null ? "" : "; "
+          + Runaway.loadFigures(faults.loadWindow, tally.byExternalId));
       return new Row(scenario.label, run, tally.started, tally.lost(), tally.failed, tally.internalError,
           ex.duplicates(), outcome.inFlight(), ex.healthyRequeued(outcome.faultedNode()), outcome.recoverSeconds(),
           outcome.boundSeconds(), notes);

@@ -116,8 +116,13 @@ final class Driver {
 
   /** One API call to a node; failures (refused, timed out) come back as status 0, never as a failed Future. */
   Future<Reply> call(int port, HttpMethod method, String uri, JsonObject body, long timeoutMs) {
+    return call(port, method, uri, body, timeoutMs, apiKey);
+  }
+
+  /** The same with another tenant's API key. */
+  Future<Reply> call(int port, HttpMethod method, String uri, JsonObject body, long timeoutMs, String key) {
     RequestOptions o = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri)
-        .putHeader("Authorization", "Bearer " + apiKey).setConnectTimeout(Math.min(timeoutMs, 2000))
+        .putHeader("Authorization", "Bearer " + key).setConnectTimeout(Math.min(timeoutMs, 2000))
         .setIdleTimeout(timeoutMs);
     if (body != null) {
       o.putHeader("content-type", "application/json");

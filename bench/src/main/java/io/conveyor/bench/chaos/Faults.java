@@ -42,6 +42,7 @@ final class Faults {
       case ARCHIVE_DB_DOWN45 -> archiveDown(s.outageSeconds);
       case WEBHOOK_RECEIVER_DOWN -> receiverDown(s.outageSeconds);
       case POISON_ROW -> poisonRows();
+      case RUNAWAY_CYCLE -> runaway();
     };
   }
 
@@ -332,6 +333,21 @@ final class Faults {
     return new Outcome("", inFlight, Double.isNaN(at[0]) || Double.isNaN(at[1]) ? Double.NaN : Math.max(at[0], at[1]),
         BOUND_MS / 1000.0, String.join("; ", notes));
   }
+
+  /** runaway-cycle's windows of the load, before and during the runaway (null for the other scenarios). */
+  Runaway.Window loadWindow;
+
+  private Outcome runaway() throws Exception {
+    Runaway r = new Runaway(rig, loadPending);
+    try {
+      return r.run();
+    } finally {
+      loadWindow = r.window;
+    }
+  }
+
+  /** How many of the load's starts await their acknowledgement now (set by the run). */
+  Supplier<Integer> loadPending = () -> 0;
 
   /** The txIds the load has had acknowledged so far (set by the run). */
   Supplier<List<String>> loadTxIds = List::of;

@@ -20,6 +20,9 @@ import java.util.regex.Pattern;
 final class Rig {
   static final int NODES = 3;
   static final String PIPELINE = "chaos";
+  /** A second tenant (runaway-cycle's), with a key of its own: client and admin, so it may upload pipelines. */
+  static final String OTHER_OWNER = "runaway";
+  final String otherKey;
   final String prefix;
   final String table;
   final RedisServer redis;
@@ -28,8 +31,9 @@ final class Rig {
   final Driver driver;
   final Path dir;
 
-  private Rig(String prefix, String table, RedisServer redis, PgServer pg, Driver driver, Path dir) {
+  private Rig(String prefix, String table, RedisServer redis, PgServer pg, Driver driver, Path dir, String otherKey) {
     this.prefix = prefix;
+    this.otherKey = otherKey;
     this.table = table;
     this.redis = redis;
     this.pg = pg;
@@ -43,18 +47,20 @@ final class Rig {
     String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     String cluster = "chaos-" + hex;
     String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+    String otherKey = OTHER_OWNER + "-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline());
     Path clusterXml = clusterXml(dir, Ports.freeRange(NODES + 1), NODES + 1);
     Path logback = logback(dir);
     Driver driver = Driver.start(clusterXml, cluster, apiKey, Ports.free(), stepMillis);
-    Rig rig = new Rig(cluster + ":", "chaos_" + hex, redis, pg, driver, dir);
+    Rig rig = new Rig(cluster + ":", "chaos_" + hex, redis, pg, driver, dir, otherKey);
     Map<String, String> env = new HashMap<>(Map.ofEntries(Map.entry("CONVEYOR_REDIS_URL", redis.url()),
         Map.entry("CONVEYOR_REDIS_EMBEDDED", "never"), Map.entry("CONVEYOR_REDIS_PREFIX", rig.prefix),
         Map.entry("CONVEYOR_CLUSTER_NAME", cluster), Map.entry("CONVEYOR_CLUSTER_CONFIG", clusterXml.toString()),
         Map.entry("CONVEYOR_PIPELINES_DIR", dir.resolve("pipelines").toString()),
         Map.entry("CONVEYOR_ARCHIVE_URL", pg.url()), Map.entry("CONVEYOR_ARCHIVE_TABLE", rig.table),
-        Map.entry("CONVEYOR_ARCHIVE_DELAY", "2s"), Map.entry("CONVEYOR_API_KEYS", "chaos:client+admin:" + apiKey),
+        Map.entry("CONVEYOR_ARCHIVE_DELAY", "2s"), Map.entry("CONVEYOR_API_KEYS", "chaos:client+admin:" + apiKey + ","
+            + OTHER_OWNER + ":client+admin:" + otherKey),
         Map.entry("CONVEYOR_WEBHOOKS_SECRET", "whsec_" + java.util.Base64.getEncoder().encodeToString(
             "the-chaos-suite-secret-32-bytes!".getBytes(java.nio.charset.StandardCharsets.UTF_8))),
         Map.entry("CONVEYOR_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "true")));

@@ -19,7 +19,9 @@ enum Scenario {
   REDIS_FULL30("redis-full30", 30),
   ARCHIVE_DB_DOWN45("archive-db-down45", 45),
   WEBHOOK_RECEIVER_DOWN("webhook-receiver-down", 30),
-  POISON_ROW("poison-row", 0);
+  POISON_ROW("poison-row", 0),
+  /** Not an outage: the span the load must outlast (waiting for a steady load, then the cycle and its end). */
+  RUNAWAY_CYCLE("runaway-cycle", 30);
 
   /** A failing URL is paused for webhooks.pause (10 min by default), longer than a run; this scenario shortens it. */
   static final String WEBHOOK_PAUSE = "20s";
