@@ -11,7 +11,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,14 +26,14 @@ public final class HealthRoutes implements RouteGroup {
   private final ArchiveStore archive;
   private final ArchiveAdmin archiveAdmin;
   private final List<String> pipelineFiles;
-  private final BooleanSupplier clusterJoined;
+  private final Supplier<String> clusterState;
 
   /**
    * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
-   * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
+   * checks they are in Redis); clusterState is the "cluster" check: ok, not joined, or held after a pause.
    */
   public HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive, ArchiveAdmin archiveAdmin,
-                      List<String> pipelineFiles, BooleanSupplier clusterJoined) {
+                      List<String> pipelineFiles, Supplier<String> clusterState) {
     this.redis = redis;
     this.reads = new ReadStore(redis);
     this.pipelines = new PipelineStore(redis);
@@ -42,7 +42,7 @@ public final class HealthRoutes implements RouteGroup {
     this.archive = archive;
     this.archiveAdmin = archiveAdmin;
     this.pipelineFiles = pipelineFiles;
-    this.clusterJoined = clusterJoined;
+    this.clusterState = clusterState;
   }
 
   @Override
@@ -67,7 +67,8 @@ public final class HealthRoutes implements RouteGroup {
         check("redis", reads.ping().map(v -> tx.memory().fullest() == null ? "ok" : "full")),
         check("redisMemory", Future.succeededFuture(RedisMemoryView.readiness(tx.memory(), settings.memory()))),
         check("scripts", scriptsReady(scripts)),
-        check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
+        // a node held after a pause takes no work until its cluster view is whole again: not ready meanwhile
+        check("cluster", Future.succeededFuture(clusterState.get())),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
         check("archive", archiveAdmin.readiness(archive == null ? Future.succeededFuture("ok")
             : archive.find("tx-" + "0".repeat(32)).map(none -> "ok").timeout(2, TimeUnit.SECONDS))),
