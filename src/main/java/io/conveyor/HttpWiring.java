@@ -29,7 +29,7 @@ import io.conveyor.redis.StoreContext;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The composition root's part for the HTTP API: the route groups of one HttpApiVerticle, each given only what it
@@ -42,20 +42,20 @@ public final class HttpWiring {
   private final ArchiveStore archive;
   private final NodeMetrics metrics;
   private final List<String> pipelineFiles;
-  private final BooleanSupplier clusterJoined;
+  private final Supplier<String> clusterState;
 
   /**
    * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
-   * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
+   * checks they are in Redis); clusterState is the "cluster" readiness check (ok, not joined, held after a pause).
    */
   public HttpWiring(Config config, PipelineCatalog catalog, ArchiveStore archive, NodeMetrics metrics,
-                    List<String> pipelineFiles, BooleanSupplier clusterJoined) {
+                    List<String> pipelineFiles, Supplier<String> clusterState) {
     this.config = config;
     this.catalog = catalog;
     this.archive = archive;
     this.metrics = metrics;
     this.pipelineFiles = List.copyOf(pipelineFiles);
-    this.clusterJoined = clusterJoined;
+    this.clusterState = clusterState;
   }
 
   /** The route groups for one verticle, in the order it mounts them. */
@@ -63,7 +63,7 @@ public final class HttpWiring {
     ArchiveAdmin archiveAdmin = new ArchiveAdmin(new QuarantineStore(redis), config.archive().lagWarning(), metrics);
     Search search = new Search(new ReadStore(redis), redis.keys(), archive);
     List<RouteGroup> groups = new ArrayList<>();
-    groups.add(new HealthRoutes(redis, tx, config.redis(), archive, archiveAdmin, pipelineFiles, clusterJoined));
+    groups.add(new HealthRoutes(redis, tx, config.redis(), archive, archiveAdmin, pipelineFiles, clusterState));
     if (config.bridge().sockjs()) {
       groups.add(new SockJsRoutes(vertx, config.bridge(), config.api().keys(), config.http().maxBodyBytes()));
     }

@@ -15,6 +15,7 @@ import io.conveyor.config.ConfigException;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.domain.Transactions;
 import io.conveyor.lease.Assignment;
+import io.conveyor.lease.ClusterView;
 import io.conveyor.lease.LeaderLoop;
 import io.conveyor.lease.Registration;
 import io.conveyor.time.Ticker;
@@ -28,6 +29,7 @@ import io.conveyor.pipeline.CompiledPipeline;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.pipeline.PipelineParser;
 import io.conveyor.pipeline.StepRegistry;
+import io.conveyor.pipeline.steps.ClusterChanges;
 import io.conveyor.queue.DequeueVerticle;
 import io.conveyor.redis.EmbeddedRedis;
 import io.conveyor.redis.Handoff;
@@ -100,7 +102,7 @@ public final class Node {
   }
 
   private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded,
-               UnaryOperator<ArchiveStore> archiveDecorator, Tracing tracing) {
+               UnaryOperator<ArchiveStore> archiveDecorator, Tracing tracing, ClusterView view) {
     this.config = config;
     this.clock = clock;
     this.started = clock.millis();
@@ -115,15 +117,15 @@ public final class Node {
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock,
         Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
-    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker());
-    this.cluster = new NodeCluster(config.cluster(), config.redis());
+    this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker(),
+        view);
+    this.cluster = new NodeCluster(config.cluster(), config.redis(), view);
   }
 
   /**
-   * Starts a node: an embedded Redis if needed, the pipelines checked, Vert.x (clustered if configured),
-   * scripts loaded, pipelines published, then the verticles of its roles. Blocks while it reads files and
-   * starts Redis, so call it from main or a test thread, never from an event loop. On failure, what was
-   * started is stopped again (bounded) before the Future fails.
+   * Starts a node: an embedded Redis if needed, the pipelines checked, Vert.x (clustered if configured), scripts
+   * loaded, pipelines published, then the verticles of its roles. Blocks while it reads files and starts Redis, so
+   * call it from main or a test thread, never an event loop. On failure, what was started is stopped (bounded).
    */
   public static Future<Node> start(Config config, Clock clock, StepRegistry registry) {
     return start(config, clock, registry, UnaryOperator.identity());
@@ -149,11 +151,13 @@ public final class Node {
     List<CompiledPipeline> pipelines;
     List<ScheduleFiles.Loaded> schedules;
     try {
-      // http/request steps call out under the same guard as webhooks
-      registry.outbound(WebhookGuard.of(config.webhooks()));
+      // http/request steps call out under the same guard as webhooks; eventbus steps ask the node's cluster view
+      ClusterView view = new ClusterView(config.heartbeat().interval().multipliedBy(5).dividedBy(2), Ticker.SYSTEM);
+      registry.outbound(WebhookGuard.of(config.webhooks())).clusterChanges(ClusterChanges.of(view::now,
+          view::changedSince));
       pipelines = new PipelineParser(registry).loadDir(Path.of(config.pipelines().dir()));
       schedules = ScheduleFiles.load(config.schedules().dir());
-      node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive, tracing);
+      node = new Node(config, clock, registry, EmbeddedRedis.startIfNeeded(config.redis()), archive, tracing, view);
     } catch (Exception e) {
       return Future.failedFuture(e);
     }
@@ -204,10 +208,7 @@ public final class Node {
     return archive == null ? Future.succeededFuture() : NodeArchive.open(archive);
   }
 
-  /**
-   * The heartbeat comes first (a node that takes work must already be known to be alive) and the edges
-   * last; stop() undeploys in the reverse order.
-   */
+  /** The heartbeat first (a node that takes work must be known to be alive), the edges last; stop() reverses it. */
   private Future<Void> deployRoles() {
     Config.Node n = config.node();
     // Hazelcast's word that a member left moves its partitions to their heirs at once (see Assignment)
@@ -250,7 +251,7 @@ public final class Node {
     if (n.has("api")) {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(redis, this::transactions)));
       if (config.http().port() > 0) {
-        HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::joined);
+        HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::readiness);
         chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(config.http(), redis, this::transactions,
             routes::on)));
       }
@@ -267,10 +268,7 @@ public final class Node {
         this::handoff);
   }
 
-  /**
-   * After an outage, how long the reaper judges nobody: a heartbeat TTL, or longer when a beat stuck on a
-   * hung connection may only give up after redis.timeout and go again an interval later.
-   */
+  /** After an outage, how long the reaper judges nobody: a TTL, or redis.timeout + an interval (a hung beat) if longer. */
   private Duration outageGrace() {
     Duration afterHung = config.redis().timeout().plus(config.heartbeat().interval());
     return afterHung.compareTo(config.heartbeat().ttl()) > 0 ? afterHung : config.heartbeat().ttl();
@@ -322,6 +320,7 @@ public final class Node {
         .put("workers", config.node().workers())
         .put("stepTypes", new JsonArray(new TreeSet<>(registry.names()).stream().toList()))
         .put("clusterNodeId", cluster.clusterNodeId())
+        .put("view", registration.view().fingerprint()) // the members it sees, held against the others' (ClusterView)
         // roles this node stands down from for now: the others share their partitions out without it
         .put("away", new JsonArray(assignment.awayRoles()));
   }

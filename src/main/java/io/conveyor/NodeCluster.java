@@ -3,11 +3,13 @@ package io.conveyor;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.LifecycleEvent.LifecycleState;
 import io.conveyor.bus.Addresses;
 import io.conveyor.bus.MemberLeft;
 import io.conveyor.bus.Messages;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
+import io.conveyor.lease.ClusterView;
 import io.conveyor.metrics.NodeMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * local conveyor.cluster.member-left hint on the event bus (the reaper looks at once); Hazelcast's view
  * is never taken as a verdict here. Nodes that share Redis keys share a cluster: unless cluster.name says
  * otherwise, the cluster is named after redis.url and redis.prefix, and a member whose Redis differs is
- * named in a warning.
+ * named in a warning. Membership changes and merges also go to the node's ClusterView, which holds a node split
+ * off by a pause until its view and Redis's registry agree again.
  */
 final class NodeCluster {
   private static final Logger log = LoggerFactory.getLogger(NodeCluster.class);
@@ -39,9 +42,12 @@ final class NodeCluster {
   private final Config.Cluster settings;
   private final String name;
   private final String redis;
+  private final ClusterView view;
   private HazelcastClusterManager manager;
 
-  NodeCluster(Config.Cluster settings, Config.Redis redis) {
+  /** view hears of every membership change and merge, and reads the members (see ClusterView). */
+  NodeCluster(Config.Cluster settings, Config.Redis redis, ClusterView view) {
+    this.view = view;
     this.settings = settings;
     this.name = nameFor(settings, redis);
     this.redis = redisOf(redis);
@@ -120,9 +126,21 @@ final class NodeCluster {
     DeliveryOptions local = new DeliveryOptions().setLocalOnly(true);
     com.hazelcast.cluster.Cluster cluster = manager.getHazelcastInstance().getCluster();
     cluster.getMembers().forEach(this::warnIfRedisDiffers);
+    view.members(() -> {
+      try {
+        return manager.getNodes();
+      } catch (RuntimeException restarting) {
+        return java.util.List.of(); // Hazelcast restarts this member while it merges: no view meanwhile
+      }
+    });
     // after a pause, a member and the rest see each other as gone until Hazelcast merges the two views
     // (cluster.xml checks every 5 s); Vert.x puts its subscriptions back on MERGED. Say when it happens.
     manager.getHazelcastInstance().getLifecycleService().addLifecycleListener(e -> {
+      switch (e.getState()) {
+        case MERGING, MERGED, MERGE_FAILED -> view.merging(e.getState() == LifecycleState.MERGING);
+        default -> {
+        }
+      }
       switch (e.getState()) {
         case MERGING -> log.warn("Hazelcast cluster {}: this member was split from the others (a pause?); merging "
             + "back", name);
@@ -136,11 +154,13 @@ final class NodeCluster {
     cluster.addMembershipListener(new MembershipListener() {
       @Override
       public void memberAdded(MembershipEvent e) {
+        view.changed();
         warnIfRedisDiffers(e.getMember());
       }
 
       @Override
       public void memberRemoved(MembershipEvent e) {
+        view.memberLeft();
         // Vert.x names its nodes itself and keeps the name in a member attribute
         String left = e.getMember().getAttribute("__vertx.nodeId");
         if (left != null) {
@@ -166,6 +186,18 @@ final class NodeCluster {
   /** True when the node is in its cluster, or runs alone. */
   boolean joined() {
     return !settings.enabled() || manager != null && manager.getNodeId() != null;
+  }
+
+  /**
+   * The readiness check "cluster": ok; not joined; or held after a pause (a late or fenced beat, a split) until its
+   * Hazelcast view and the nodes registered in Redis agree again, meanwhile it takes no work (ClusterView).
+   */
+  String readiness() {
+    if (!joined()) {
+      return "not joined";
+    }
+    return view.held() ? "held after a pause: its cluster view and the nodes registered in Redis do not agree yet"
+        : "ok";
   }
 
   /** This node's id in the Vert.x cluster, or null when it runs alone. */

@@ -11,17 +11,17 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * GET /health/live and /health/ready: whether the node is up, and whether it can serve (each check says why not).
  * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
- * checks they are in Redis); clusterJoined tells whether the node is in its cluster (or runs alone).
+ * checks they are in Redis); clusterState is the "cluster" check: ok, not joined, or held after a pause.
  */
 public record HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive,
-                           ArchiveAdmin archiveAdmin, List<String> pipelineFiles, BooleanSupplier clusterJoined)
+                           ArchiveAdmin archiveAdmin, List<String> pipelineFiles, Supplier<String> clusterState)
     implements RouteGroup {
   private static final Logger log = LoggerFactory.getLogger(HealthRoutes.class);
 
@@ -48,7 +48,8 @@ public record HealthRoutes(StoreContext redis, Transactions tx, Config.Redis set
         check("redis", reads.ping().map(v -> tx.memory().fullest() == null ? "ok" : "full")),
         check("redisMemory", Future.succeededFuture(RedisMemoryView.readiness(tx.memory(), settings.memory()))),
         check("scripts", scriptsReady(reads, scripts)),
-        check("cluster", Future.succeededFuture(clusterJoined.getAsBoolean() ? "ok" : "not joined")),
+        // a node held after a pause takes no work until its cluster view is whole again: not ready meanwhile
+        check("cluster", Future.succeededFuture(clusterState.get())),
         // the archive answers reads of finished transactions: a node that cannot reach it is not ready
         check("archive", archiveAdmin.readiness(archive == null ? Future.succeededFuture("ok")
             : archive.find("tx-" + "0".repeat(32)).map(none -> "ok").timeout(2, TimeUnit.SECONDS))),

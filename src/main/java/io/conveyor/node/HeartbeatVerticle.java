@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * node over (it was paused, or cut off from Redis, past its TTL; or Redis lost its data): the node fences
  * itself (the dequeue verticle stops, and puts back what it holds but does not run), restores what Redis must hold
  * (scripts, the config's pipelines), and only then registers again, as a new incarnation. A beat that
- * succeeds after failed ones restores the same things: Redis may have restarted empty.
+ * succeeds after failed ones restores the same things: Redis may have restarted empty. A late or fenced beat holds
+ * the node until its cluster view is whole again; each accepted beat gives the registry to the view, which lets
+ * it go (ClusterView).
  */
 public final class HeartbeatVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(HeartbeatVerticle.class);
@@ -45,6 +47,7 @@ public final class HeartbeatVerticle extends VerticleBase {
   private boolean stopping;
   private int incarnation = 1;
   private int failedBeats;
+  private long beats;
   /** Redis came back, and restoring what the config owns has not succeeded yet. */
   private boolean restorePending;
   /** The beat (or fence) under way, so a stop waits for it instead of racing it. */
@@ -83,7 +86,8 @@ public final class HeartbeatVerticle extends VerticleBase {
   }
 
   private JsonObject info() {
-    return info.get().put("incarnation", incarnation);
+    // seq tells the other nodes' cluster views that this node beats (ClusterView), whatever its clock says
+    return info.get().put("incarnation", incarnation).put("seq", ++beats);
   }
 
   private Future<Void> beat() {
@@ -110,8 +114,16 @@ public final class HeartbeatVerticle extends VerticleBase {
       registration.confirmed(sent);
       assignment.view(ar.result().view());
       if (code == Code.LATE) {
+        registration.view().hold();
         log.warn("this node's heartbeat had expired (silent past heartbeat.ttl: paused, or cut off from Redis);"
-            + " nobody took the node over, so it carries on");
+            + " nobody took the node over, so it carries on once its cluster view is whole");
+      }
+      long held = registration.view().registered(settings.nodeId(), ar.result().view());
+      if (held >= 0 && registration.view().whole()) {
+        log.info("cluster view whole again (Hazelcast and Redis's registry agree): taking work after {} ms", held);
+      } else if (held >= 0) {
+        log.warn("cluster view still not whole after {} ms (a node registered in Redis outside this Hazelcast "
+            + "cluster? see cluster.name); taking work anyway", held);
       }
       return restorePending ? restoreRedis() : Future.succeededFuture();
     });
@@ -130,6 +142,7 @@ public final class HeartbeatVerticle extends VerticleBase {
    * the next beat is FENCED again and the whole fence is tried again.
    */
   private Future<Void> fence() {
+    registration.view().hold();
     log.warn("node {} was taken over: Redis judged it dead (silent past heartbeat.ttl {} s: paused, cut off "
         + "from Redis, or Redis lost its data). It drops its work and registers again", settings.nodeId(),
         settings.ttl().toSeconds());

@@ -1,6 +1,7 @@
 package io.conveyor.pipeline;
 
 import io.conveyor.pipeline.steps.ChildPipelineStep;
+import io.conveyor.pipeline.steps.ClusterChanges;
 import io.conveyor.pipeline.steps.DelayStep;
 import io.conveyor.pipeline.steps.EventBusStep;
 import io.conveyor.pipeline.steps.FailStep;
@@ -22,7 +23,7 @@ public final class StepRegistry {
   /** The built-in steps; http/request calls nothing until a node gives its outbound guard (see outbound). */
   public static StepRegistry withBuiltIns() {
     return new StepRegistry().register(new FixedReplyStep()).register(new DelayStep()).register(new FailStep())
-        .register(new EventBusStep()).register(new ChildPipelineStep()).register(new WaitStep())
+        .register(new EventBusStep(ClusterChanges.NONE)).register(new ChildPipelineStep()).register(new WaitStep())
         .register(new HttpRequestStep(Outbound.NONE)).register(new ParallelStep());
   }
 
@@ -32,6 +33,15 @@ public final class StepRegistry {
    */
   public StepRegistry outbound(Outbound guard) {
     types.put("http/request", new HttpRequestStep(guard));
+    return this;
+  }
+
+  /**
+   * The built-in eventbus step with this node's cluster view (lease/ClusterView), in place of none: a request that
+   * gets no answer while the view changes is tried again; pipelines compiled after this use it.
+   */
+  public StepRegistry clusterChanges(ClusterChanges changes) {
+    types.put("eventbus", new EventBusStep(changes));
     return this;
   }
 

@@ -175,7 +175,7 @@ public final class DequeueVerticle extends VerticleBase {
       recoverHandoff();
       return;
     }
-    if (!registration.recent()) {
+    if (!registration.mayWork()) {
       awaitBeat();
       return;
     }
@@ -240,7 +240,7 @@ public final class DequeueVerticle extends VerticleBase {
     });
   }
 
-  /** A pause or an outage: whether this node is still registered is known at the next beat only. */
+  /** A pause or an outage: whether this node is still registered (and its view whole) is known at a beat only. */
   private void awaitBeat() {
     if (!awaitingBeat) {
       awaitingBeat = true;
@@ -295,9 +295,9 @@ public final class DequeueVerticle extends VerticleBase {
       if (ar.failed()) {
         return;
       }
-      if (ar.result() && slots.full()) {
-        // full since the wait began (running, or slots reserved by a start): hand the token on to a node that has
-        // room
+      if (ar.result() && (slots.full() || !registration.mayWork())) {
+        // full since the wait began (running, or slots reserved by a start), or held after a pause: hand the token
+        // on to a node that can take
         store.ring(0, group);
       }
       wakePending = true;
@@ -311,7 +311,7 @@ public final class DequeueVerticle extends VerticleBase {
    * node keeps its slots for its own takes.
    */
   private int reserveForStart(int n) {
-    if (!waiting || stopping || fenced || handoffLost || !registration.recent()) {
+    if (!waiting || stopping || fenced || handoffLost || !registration.mayWork()) {
       return 0;
     }
     return slots.reserve(n);

@@ -48,7 +48,7 @@ class OpenApiTest {
     String spec = Files.readString(Path.of("docs/openapi.yaml"));
     try (TestNode node = new TestNode().start(new TestSteps().registry())) {
       HttpWiring routes = new HttpWiring(node.config(), node.node().catalog(), node.node().archive(),
-          new NodeMetrics(false), List.of(), () -> true);
+          new NodeMetrics(false), List.of(), () -> "ok");
       HttpApiVerticle api = new HttpApiVerticle(node.config().http(), node.node().redis(),
           context -> new Transactions(context, node.node().catalog(), node.config(),
               Future.succeededFuture(node.node().archive()), new NodeMetrics(false)), routes::on);

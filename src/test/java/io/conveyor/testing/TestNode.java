@@ -200,7 +200,12 @@ public final class TestNode implements AutoCloseable {
    * once Redis no longer holds it (a node archiving at once may move it before the first look).
    */
   public TxSummary awaitFinal(String txId) {
-    return Eventually.until(Duration.ofSeconds(10), txId + " to finish", () -> {
+    return awaitFinal(txId, Duration.ofSeconds(10));
+  }
+
+  /** The same, waiting up to bound. */
+  public TxSummary awaitFinal(String txId, Duration bound) {
+    return Eventually.until(bound, txId + " to finish", () -> {
       TxSummary live = store.reads.getState(txId).await();
       if (live != null || node == null || node.archive() == null) {
         return live;

@@ -10,6 +10,7 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * eventbus: sends the step's input to params.address (request/reply, anywhere in the cluster or through a
@@ -20,16 +21,24 @@ import java.util.Set;
  * shape is an internal error; silence runs into the step's timeout. No consumer at the address is often
  * passing (its node is restarting, or the cluster view is changing after a pause): the step sleeps off the
  * worker and tries again, up to params.noConsumerTries times in all (default 9, about 25 s: 250 ms doubling
- * to 5 s between tries), before it is an internal error; 1 makes it an error at once.
+ * to 5 s between tries), before it is an internal error; 1 makes it an error at once. Silence while the
+ * node's cluster view changed (a member left, joined or merged back, a node went silent; ClusterChanges) is
+ * taken the same way: the request or its reply likely went to a member that could not answer or be answered.
+ * So the request gives up a little before the step's timeout (a fifth of it, at most 250 ms), and only
+ * silence in a steady view runs into the timeout, as before.
  */
 public final class EventBusStep extends BuiltInStep {
   /** How often a step with no consumer at its address is tried in all, unless params say otherwise. */
   static final int NO_CONSUMER_TRIES = 9;
   private static final long FIRST_WAIT_MS = 250;
   private static final long LONGEST_WAIT_MS = 5_000;
+  /** How long before the step's timeout its request gives up, at most, to ask whether the view changed. */
+  private static final long MARGIN_MS = 250;
+  private final ClusterChanges changes;
 
-  public EventBusStep() {
+  public EventBusStep(ClusterChanges changes) {
     super("eventbus", Set.of("address", "noConsumerTries"));
+    this.changes = changes;
   }
 
   @Override
@@ -39,27 +48,44 @@ public final class EventBusStep extends BuiltInStep {
       throw new IllegalArgumentException("params.address: expected an event-bus address");
     }
     int tries = Params.integer(params, "noConsumerTries", NO_CONSUMER_TRIES, 1, 100);
-    return ctx -> ctx.vertx().eventBus().<Object>request(address, ctx.input(), options(ctx))
-        .map(reply -> result(address, reply.body()))
-        .recover(e -> {
-          if (e instanceof ReplyException r && r.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
-            return Future.succeededFuture(new StepResult.Failed(address + " failed: " + r.getMessage(), null,
-                "eventbus-" + r.failureCode(), true, null));
-          }
-          if (e instanceof ReplyException r && r.failureType() == ReplyFailure.NO_HANDLERS
-              && ctx.retry() + 1 < tries) {
-            ctx.log().warn("no consumer at {} (try {} of {}); trying again off the worker", address,
-                ctx.retry() + 1, tries);
-            return Future.succeededFuture(new StepResult.Sleep(Duration.ofMillis(
-                Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(ctx.retry(), 5))), null));
-          }
-          return Future.failedFuture(e);
-        });
+    return ctx -> {
+      long sent = changes.now();
+      return ctx.vertx().eventBus().<Object>request(address, ctx.input(), options(ctx))
+          .map(reply -> result(address, reply.body()))
+          .recover(e -> failed(address, ctx, tries, sent, e));
+    };
   }
 
-  /** The request outlives the step's timeout, so the runner's timer, not the bus, ends a silent step. */
+  private Future<StepResult> failed(String address, StepContext ctx, int tries, long sent, Throwable e) {
+    if (!(e instanceof ReplyException r)) {
+      return Future.failedFuture(e);
+    }
+    if (r.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
+      return Future.succeededFuture(new StepResult.Failed(address + " failed: " + r.getMessage(), null,
+          "eventbus-" + r.failureCode(), true, null));
+    }
+    boolean moved = r.failureType() == ReplyFailure.TIMEOUT && changes.changedSince(sent);
+    if ((r.failureType() == ReplyFailure.NO_HANDLERS || moved) && ctx.retry() + 1 < tries) {
+      ctx.log().warn("{} at {} (try {} of {}); trying again off the worker", moved ? "no answer while the cluster "
+          + "view changed" : "no consumer", address, ctx.retry() + 1, tries);
+      return Future.succeededFuture(new StepResult.Sleep(Duration.ofMillis(
+          Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(ctx.retry(), 5))), null));
+    }
+    if (r.failureType() == ReplyFailure.TIMEOUT) {
+      // silence in a steady view: the runner's timer, due a margin later, ends the step timeout, as it always did
+      return ctx.vertx().timer(margin(ctx) + 1000, TimeUnit.MILLISECONDS).compose(t -> Future.failedFuture(e));
+    }
+    return Future.failedFuture(e);
+  }
+
+  /** How long before the step's timeout its request gives up: a fifth of the timeout, at most MARGIN_MS. */
+  private static long margin(StepContext ctx) {
+    return Math.min(MARGIN_MS, ctx.timeout().toMillis() / 5);
+  }
+
+  /** The request gives up a margin before the step's timeout, so the step can tell a view change from silence. */
   private static DeliveryOptions options(StepContext ctx) {
-    DeliveryOptions o = new DeliveryOptions().setSendTimeout(ctx.timeout().toMillis() + 1000)
+    DeliveryOptions o = new DeliveryOptions().setSendTimeout(Math.max(1, ctx.timeout().toMillis() - margin(ctx)))
         .addHeader("txId", ctx.txId()).addHeader("step", Integer.toString(ctx.step()))
         .addHeader("attempt", Long.toString(ctx.attempt())).addHeader("stepAttempt", Integer.toString(ctx.stepAttempt()))
         .addHeader("owner", ctx.owner())

@@ -40,7 +40,7 @@ public final class Chaos {
           + base);
       ChaosRun runner = new ChaosRun(options, redis, pg);
       for (Scenario s : options.scenarios()) {
-        for (int run = 1; run <= options.runs(); run++) {
+        for (int run = 1; run <= options.runsOf(s); run++) {
           Row row;
           try {
             row = runner.run(s, run, base.resolve(s.label + "-" + run));
@@ -60,6 +60,7 @@ public final class Chaos {
       System.out.println();
       System.out.println(Row.HEADER);
       rows.forEach(r -> System.out.println(r.markdown()));
+      Row.worstRuns(rows).forEach(System.out::println);
       if (keep) {
         System.err.println("chaos: logs kept in " + base);
       } else {

@@ -5,19 +5,26 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What the chaos suite was asked to run: the scenarios (all, or one by name), how many runs of each, the
- * steady start rate, and how long the load lasts (at least until the fault is over and a margin after it).
+ * What the chaos suite was asked to run: the scenarios (all, or one by name), how many runs of each (pause
+ * scenarios: pauseRuns, 5 by default, since a pause's outcome varies from run to run), the steady start rate, and
+ * how long the load lasts (at least until the fault is over and a margin after it).
  */
-record ChaosOptions(List<Scenario> scenarios, int runs, double rate, int durationSeconds, int stepMillis,
-                    boolean keep) {
+record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double rate, int durationSeconds,
+                    int stepMillis, boolean keep) {
 
-  static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--rate R] [--duration S]"
-      + " [--step-ms MS] [--keep]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+  static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--pause-runs N] [--rate R]"
+      + " [--duration S] [--step-ms MS] [--keep]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+
+  /** How many runs of the scenario: pauseRuns for a SIGSTOP scenario, else runs. */
+  int runsOf(Scenario s) {
+    return s.pause() ? pauseRuns : runs;
+  }
 
   /** Reads the command line; throws IllegalArgumentException with a one-line message naming the option. */
   static ChaosOptions parse(String[] args) {
     List<Scenario> scenarios = Arrays.asList(Scenario.values());
     int runs = 1;
+    int pauseRuns = 5;
     double rate = 100;
     int duration = 40;
     int stepMillis = 200;
@@ -28,7 +35,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, double rate, int duratio
         keep = true;
         continue;
       }
-      if (!name.matches("--(scenario|runs|rate|duration|step-ms)")) {
+      if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms)")) {
         throw new IllegalArgumentException("unknown option " + name + " (" + USAGE + ")");
       }
       if (i + 1 == args.length) {
@@ -38,12 +45,13 @@ record ChaosOptions(List<Scenario> scenarios, int runs, double rate, int duratio
       switch (name) {
         case "--scenario" -> scenarios = v.equals("all") ? Arrays.asList(Scenario.values()) : scenarios(v);
         case "--runs" -> runs = whole(name, v, 1, 1000);
+        case "--pause-runs" -> pauseRuns = whole(name, v, 1, 1000);
         case "--rate" -> rate = whole(name, v, 1, 5000);
         case "--duration" -> duration = whole(name, v, 10, 3600);
         default -> stepMillis = whole(name, v, 0, 10_000);
       }
     }
-    return new ChaosOptions(scenarios, runs, rate, duration, stepMillis, keep);
+    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep);
   }
 
   /** One name or several, comma-separated. */

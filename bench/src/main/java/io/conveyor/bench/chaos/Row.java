@@ -14,6 +14,36 @@ record Row(String scenario, int run, int started, int lost, int failed, int inte
     return new Row(scenario, run, 0, -1, -1, -1, -1, -1, -1, Double.NaN, 0, "run failed: " + why);
   }
 
+  /**
+   * A scenario run more than once: its worst run (most lost, then most failed or internal-error, then most
+   * duplicates beyond the victim's in-flight count, then slowest to recover), as a line of a second table.
+   */
+  static List<String> worstRuns(List<Row> rows) {
+    java.util.Map<String, List<Row>> byScenario = new java.util.LinkedHashMap<>();
+    rows.forEach(r -> byScenario.computeIfAbsent(r.scenario, k -> new java.util.ArrayList<>()).add(r));
+    java.util.Comparator<Row> badness = java.util.Comparator.<Row>comparingInt(r -> r.lost)
+        .thenComparingInt(r -> r.failed + r.internalError)
+        .thenComparingLong(r -> r.duplicates - r.inFlightAtFault)
+        .thenComparingDouble(r -> Double.isNaN(r.recoverSeconds) ? Double.MAX_VALUE : r.recoverSeconds);
+    List<String> out = new java.util.ArrayList<>();
+    byScenario.forEach((scenario, runs) -> {
+      if (runs.size() < 2) {
+        return;
+      }
+      if (out.isEmpty()) {
+        out.add("");
+        out.add("| scenario | runs | worst run | lost | failed | internal-error | duplicates | victim's in flight "
+            + "| healthy requeued | recover s |\n|---|---|---|---|---|---|---|---|---|---|");
+      }
+      Row w = runs.stream().max(badness).orElseThrow();
+      out.add("| " + String.join(" | ", List.of(scenario, Integer.toString(runs.size()), Integer.toString(w.run),
+          Integer.toString(w.lost), Integer.toString(w.failed), Integer.toString(w.internalError),
+          Long.toString(w.duplicates), Long.toString(w.inFlightAtFault), Long.toString(w.healthyRequeued),
+          w.recover())) + " |");
+    });
+    return out;
+  }
+
   String recover() {
     if (Double.isNaN(recoverSeconds)) {
       return recoverBound > 0 ? String.format(Locale.ROOT, ">%.0f", recoverBound) : "-";

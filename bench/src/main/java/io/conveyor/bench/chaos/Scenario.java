@@ -41,6 +41,11 @@ enum Scenario {
     return Arrays.stream(values()).filter(s -> s.label.equals(name)).findFirst();
   }
 
+  /** A SIGSTOP scenario: run --pause-runs times, and the worst run shown. */
+  boolean pause() {
+    return this == SIGSTOP15 || this == SIGSTOP30;
+  }
+
   /** Settings this scenario needs beyond the run's defaults. */
   Map<String, String> env() {
     return this == WEBHOOK_RECEIVER_DOWN ? Map.of("CONVEYOR_WEBHOOKS_PAUSE", WEBHOOK_PAUSE) : Map.of();
