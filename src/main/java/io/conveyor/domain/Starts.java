@@ -154,9 +154,10 @@ final class Starts {
         : Duration.ZERO;
     return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace,
         settings.shareOf(req.owner()))).compose(r -> switch (r.code()) {
-      // start.lua's answer says how it went in (queued, scheduled, or handed to this node's workers)
+      // start.lua's answer says how it went in (queued, scheduled, or handed to this node's workers, which is
+      // attempt 1 as start.lua stored it)
       case OK -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
-          r.state(), 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null, req.metadata(),
+          r.state(), "processing".equals(r.state()) ? 1 : 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null, req.metadata(),
           null, null, null,
           req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
           null, null, null, null, r.startAt() == 0 ? null : Instant.ofEpochMilli(r.startAt())));

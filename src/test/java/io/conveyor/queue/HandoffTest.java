@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.Dequeued;
 import io.conveyor.model.TxStatus;
+import io.conveyor.model.TxSummary;
 import io.conveyor.pipeline.StepResult;
 import io.conveyor.redis.Handoff;
 import io.conveyor.testing.Eventually;
@@ -66,9 +67,13 @@ class HandoffTest {
   void a_start_on_an_idle_node_runs_there_without_the_queue_or_the_ring() throws Exception {
     idleNode();
     long dequeues = dequeueCalls();
-    String txId = offering(node.node().handoff()).start(body()).await().txId();
+    TxSummary answered = offering(node.node().handoff()).start(body()).await();
+    String txId = answered.txId();
     StepHold held = new StepHold(steps.held.poll(5, TimeUnit.SECONDS));
     int p = node.keys.partitionOf(txId);
+    // the start's answer says what Redis holds: handed to this node's workers, its first attempt
+    assertEquals("processing", answered.processingState());
+    assertEquals(1, answered.attempt());
     // it runs here already: never on the in-queue, the ring never rung
     assertEquals(0, node.total("ZCARD", q -> node.keys.qInZ(q, "master")));
     assertEquals(0, cmd("LLEN", node.keys.qRingL(p, "master")).toInteger());
