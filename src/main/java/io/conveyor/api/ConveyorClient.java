@@ -7,6 +7,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -14,7 +15,14 @@ import java.time.Duration;
 /**
  * For a user's own Vert.x application in the Conveyor cluster: start and read transactions over the event
  * bus, with typed answers. A refusal fails the Future with a TxException (its kind, field and txId);
- * no Conveyor node answering fails it with the event bus's ReplyException.
+ * no Conveyor node answering within the timeout fails it with the event bus's ReplyException.
+ *
+ * <p>Within the timeout, a request that found no node listening (one restarting, or the cluster view changing
+ * after a pause) is sent again, 250 ms doubling to 2 s apart. A request that got no answer is sent again only
+ * when sending it twice does no harm: a status read, a switch, and a start with an externalId (the second
+ * send finds the first one's transaction and answers its summary). Those get three tries of a third of the
+ * timeout each; a start without an externalId, a cancel and a retry get one try of the whole timeout, as
+ * their silence cannot tell "not done" from "done, answer lost".
  *
  * <pre>
  * ConveyorClient conveyor = new ConveyorClient(vertx);
@@ -24,8 +32,11 @@ import java.time.Duration;
  * </pre>
  */
 public final class ConveyorClient {
+  private static final long FIRST_WAIT_MS = 250;
+  private static final long LONGEST_WAIT_MS = 2_000;
+  private static final int SILENT_TRIES = 3;
   private final Vertx vertx;
-  private final DeliveryOptions options;
+  private final long timeoutMs;
 
   public ConveyorClient(Vertx vertx) {
     this(vertx, Duration.ofSeconds(30));
@@ -33,7 +44,7 @@ public final class ConveyorClient {
 
   public ConveyorClient(Vertx vertx, Duration timeout) {
     this.vertx = vertx;
-    this.options = new DeliveryOptions().setSendTimeout(timeout.toMillis());
+    this.timeoutMs = timeout.toMillis();
   }
 
   public Future<TxSummary> start(String type, String owner, JsonObject input) {
@@ -42,34 +53,70 @@ public final class ConveyorClient {
 
   /** Starts from a full request: {type, owner, externalId?, metadata?, input?}. */
   public Future<TxSummary> start(JsonObject request) {
-    return call(Addresses.TX_START, request);
+    if (!(request.getValue("externalId") instanceof String)) {
+      return call(Addresses.TX_START, request, false);
+    }
+    String owner = request.getString("owner");
+    long[] sends = {0};
+    return call(Addresses.TX_START, request, true, sends).recover(e -> {
+      // a send before this one started it, its answer lost: the transaction it started is the answer
+      if (sends[0] > 1 && e instanceof TxException t && t.kind() == TxException.Kind.DUPLICATE_EXTERNAL_ID
+          && t.txId() != null) {
+        return status(t.txId(), owner);
+      }
+      return Future.failedFuture(e);
+    });
   }
 
   public Future<TxSummary> status(String txId, String owner) {
-    return call(Addresses.TX_STATUS, new JsonObject().put("txId", txId).put("owner", owner));
+    return call(Addresses.TX_STATUS, new JsonObject().put("txId", txId).put("owner", owner), true);
   }
 
   /** Cancels: waiting ones at once, running ones at their next step boundary. */
   public Future<TxSummary> cancel(String txId, String owner) {
-    return call(Addresses.TX_CANCEL, new JsonObject().put("txId", txId).put("owner", owner));
+    return call(Addresses.TX_CANCEL, new JsonObject().put("txId", txId).put("owner", owner), false);
   }
 
-  /** Sets a switch; a transaction sleeping on it wakes at once. */
   /** Runs an ended transaction again, from the step that failed or (fromStart) from the first. */
   public Future<TxSummary> retry(String txId, String owner, boolean fromStart) {
     return call(Addresses.TX_RETRY, new JsonObject().put("txId", txId).put("owner", owner)
-        .put("from", fromStart ? "start" : "failed"));
+        .put("from", fromStart ? "start" : "failed"), false);
   }
 
+  /** Sets a switch; a transaction sleeping on it wakes at once. */
   public Future<TxSummary> setSwitch(String txId, String owner, String name, Object value) {
     return call(Addresses.TX_SWITCH, new JsonObject().put("txId", txId).put("owner", owner).put("name", name)
-        .put("value", value));
+        .put("value", value), true);
   }
 
-  private Future<TxSummary> call(String address, JsonObject body) {
-    return vertx.eventBus().<JsonObject>request(address, body, options)
+  private Future<TxSummary> call(String address, JsonObject body, boolean idempotent) {
+    return call(address, body, idempotent, new long[1]);
+  }
+
+  /** Sends until answered, refused, or out of tries or time; sends[0] counts the sends. */
+  private Future<TxSummary> call(String address, JsonObject body, boolean idempotent, long[] sends) {
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    long tryMs = idempotent ? Math.max(1, timeoutMs / SILENT_TRIES) : timeoutMs;
+    return send(address, body, tryMs, deadline, idempotent, sends, 0);
+  }
+
+  private Future<TxSummary> send(String address, JsonObject body, long tryMs, long deadline, boolean idempotent,
+                                 long[] sends, int retries) {
+    long left = (deadline - System.nanoTime()) / 1_000_000;
+    sends[0]++;
+    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(
+            Math.max(1, Math.min(tryMs, left))))
         .map(m -> TxSummary.fromJson(m.body()))
-        .recover(ConveyorClient::refusal);
+        .recover(e -> {
+          long wait = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(retries, 4));
+          boolean again = e instanceof ReplyException r && (r.failureType() == ReplyFailure.NO_HANDLERS
+              || idempotent && r.failureType() == ReplyFailure.TIMEOUT);
+          if (again && System.nanoTime() + wait * 1_000_000 < deadline) {
+            return vertx.timer(wait).compose(t -> send(address, body, tryMs, deadline, idempotent, sends,
+                retries + 1));
+          }
+          return refusal(e);
+        });
   }
 
   /** A failure whose message is a Conveyor problem becomes a TxException; anything else passes as it is. */
