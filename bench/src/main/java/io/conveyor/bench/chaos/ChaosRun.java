@@ -1,6 +1,8 @@
 package io.conveyor.bench.chaos;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * One run of one scenario: a fresh rig under a steady load, a warm-up, the fault and its recovery, the
@@ -45,13 +47,17 @@ final class ChaosRun {
       System.err.println("chaos:   load stopped: " + load.progress().get());
       Tally tally = Tally.of(rig, load, 120_000);
       Executions ex = rig.driver.executions;
+      List<String> healthyReaped = rig.reaped().stream().filter(id -> !id.equals(outcome.faultedNode())).toList();
+      List<String> dups = ex.duplicateLines(outcome.faultedNode(), faults.faultAt);
+      Files.write(dir.resolve("duplicates.txt"), dups);
       String notes = outcome.notes() + "; statuses " + tally.statuses + (tally.unacked > 0 ? "; never acknowledged "
-          + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + "; webhooks missing "
+          + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + " " + ex.duplicateCauses(outcome.faultedNode())
+          + (healthyReaped.isEmpty() ? "" : "; healthy nodes reaped " + healthyReaped) + "; webhooks missing "
           + tally.webhooksMissing + ", repeated " + tally.webhookDuplicates + "; start retries " + load.retries.get()
           + " " + load.failuresByStatus + (faults.loadWindow == null ? "" : "; "
           + Runaway.loadFigures(faults.loadWindow, tally.byExternalId));
       return new Row(scenario.label, run, tally.started, tally.lost(), tally.failed, tally.internalError,
-          ex.duplicates(), outcome.inFlight(), ex.healthyRequeued(outcome.faultedNode()), outcome.recoverSeconds(),
+          ex.duplicates(), outcome.inFlight(), healthyReaped.size(), ex.healthyRequeued(outcome.faultedNode()), outcome.recoverSeconds(),
           outcome.boundSeconds(), notes);
     } finally {
       rig.close();

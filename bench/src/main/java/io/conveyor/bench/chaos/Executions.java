@@ -39,6 +39,56 @@ final class Executions {
         && l.stream().anyMatch(f -> f.attempt() > e.attempt()))).count();
   }
 
+  /**
+   * Why each duplicate ran, as counts: the faulted node's work taken over (an earlier execution of the step on
+   * the faulted node, this one at a higher attempt), a healthy node's step tried again at a higher attempt
+   * (an eventbus request retried after a view change, or a healthy node taken over), or the same attempt
+   * sending the step twice.
+   */
+  java.util.Map<String, Long> duplicateCauses(String faulted) {
+    java.util.Map<String, Long> causes = new java.util.TreeMap<>();
+    forEachDuplicate((first, again) -> causes.merge(cause(first, again, faulted), 1L, Long::sum));
+    return causes;
+  }
+
+  /** One line per duplicate execution: txId, step, then each execution as attempt@node+ms since the mark. */
+  List<String> duplicateLines(String faulted, long markNanos) {
+    List<String> lines = new java.util.ArrayList<>();
+    byTx.forEach((tx, l) -> l.stream().map(Exec::step).distinct().forEach(step -> {
+      List<Exec> runs = l.stream().filter(e -> e.step() == step).toList();
+      if (runs.size() > 1) {
+        lines.add(tx + " step " + step + ": " + cause(runs.get(0), runs.get(1), faulted) + ": " + runs.stream()
+            .map(e -> e.attempt() + "@" + e.node() + "+" + (e.atNanos() - markNanos) / 1_000_000 + "ms")
+            .collect(java.util.stream.Collectors.joining(", ")));
+      }
+    }));
+    return lines;
+  }
+
+  private void forEachDuplicate(java.util.function.BiConsumer<Exec, Exec> each) {
+    byTx.values().forEach(l -> l.stream().map(Exec::step).distinct().forEach(step -> {
+      List<Exec> runs = l.stream().filter(e -> e.step() == step).toList();
+      for (int i = 1; i < runs.size(); i++) {
+        each.accept(runs.get(i - 1), runs.get(i));
+      }
+    }));
+  }
+
+  /**
+   * Of two executions of one step, the lower attempt says whose work it was (the same attempt twice: whose
+   * request went out twice); "arrived late" when the lower attempt's request reached the driver after the
+   * higher one's (sent before the fault, delivered after it).
+   */
+  private static String cause(Exec before, Exec again, String faulted) {
+    Exec first = again.attempt() < before.attempt() ? again : before;
+    String whose = first.node().equals(faulted) ? "faulted node's" : "healthy node's";
+    if (again.attempt() == before.attempt()) {
+      return "same attempt sent again (" + whose + ")";
+    }
+    return (first.node().equals(faulted) ? "faulted node's work taken over" : "healthy node's step tried again")
+        + (first == again ? ", its request arriving after the takeover's" : "");
+  }
+
   /** Executions at attempt > 1 that began after the given moment (work taken over after a fault). */
   long retriedSince(long nanos) {
     return byTx.values().stream().flatMap(List::stream).filter(e -> e.attempt() > 1 && e.atNanos() >= nanos).count();

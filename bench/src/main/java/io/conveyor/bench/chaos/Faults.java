@@ -78,6 +78,7 @@ final class Faults {
     List<String> ids = rig.inflight(victim.nodeId());
     victim.kill();
     long t0 = System.nanoTime();
+    faultAt = t0;
     BooleanSupplier workMoved = () -> {
       List<String> left = rig.notMovedOn(ids, victim.nodeId());
       return left != null && left.isEmpty();
@@ -144,6 +145,7 @@ final class Faults {
     long inFlight = rig.inflight(victim.nodeId()).size();
     note("paused " + victim.name + " (leaders before: " + rig.leaders() + ")");
     victim.pause();
+    faultAt = System.nanoTime();
     hold("SIGSTOP of " + victim.name, seconds);
     note("leaders while paused: " + rig.leaders());
     victim.resume();
@@ -351,6 +353,8 @@ final class Faults {
 
   /** The txIds the load has had acknowledged so far (set by the run). */
   Supplier<List<String>> loadTxIds = List::of;
+  /** When the fault hit a node (kill or SIGSTOP), for the duplicates' times; the run's start otherwise. */
+  long faultAt = System.nanoTime();
 
   private void note(String s) {
     notes.add(s);

@@ -161,26 +161,33 @@ final class Rig {
     return left;
   }
 
-  /** Entries of toArchiveZ overdue by more than 5 s (a stalled archive), -1 when Redis is silent. */
   /** How many transactions the reaper took over from the node (its node-dead events summed), or -1 if none. */
   long takenOver(String nodeId) {
+    List<io.vertx.core.json.JsonObject> dead = nodeDeadEvents();
+    return dead.stream().noneMatch(d -> nodeId.equals(d.getString("nodeId"))) ? -1 : dead.stream()
+        .filter(d -> nodeId.equals(d.getString("nodeId"))).mapToLong(d -> d.getLong("recovered", 0L)).sum();
+  }
+
+  /** Every node the reaper took over (a node-dead event names it), in the order taken. */
+  List<String> reaped() {
+    return nodeDeadEvents().stream().map(d -> d.getString("nodeId")).distinct().toList();
+  }
+
+  /** The details of every node-dead event in eventsL (none when Redis is silent). */
+  private List<io.vertx.core.json.JsonObject> nodeDeadEvents() {
     String out = redis.cli("LRANGE", prefix + "eventsL", "0", "-1");
-    if (out == null) {
-      return -1;
-    }
-    long sum = -1;
-    for (String line : out.lines().toList()) {
+    List<io.vertx.core.json.JsonObject> dead = new ArrayList<>();
+    for (String line : out == null ? List.<String>of() : out.lines().toList()) {
       try {
         io.vertx.core.json.JsonObject e = new io.vertx.core.json.JsonObject(line);
-        io.vertx.core.json.JsonObject d = e.getJsonObject("details");
-        if ("node-dead".equals(e.getString("type")) && d != null && nodeId.equals(d.getString("nodeId"))) {
-          sum = Math.max(0, sum) + d.getLong("recovered", 0L);
+        if ("node-dead".equals(e.getString("kind")) && e.getJsonObject("details") != null) {
+          dead.add(0, e.getJsonObject("details")); // eventsL is newest first
         }
       } catch (RuntimeException notJson) {
         // not an event line
       }
     }
-    return sum;
+    return dead;
   }
 
   /** Every txId waiting to be archived (due, held by a leader, or not due yet). */
