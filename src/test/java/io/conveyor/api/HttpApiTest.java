@@ -202,25 +202,43 @@ class HttpApiTest {
 
   @Test
   void an_owner_at_its_max_live_is_answered_429_live_limit_with_retry_after_and_others_are_not() {
-    Reply set = call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 1));
+    // maxLive = partitions: a share of 1 in each, and every start below lands in partition 0 (one on a single Redis)
+    int parts = node.keys.partitions();
+    Reply set = call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", parts));
     assertEquals(200, set.status(), set.body().encode());
-    assertEquals(1, set.body().getInteger("maxLive"));
+    assertEquals(parts, set.body().getInteger("maxLive"));
     assertEquals("api", set.body().getString("maxLiveFrom"));
     assertEquals(1048576, set.body().getInteger("maxPayloadBytes"), "the default applies where none is set");
     assertEquals(400, call("PUT", "/api/v1/admin/owners/acme", "k-ops", new JsonObject().put("maxLive", 0)).status());
-    JsonObject waiting = new JsonObject().put("type", "approval");
-    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", waiting).status());
+    List<String> ids = externalIdsIn(0, "acme", 2);
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", waiting(ids.get(0))).status());
 
-    Reply refused = call("POST", "/api/v1/transactions", "k-acme", waiting);
+    Reply refused = call("POST", "/api/v1/transactions", "k-acme", waiting(ids.get(1)));
     assertEquals(429, refused.status());
     assertEquals("application/problem+json", refused.type());
     assertEquals("live-limit", refused.body().getString("type"));
-    assertTrue(refused.body().getString("detail").contains("maxLive = 1"), refused.body().encode());
+    assertTrue(refused.body().getString("detail").contains("maxLive = " + parts), refused.body().encode());
     assertEquals("5", refused.retryAfter());
-    assertEquals(202, call("POST", "/api/v1/transactions", "k-globex", waiting).status());
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-globex", waiting(externalIdsIn(0, "globex", 1).get(0)))
+        .status());
     JsonObject inForce = call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("limits");
     assertEquals(100000, inForce.getInteger("maxLive"));
     assertEquals(2048, inForce.getInteger("maxBodyBytes"));
+  }
+
+  private static JsonObject waiting(String externalId) {
+    return new JsonObject().put("type", "approval").put("externalId", externalId);
+  }
+
+  /** n externalIds of the owner whose transactions land in partition p. */
+  private List<String> externalIdsIn(int p, String owner, int n) {
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; out.size() < n; i++) {
+      if (node.keys.partitionFor(owner, "e-" + i) == p) {
+        out.add("e-" + i);
+      }
+    }
+    return out;
   }
 
   @Test
