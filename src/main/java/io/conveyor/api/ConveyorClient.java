@@ -3,6 +3,7 @@ package io.conveyor.api;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
 import io.conveyor.bus.Addresses;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -37,6 +38,7 @@ public final class ConveyorClient {
   private static final int SILENT_TRIES = 3;
   private final Vertx vertx;
   private final long timeoutMs;
+  private final Ticker ticker = Ticker.SYSTEM;
 
   public ConveyorClient(Vertx vertx) {
     this(vertx, Duration.ofSeconds(30));
@@ -95,14 +97,14 @@ public final class ConveyorClient {
 
   /** Sends until answered, refused, or out of tries or time; sends[0] counts the sends. */
   private Future<TxSummary> call(String address, JsonObject body, boolean idempotent, long[] sends) {
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    long deadline = ticker.nanos() + timeoutMs * 1_000_000;
     long tryMs = idempotent ? Math.max(1, timeoutMs / SILENT_TRIES) : timeoutMs;
     return send(address, body, tryMs, deadline, idempotent, sends, 0);
   }
 
   private Future<TxSummary> send(String address, JsonObject body, long tryMs, long deadline, boolean idempotent,
                                  long[] sends, int retries) {
-    long left = (deadline - System.nanoTime()) / 1_000_000;
+    long left = (deadline - ticker.nanos()) / 1_000_000;
     sends[0]++;
     return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(
             Math.max(1, Math.min(tryMs, left))))
@@ -111,7 +113,7 @@ public final class ConveyorClient {
           long wait = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(retries, 4));
           boolean again = e instanceof ReplyException r && (r.failureType() == ReplyFailure.NO_HANDLERS
               || idempotent && r.failureType() == ReplyFailure.TIMEOUT);
-          if (again && System.nanoTime() + wait * 1_000_000 < deadline) {
+          if (again && ticker.nanos() + wait * 1_000_000 < deadline) {
             return vertx.timer(wait).compose(t -> send(address, body, tryMs, deadline, idempotent, sends,
                 retries + 1));
           }
