@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * GET /metrics: the node's meters and Vert.x's, in Prometheus text, with the gauges read from Redis per scrape.
  * group is this node's: its limits and fair-share waits are read from Redis for each scrape (a few reads); so are
  * the stuck list's counts (one read a partition) and whether each leader role has a leader (one GET a role and
- * partition).
+ * partition; role judge, partition all: the cluster-wide judging of dead nodes, with several partitions).
  */
 public record MetricsRoutes(ArchiveAdmin archiveAdmin, ControlStore limitsView, StuckStore stuck,
                             LivenessStore leases, int partitions, NodeMetrics metrics, String group) implements RouteGroup {
@@ -34,6 +34,12 @@ public record MetricsRoutes(ArchiveAdmin archiveAdmin, ControlStore limitsView, 
   private Future<Map<String, Boolean>> leaders() {
     Map<String, Future<String>> each = new TreeMap<>();
     List<Future<String>> all = new ArrayList<>();
+    if (partitions > 1) {
+      // with several partitions the judging of dead nodes has a cluster-wide lease of its own
+      Future<String> judge = leases.leader(LeaderRole.REAPER, -1);
+      each.put("judge/all", judge);
+      all.add(judge);
+    }
     for (int p = 0; p < partitions; p++) {
       for (LeaderRole role : LeaderRole.values()) {
         Future<String> f = leases.leader(role, p);

@@ -33,9 +33,13 @@ class StuckViewTest {
 
   @BeforeEach
   void startNode() {
+    startNode(new TestNode());
+  }
+
+  private void startNode(TestNode fresh) {
     int port = TestRedis.freePort();
     base = "http://127.0.0.1:" + port;
-    node = new TestNode().clock(clock).set("REAPER_INTERVAL", "50ms").set("REAPER_STUCK_GRACE", "1m")
+    node = fresh.clock(clock).set("REAPER_INTERVAL", "50ms").set("REAPER_STUCK_GRACE", "1m")
         .set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
         .start(new TestSteps().registry());
   }
@@ -72,14 +76,28 @@ class StuckViewTest {
 
   @Test
   void a_parent_whose_child_ended_without_waking_it_is_listed_counted_and_logged() {
-    String parent = node.keys.newTxId(0);
-    String child = node.keys.newTxId(0);
+    listedCountedAndLogged(0);
+  }
+
+  @Test
+  void with_three_partitions_the_reaper_of_each_finds_what_is_stuck_in_its_own() {
+    node.close();
+    startNode(new TestNode().set("REDIS_PARTITIONS", "3"));
+    listedCountedAndLogged(2);
+    assertEquals(1.0, MetricsTest.parse(get("/metrics", null).body()).stream()
+        .filter(s -> s.name().equals("conveyor_leader_present") && s.labels().equals(Map.of("role", "judge",
+            "partition", "all"))).mapToDouble(MetricsTest.Sample::value).sum(), "the judge has a leader");
+  }
+
+  private void listedCountedAndLogged(int p) {
+    String parent = node.keys.newTxId(p);
+    String child = node.keys.newTxId(p);
     long now = clock.millis();
     cmd("HSET", node.keys.stateH(parent), "status", "running", "processingState", "sleeping", "waitingFor", child,
         "owner", "acme", "type", "order", "created", now);
     cmd("HSET", node.keys.stateH(child), "status", "failed", "processingState", "complete", "completed", now,
         "owner", "acme");
-    cmd("ZADD", node.keys.liveZ(0), now, parent);
+    cmd("ZADD", node.keys.liveZ(p), now, parent);
     assertEquals(0.0, gauge("waiting"));
     clock.advance(Duration.ofMinutes(2)); // past the grace, and a new stats slot: the reaper looks
     JsonObject view = Eventually.until(Duration.ofSeconds(10), "the parent listed",
@@ -87,6 +105,7 @@ class StuckViewTest {
         v -> v.getJsonArray("stuck").size() == 1);
     JsonObject one = view.getJsonArray("stuck").getJsonObject(0);
     assertEquals(parent, one.getString("txId"));
+    assertEquals(p, one.getInteger("partition"));
     assertEquals("waiting", one.getString("reason"));
     assertEquals(child, one.getString("waitingFor"));
     assertEquals(1L, view.getJsonObject("counts").getLong("waiting"));
