@@ -13,6 +13,7 @@ import io.conveyor.api.RouteGroup;
 import io.conveyor.api.ScheduleAdmin;
 import io.conveyor.api.ScheduleRoutes;
 import io.conveyor.api.SockJsRoutes;
+import io.conveyor.api.StuckAdmin;
 import io.conveyor.api.TransactionRoutes;
 import io.conveyor.config.Config;
 import io.conveyor.database.ArchiveStore;
@@ -21,10 +22,12 @@ import io.conveyor.domain.Transactions;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.redis.ControlStore;
+import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.QuarantineStore;
 import io.conveyor.redis.QueueStore;
 import io.conveyor.redis.ReadStore;
 import io.conveyor.redis.ScheduleStore;
+import io.conveyor.redis.StuckStore;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -67,7 +70,8 @@ public final class HttpWiring {
     if (config.bridge().sockjs()) {
       groups.add(new SockJsRoutes(vertx, config.bridge(), config.api().keys(), config.http().maxBodyBytes()));
     }
-    groups.add(new MetricsRoutes(archiveAdmin, new ControlStore(redis), metrics, config.node().group()));
+    groups.add(new MetricsRoutes(archiveAdmin, new ControlStore(redis), new StuckStore(redis), new LivenessStore(redis),
+        redis.keys().partitions(), metrics, config.node().group()));
     groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys())));
     groups.add(new PipelineRoutes(redis, catalog));
     groups.add(new ClusterRoutes(redis, config));
@@ -75,6 +79,7 @@ public final class HttpWiring {
     groups.add(new AdminRoutes(vertx, redis, tx, search, archive, config));
     groups.add(new ScheduleRoutes(new ScheduleAdmin(new ScheduleStore(redis), tx, redis.clock())));
     groups.add(archiveAdmin);
+    groups.add(new StuckAdmin(new StuckStore(redis)));
     groups.add(new DashboardRoutes());
     return groups;
   }

@@ -222,11 +222,12 @@ public final class Node {
             config.redis().memory(), nodeId, metrics)))
         // every node hears of every completion, whoever waits on it here
         .compose(v -> deploy("notify", new NotifyVerticle(redis, nodeId)))
-        .compose(v -> deploy("events", new EventsVerticle(redis)));
+        .compose(v -> deploy("events", new EventsVerticle(redis, metrics)));
     if (n.has("reaper")) {
-      chain = perPartition(chain, "reaper", part -> new ReaperVerticle(redis,
-          new ReaperVerticle.Settings(nodeId, n.group(), config.reaper().interval(), config.reaper().lease(),
-              config.reaper().grace(), config.heartbeat().ttl(), outageGrace(), config.archive().delay()),
+      chain = perPartition(chain, "reaper", part -> new ReaperVerticle(redis, new ReaperVerticle.Settings(nodeId,
+          n.group(), config.reaper().interval(), config.reaper().lease(), config.reaper().grace(),
+          config.heartbeat().ttl(), outageGrace(), config.archive().delay(),
+          io.conveyor.node.StuckWatch.Settings.of(config.reaper(), config.transactions().stepTimeout(), catalog)),
           seat(LeaderRole.REAPER, part)));
     }
     if (n.has("archive")) {

@@ -86,7 +86,8 @@ public final class ApiGate implements RouteGroup {
           "to", "q", "cursor"),
       query("POST /api/v1/admin/pipelines/[^/]+/retry", "since", "until", "status", "from", "limit"),
       query("POST /api/v1/admin/groups/[^/]+/drain", "wait"),
-      query("GET /api/v1/admin/archive/quarantine", "cursor", "limit"));
+      query("GET /api/v1/admin/archive/quarantine", "cursor", "limit"),
+      query("GET /api/v1/admin/stuck", "reason", "owner", "cursor", "limit"));
 
   private static Map.Entry<Pattern, Set<String>> query(String route, String... params) {
     return Map.entry(Pattern.compile(route), Set.of(params));

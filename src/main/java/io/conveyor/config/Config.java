@@ -59,8 +59,13 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   public record Heartbeat(Duration interval, Duration ttl) {
   }
 
-  /** The reaper leader looks for dead nodes every interval; leadership is a lease (plus grace) in Redis. */
-  public record Reaper(Duration interval, Duration lease, Duration grace) {
+  /**
+   * The reaper leader looks for dead nodes every interval; leadership is a lease (plus grace) in Redis. Once per
+   * 5 s stats slot it also looks for stuck work (README, Stuck work): stuckGrace past a step's timeout or a wake
+   * time, stuckHeldAfter held back by a limit, stuckBatch transactions looked at per place and call.
+   */
+  public record Reaper(Duration interval, Duration lease, Duration grace, Duration stuckGrace,
+                       Duration stuckHeldAfter, int stuckBatch) {
   }
 
   /**

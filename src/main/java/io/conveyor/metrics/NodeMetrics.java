@@ -37,6 +37,7 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
 
   public NodeMetrics(boolean ownerLabels) {
     this.ownerLabels = ownerLabels;
+    Operator.register(this);
     dequeueWait = Timer.builder("conveyor.dequeue.wait").description("time from a transaction's start to its "
         + "first dequeue").serviceLevelObjectives(WAITS).register(registry);
     archiveBatch = DistributionSummary.builder("conveyor.archive.batch.size").description("transactions per "
@@ -246,5 +247,32 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
     values.forEach((k, v) -> out.add(io.micrometer.core.instrument.MultiGauge.Row.of(
         io.micrometer.core.instrument.Tags.of("group", group, label, k), v)));
     return out;
+  }
+
+  /** Operational events by kind (eventsL, as this node's events poll publishes them): conveyor_events_total{kind}. */
+  public void event(String kind) {
+    operator.event(kind);
+  }
+
+  /** This node fenced itself (Redis took it over) and registered again: conveyor_node_fenced_total. */
+  public void fenced() {
+    operator.fenced();
+  }
+
+  /** The stuck list by reason, as read from Redis for a scrape: conveyor_stuck{reason}. */
+  public void stuck(java.util.Map<String, Long> byReason) {
+    operator.stuck(byReason);
+  }
+
+  /** Whether a node holds each role's lease ("role/partition" → held), read for a scrape: conveyor_leader_present. */
+  public void leaders(java.util.Map<String, Boolean> held) {
+    operator.leaders(held);
+  }
+
+  private Operator operator;
+
+  /** The operator's meters (what conf/prometheus/alerts.yml and the Grafana dashboard read). */
+  void operator(Operator o) {
+    operator = o;
   }
 }

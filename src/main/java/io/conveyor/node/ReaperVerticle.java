@@ -40,6 +40,8 @@ public final class ReaperVerticle extends VerticleBase {
   private LivenessStore liveness;
   private ControlStore control;
   private StatsStore stats;
+  /** The look for stuck work in this reaper's partition (null when not configured). */
+  private StuckWatch stuck;
   /** The cluster-wide judging's lease (with one partition, the loop's own); null where this reaper does not judge. */
   private Leadership leadership;
   private LeaderLoop loop;
@@ -52,13 +54,13 @@ public final class ReaperVerticle extends VerticleBase {
   /**
    * This node's id and group, the round interval, the lease and its grace, and the heartbeat TTL (an
    * in-flight entry older than that whose node is not registered can have no live owner); the archive delay
-   * of what the cancel walk ends.
+   * of what the cancel walk ends; how to look for stuck work (null: not at all).
    */
   public record Settings(String nodeId, String group, Duration interval, Duration lease, Duration grace,
-                         Duration heartbeatTtl, Duration outageGrace, Duration archiveDelay) {
+                         Duration heartbeatTtl, Duration outageGrace, Duration archiveDelay, StuckWatch.Settings stuck) {
     public Settings(String nodeId, String group, Duration interval, Duration lease, Duration grace,
                     Duration heartbeatTtl, Duration outageGrace) {
-      this(nodeId, group, interval, lease, grace, heartbeatTtl, outageGrace, Duration.ZERO);
+      this(nodeId, group, interval, lease, grace, heartbeatTtl, outageGrace, Duration.ZERO, null);
     }
   }
 
@@ -89,6 +91,8 @@ public final class ReaperVerticle extends VerticleBase {
     liveness = new LivenessStore(redisContext);
     control = new ControlStore(redisContext);
     stats = new StatsStore(redisContext);
+    stuck = settings.stuck() == null ? null : new StuckWatch(new io.conveyor.redis.StuckStore(redisContext),
+        settings.stuck(), new io.conveyor.redis.PipelineStore(redisContext), redisContext.clock());
     several = redis.keys().partitions() > 1;
     loop = new LeaderLoop(vertx, redisContext, seat, several ? "waking sleepers (partition " + partition + ")"
         : "the reaper", settings.lease(), this::round);
@@ -212,7 +216,26 @@ public final class ReaperVerticle extends VerticleBase {
       groups.add(settings.group());
       return stats.sampleQueues(p, groups);
     }).compose(n -> new io.conveyor.redis.EventStore(redisContext).trim(p))
+        .compose(n -> lookForStuck(p))
         .onSuccess(n -> sampledSlot = slot).mapEmpty();
+  }
+
+  /** Once a stats slot, after the wake: stuck work in partition p listed, repaired or cleared (see StuckWatch). */
+  private Future<Void> lookForStuck(int p) {
+    if (stuck == null) {
+      return Future.succeededFuture();
+    }
+    Set<String> groups = new TreeSet<>(loop.groups());
+    groups.add(settings.group());
+    return stuck.round(p, groups).onSuccess(r -> {
+      if (r.found() + r.repaired() > 0) {
+        log.warn("stuck work in partition {}: {} newly listed, {} repaired (see GET /api/v1/admin/stuck and "
+            + "eventsL kind stuck)", p, r.found(), r.repaired());
+      }
+    }).<Void>mapEmpty().recover(e -> {
+      log.warn("looking for stuck work in partition {} failed: {}", p, e.getMessage());
+      return Future.succeededFuture();
+    });
   }
 
   /** The groups live nodes serve: the heartbeat's view (no read of its own). */

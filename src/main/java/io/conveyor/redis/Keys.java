@@ -240,6 +240,11 @@ public final class Keys {
     return in(p, "eventsL");
   }
 
+  /** The stuck list (stuck.lua): stuckZ (txId → when found), stuckH (txId → why, JSON), stuckCountH (by reason). */
+  public String stuck(int p, String name) {
+    return in(p, "stuck" + name);
+  }
+
   /**
    * Whether the partitions' channels (notify, rings) are shard channels: SPUBLISH in the scripts (lib/publish.lua
    * tells them by the partition tag in their name), SSUBSCRIBE on each, routed to its slot's master.

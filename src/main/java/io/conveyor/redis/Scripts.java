@@ -55,6 +55,7 @@ public final class Scripts {
   public final LuaScript archiveRetry = LuaScript.load("archive-retry");
   public final LuaScript archiveDrop = LuaScript.load("archive-drop");
   public final LuaScript memory = LuaScript.load("memory");
+  public final LuaScript stuck = LuaScript.load("stuck");
   /** What is sent for each script (by name): flagged or as written. */
   private final java.util.Map<String, LuaScript> sent;
 
@@ -93,7 +94,7 @@ public final class Scripts {
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
-        archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk);
+        archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

@@ -82,6 +82,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void the_stuck_look_has_its_defaults_and_refuses_a_batch_of_none_and_a_held_threshold_under_a_second() {
+    Config.Reaper r = ConfigLoader.load(null, Map.of()).reaper();
+    assertEquals(Duration.ofMinutes(1), r.stuckGrace());
+    assertEquals(Duration.ofMinutes(15), r.stuckHeldAfter());
+    assertEquals(500, r.stuckBatch());
+    ConfigException batch = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REAPER_STUCK_BATCH", "0")));
+    assertTrue(batch.getMessage().startsWith("config key reaper.stuckBatch (env CONVEYOR_REAPER_STUCK_BATCH)"),
+        batch.getMessage());
+    ConfigException held = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REAPER_STUCK_HELD_AFTER", "10ms")));
+    assertTrue(held.getMessage().contains("reaper.stuckHeldAfter"), held.getMessage());
+  }
+
+  @Test
   void env_names_are_the_path_in_upper_snake_case_with_camel_case_words_split() {
     assertEquals("CONVEYOR_REDIS_URL", ConfigLoader.envName("redis.url"));
     assertEquals("CONVEYOR_NODE_GROUP", ConfigLoader.envName("node.group"));
