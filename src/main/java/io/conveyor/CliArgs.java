@@ -1,33 +1,11 @@
 package io.conveyor;
 
-import java.util.List;
-
-/** How every command reads its arguments: a positional one by index, an option by name. */
+/** Checks of option values that picocli's types do not make (a bounded whole number). */
 final class CliArgs {
   private CliArgs() {
   }
 
-  /** The positional argument at i; a missing one (or an option in its place) is bad usage naming it. */
-  static String arg(List<String> args, int i, String name) {
-    if (i >= args.size() || args.get(i).startsWith("--")) {
-      throw new IllegalArgumentException("missing " + name);
-    }
-    return args.get(i);
-  }
-
-  /** The value after the option name, or the fallback when the option is not given. */
-  static String option(List<String> args, String name, String fallback) {
-    int i = args.indexOf(name);
-    if (i < 0) {
-      return fallback;
-    }
-    if (i + 1 >= args.size()) {
-      throw new IllegalArgumentException(name + " needs a value");
-    }
-    return args.get(i + 1);
-  }
-
-  /** A whole number from 1 to max, or null when not given. */
+  /** A whole number from 1 to max, or null when not given; anything else is bad usage naming the option. */
   static Integer whole(String v, String name, int max) {
     if (v == null) {
       return null;

@@ -1,42 +1,61 @@
 package io.conveyor;
 
-import static io.conveyor.CliArgs.arg;
-import static io.conveyor.CliArgs.option;
-import io.conveyor.domain.Transactions;
 import io.conveyor.redis.ControlStore;
 import io.conveyor.time.Ticker;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import java.io.PrintStream;
-import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
-/** conveyor group pause|drain|resume|status GROUP [--wait]. */
-record CliGroup(PrintStream out, boolean json) {
-  /** group ACTION GROUP; drain --wait prints again once drained (exit 1 if it was not within five minutes). */
-  int run(Vertx vertx, Transactions tx, List<String> args) {
-    String action = arg(args, 1, "pause, drain, resume or status");
-    if (!List.of("pause", "drain", "resume", "status").contains(action)) {
-      throw new IllegalArgumentException("group: expected pause, drain, resume or status, got " + action);
-    }
-    String group = arg(args, 2, "GROUP");
-    var s = tx.group(group, action.equals("status") ? "read" : action, "cli").await();
-    printGroup(s);
-    if (action.equals("drain") && args.contains("--wait")) {
-      long deadline = Ticker.SYSTEM.nanos() + Cli.WAIT_NANOS * 5;
-      while (s.inFlight() > 0 && s.state().equals("draining") && Ticker.SYSTEM.nanos() - deadline < 0) {
-        Promise<Void> tick = Promise.promise();
-        vertx.setTimer(200, t -> tick.complete());
-        tick.future().await();
-        s = tx.group(group, "read", "cli").await();
-      }
-      printGroup(s);
-      return s.inFlight() == 0 ? Cli.OK : Cli.REFUSED;
-    }
-    return Cli.OK;
+/** conveyor group pause|drain|resume|status GROUP [--wait]: a node group's state. */
+@Command(name = "group", description = {"Pause, drain, resume or read a node group.",
+    "A group no pipeline names and no live node serves is refused (exit 1)."},
+    footerHeading = "%nExample:%n", footer = "  conveyor group drain master --wait")
+final class CliGroup {
+  private final CliSession s;
+
+  CliGroup(CliSession s) {
+    this.s = s;
   }
 
-  private void printGroup(ControlStore.GroupState s) {
-    out.println(json ? s.toJson().encode() : s.group() + "  " + s.state() + "  in flight " + s.inFlight()
-        + "  queued " + s.queued());
+  @Command(name = "pause", description = "Its nodes take no new work; what runs goes on.")
+  int pause(@Parameters(paramLabel = "GROUP") String group) {
+    return show(s.tx().group(group, "pause", "cli").await());
+  }
+
+  @Command(name = "drain", description = "Its nodes take no new work; with --wait, wait (up to 5 min) until"
+      + " nothing of it is in flight, exit 1 if it did not.")
+  int drain(@Parameters(paramLabel = "GROUP") String group,
+            @Option(names = "--wait", description = "Wait until it is drained, then print its state.") boolean await) {
+    ControlStore.GroupState state = s.tx().group(group, "drain", "cli").await();
+    if (!await) {
+      return show(state);
+    }
+    // one line on stdout, where the wait ended; while it waits, how far it got on stderr
+    long deadline = Ticker.SYSTEM.nanos() + Cli.WAIT_NANOS * 5;
+    CliProgress progress = s.progress(1);
+    while (state.inFlight() > 0 && state.state().equals("draining") && Ticker.SYSTEM.nanos() - deadline < 0) {
+      long inFlight = state.inFlight();
+      progress.note(() -> "group " + group + ": draining, " + inFlight + " still in flight");
+      s.pause(200);
+      state = s.tx().group(group, "read", "cli").await();
+    }
+    show(state);
+    return state.inFlight() == 0 ? Cli.OK : Cli.REFUSED;
+  }
+
+  @Command(name = "resume", description = "Its nodes take work again.")
+  int resume(@Parameters(paramLabel = "GROUP") String group) {
+    return show(s.tx().group(group, "resume", "cli").await());
+  }
+
+  @Command(name = "status", description = "Its state, what is in flight and what is queued.")
+  int status(@Parameters(paramLabel = "GROUP") String group) {
+    return show(s.tx().group(group, "read", "cli").await());
+  }
+
+  private int show(ControlStore.GroupState g) {
+    s.out.println(s.json() ? g.toJson().encode() : g.group() + "  " + g.state() + "  in flight " + g.inFlight()
+        + "  queued " + g.queued() + (g.state().equals("draining") && g.inFlight() == 0 ? "  drained" : ""));
+    return Cli.OK;
   }
 }

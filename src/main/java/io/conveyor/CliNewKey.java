@@ -4,48 +4,52 @@ import io.conveyor.config.ApiKeyHash;
 import io.conveyor.model.Strict;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.PrintStream;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * conveyor new-key OWNER [ROLE[+ROLE]] (client, step, admin): a fresh random API key, and the entry for api.keys
  * that holds only its hash. The key is printed once, here; config and logs never see it. Needs no Redis.
  */
-final class CliNewKey {
-  static final String HELP = "new-key OWNER [ROLE[+ROLE]]   (a fresh API key and the api.keys entry holding its hash)\n"
-      + "    conveyor new-key acme client+admin";
+@Command(name = "new-key", description = {"Make an API key and its api.keys entry.",
+    "The entry holds only the key's hash; the key is printed once, here. Needs no Redis."}, footerHeading = "%nExample:%n",
+    footer = "  conveyor new-key acme client+admin")
+final class CliNewKey implements Callable<Integer> {
   private static final List<String> ROLES = List.of("client", "step", "admin");
+  private final CliSession s;
+  @Parameters(index = "0", paramLabel = "OWNER")
+  String owner;
+  @Parameters(index = "1", arity = "0..1", paramLabel = "ROLE[+ROLE]", description = "client (default), step or"
+      + " admin; join several with +.")
+  String roles = "client";
 
-  private CliNewKey() {
+  CliNewKey(CliSession s) {
+    this.s = s;
   }
 
-  /** Cli's exit codes. */
-  static int run(List<String> args, PrintStream out, PrintStream err) {
-    if (args.contains("--help")) {
-      out.print(Cli.usage("new-key"));
-      return Cli.OK;
+  @Override
+  public Integer call() {
+    if (!owner.matches("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}")) {
+      throw new IllegalArgumentException("not an owner name: " + owner);
     }
-    if (args.size() < 2 || !args.get(1).matches("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}")) {
-      err.print(Cli.usage("new-key"));
-      return Cli.USAGE;
-    }
-    List<String> roles = List.of((args.size() > 2 ? args.get(2) : "client").split("\\+"));
-    for (String role : roles) {
+    List<String> given = List.of(roles.split("\\+"));
+    for (String role : given) {
       if (!ROLES.contains(role)) {
-        err.println("conveyor: new-key: no role " + role + Strict.suggestion(role, ROLES)
+        throw new IllegalArgumentException("no role " + role + Strict.suggestion(role, ROLES)
             + " (roles: client, step, admin; join several with +)");
-        return Cli.USAGE;
       }
     }
     byte[] random = new byte[24];
     new SecureRandom().nextBytes(random);
     String key = "ck_" + HexFormat.of().formatHex(random);
-    JsonObject entry = new JsonObject().put("owner", args.get(1)).put("roles", new JsonArray(roles))
+    JsonObject entry = new JsonObject().put("owner", owner).put("roles", new JsonArray(given))
         .put("sha256", ApiKeyHash.of(key));
-    out.println("key:   " + key);
-    out.println("entry: " + entry.encode() + "   (add it to api.keys in the config)");
+    s.out.println("key:   " + key);
+    s.out.println("entry: " + entry.encode() + "   (add it to api.keys in the config)");
     return Cli.OK;
   }
 }

@@ -1,44 +1,100 @@
 package io.conveyor;
 
-import static io.conveyor.CliArgs.arg;
-import static io.conveyor.CliArgs.option;
 import io.conveyor.api.ScheduleAdmin;
-import io.conveyor.domain.Transactions;
+import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.PrintStream;
 import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /** conveyor schedule list | schedule show|pause|resume|trigger ID, through the admin API's ScheduleAdmin. */
-record CliSchedule(PrintStream out, boolean json) {
-  /** schedule list, or schedule ACTION ID. */
-  int run(Transactions tx, List<String> args) {
-    ScheduleAdmin admin = new ScheduleAdmin(tx.schedules(), tx, tx.clock());
-    String action = arg(args, 1, "list, show, pause, resume or trigger");
-    if (action.equals("list")) {
-      JsonArray all = admin.list().await().getJsonArray("schedules");
-      for (Object o : all) {
-        JsonObject s = (JsonObject) o;
-        out.println(json ? s.encode() : s.getString("id") + "  " + s.getJsonObject("definition").getString("pipeline")
-            + "  " + (s.getBoolean("paused") ? "paused" : "next " + s.getJsonArray("next", new JsonArray()).stream()
-            .findFirst().orElse("-")));
-      }
-      if (!json && all.isEmpty()) {
-        out.println("no schedules");
-      }
+@Command(name = "schedule", description = "List, show, pause, resume or trigger schedules.", footerHeading = "%nExamples:%n", footer = {"  conveyor schedule list",
+        "  conveyor schedule trigger nightly-report"})
+final class CliSchedule {
+  private final CliSession s;
+
+  CliSchedule(CliSession s) {
+    this.s = s;
+  }
+
+  private ScheduleAdmin admin() {
+    return new ScheduleAdmin(s.tx().schedules(), s.tx(), s.tx().clock());
+  }
+
+  @Command(name = "list", description = "Each schedule: its pipeline and its next fire time (or paused).")
+  int list() {
+    JsonArray all = admin().list().await().getJsonArray("schedules");
+    for (Object o : all) {
+      JsonObject j = (JsonObject) o;
+      s.out.println(s.json() ? j.encode() : j.getString("id") + "  " + j.getJsonObject("definition")
+          .getString("pipeline") + "  " + (j.getBoolean("paused") ? "paused" : "next " + firstNext(j)));
+    }
+    if (!s.json() && all.isEmpty()) {
+      s.out.println("no schedules");
+    }
+    return Cli.OK;
+  }
+
+  @Command(name = "show", description = "One schedule whole: its definition, state, runs and next fire times.")
+  int show(@Parameters(paramLabel = "ID") String id) {
+    JsonObject j = admin().get(id).await();
+    if (s.json()) {
+      s.out.println(j.encode());
       return Cli.OK;
     }
-    String id = arg(args, 2, "ID");
-    JsonObject result = switch (action) {
-      case "show" -> admin.get(id).await();
-      case "pause" -> admin.setPaused(id, true, "cli").await();
-      case "resume" -> admin.setPaused(id, false, "cli").await();
-      case "trigger" -> admin.trigger(id).await();
-      default -> throw new IllegalArgumentException("schedule: expected list, show, pause, resume or trigger, got "
-          + action);
-    };
-    out.println(json ? result.encode() : result.getString("id") + "  " + (result.getBoolean("paused") ? "paused"
-        : "active") + (result.getString("triggered") == null ? "" : "  triggered " + result.getString("triggered")));
+    s.out.println(state(j));
+    JsonObject d = j.getJsonObject("definition");
+    for (Map.Entry<String, Object> e : d) {
+      if (!List.of("id", "paused").contains(e.getKey())) {
+        s.out.println(String.format("  %-13s %s", e.getKey(), e.getValue() instanceof String v ? v
+            : Json.encode(e.getValue())));
+      }
+    }
+    s.out.println(String.format("  %-13s %s", "next", j.getJsonArray("nextFires", new JsonArray()).isEmpty() ? "-"
+        : String.join(", ", j.getJsonArray("nextFires").stream().map(Object::toString).toList())));
+    s.out.println(String.format("  %-13s fires %d, misses %d, skipped overlaps %d", "runs", j.getLong("fires", 0L),
+        j.getLong("misses", 0L), j.getLong("skipped", 0L)));
+    JsonObject last = j.getJsonObject("lastRun");
+    if (last != null) {
+      s.out.println(String.format("  %-13s %s fired %s%s", "last run", last.getString("txId"),
+          last.getString("fireTime"), last.getString("status") == null ? "" : ", " + last.getString("status")));
+    }
     return Cli.OK;
+  }
+
+  @Command(name = "pause", description = "It fires no more until resumed.")
+  int pause(@Parameters(paramLabel = "ID") String id) {
+    return print(admin().setPaused(id, true, "cli").await());
+  }
+
+  @Command(name = "resume", description = "It fires again, from its next fire time.")
+  int resume(@Parameters(paramLabel = "ID") String id) {
+    return print(admin().setPaused(id, false, "cli").await());
+  }
+
+  @Command(name = "trigger", description = "One run now, outside its fire times.")
+  int trigger(@Parameters(paramLabel = "ID") String id) {
+    return print(admin().trigger(id).await());
+  }
+
+  private int print(JsonObject j) {
+    s.out.println(s.json() ? j.encode() : state(j) + (j.getString("triggered") == null ? ""
+        : "  triggered " + j.getString("triggered")));
+    return Cli.OK;
+  }
+
+  /** The one-line state: id, active or paused (by whom, why), and the next fire time. */
+  private static String state(JsonObject j) {
+    return j.getString("id") + "  " + (j.getBoolean("paused") ? "paused" + (j.getString("pausedBy") == null ? ""
+        : " by " + j.getString("pausedBy")) + (j.getString("pauseReason") == null ? ""
+        : " (" + j.getString("pauseReason") + ")") : "active  next " + firstNext(j));
+  }
+
+  /** The first of the next fire times the admin API answers (nextFires), or "-". */
+  private static String firstNext(JsonObject j) {
+    JsonArray next = j.getJsonArray("nextFires", new JsonArray());
+    return next.isEmpty() ? "-" : next.getString(0);
   }
 }

@@ -8,13 +8,14 @@ import io.conveyor.pipeline.StepRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Reads the config, starts a node, and stops it on SIGTERM. Usage: java -jar conveyor.jar [--config PATH] */
+/**
+ * Reads the config, starts a node, and stops it on SIGTERM: java -jar conveyor.jar [--config PATH]. Any other
+ * arguments are a command of the operator's command line (Cli): java -jar conveyor.jar help lists them.
+ */
 public final class Main {
   private Main() {
   }
@@ -26,21 +27,18 @@ public final class Main {
     System.setProperty("vertx.logger-delegate-factory-class-name", "io.vertx.core.logging.SLF4JLogDelegateFactory");
     System.setProperty("hazelcast.logging.type", "slf4j");
     Logger log = LoggerFactory.getLogger(Main.class);
-    Config config;
-    List<String> command = new ArrayList<>(List.of(args));
-    if (!command.isEmpty() && command.get(0).equals("new-key")) {
-      System.exit(Cli.newKey(command));
+    if (Cli.handles(args)) {
+      // a command (or help): the command line reads the config itself, when the command needs it
+      System.exit(Cli.main(args));
+      return;
     }
-    boolean cli = Cli.handles(args);
+    Config config;
     try {
-      config = ConfigLoader.load(configFile(cli ? withoutCommand(command) : args), System.getenv());
+      config = ConfigLoader.load(configFile(args), System.getenv());
     } catch (ConfigException | IllegalArgumentException e) {
       System.err.println("conveyor: " + e.getMessage());
       System.exit(2);
       return;
-    }
-    if (cli) {
-      System.exit(Cli.run(command, config));
     }
     if (config.logging().format().equals("json")) {
       LogFormat.json();
@@ -67,38 +65,23 @@ public final class Main {
     }, "conveyor-shutdown"));
   }
 
-  /** The --config option of a client command, taken out of the command's arguments. */
-  private static String[] withoutCommand(List<String> command) {
-    int i = command.indexOf("--config");
-    if (i < 0) {
-      return new String[0];
+  /** The config file of a node: --config PATH, else conf/config.json if there is one (Cli.handles took the rest). */
+  static Path configFile(String[] args) {
+    String path = args.length == 0 ? null : args[0].startsWith("--config=") ? args[0].substring(9)
+        : args.length == 2 ? args[1] : "";
+    if (path != null && path.isEmpty()) {
+      throw new IllegalArgumentException("--config needs a path");
     }
-    String[] option = command.subList(i, Math.min(i + 2, command.size())).toArray(String[]::new);
-    command.subList(i, Math.min(i + 2, command.size())).clear();
-    return option;
+    return configFile(path == null ? null : Path.of(path));
   }
 
-  static Path configFile(String[] args) {
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--config")) {
-        if (i + 1 == args.length) {
-          throw new IllegalArgumentException("--config needs a path");
-        }
-        Path p = Path.of(args[i + 1]);
-        if (!Files.isRegularFile(p)) {
-          throw new IllegalArgumentException("--config " + p + ": no such file");
-        }
-        return p;
+  /** The config file named (refused when it is not a file), or conf/config.json if there is one, or none. */
+  static Path configFile(Path given) {
+    if (given != null) {
+      if (!Files.isRegularFile(given)) {
+        throw new IllegalArgumentException("--config " + given + ": no such file");
       }
-      if (args[i].equals("--help") || args[i].equals("-h")) {
-        System.out.println("usage: java -jar target/conveyor.jar [--config PATH]            start a node\n"
-            + "       java -jar target/conveyor.jar start TYPE [INPUT_JSON] [--owner NAME] [--external-id ID] [--wait]\n"
-            + "       java -jar target/conveyor.jar status TXID [--owner NAME]\n"
-            + "       java -jar target/conveyor.jar new-key OWNER [ROLE[+ROLE]]   (client, step, admin)\n"
-            + "The config file defaults to conf/config.json; CONVEYOR_* variables override it.");
-        System.exit(0);
-      }
-      throw new IllegalArgumentException("unknown argument " + args[i] + " (usage: [--config PATH])");
+      return given;
     }
     Path shipped = Path.of("conf/config.json");
     return Files.isRegularFile(shipped) ? shipped : null;

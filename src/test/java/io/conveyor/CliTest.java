@@ -2,6 +2,7 @@ package io.conveyor;
 
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.model.TxStatus;
@@ -12,6 +13,8 @@ import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,6 +43,8 @@ class CliTest {
         .pipeline("later", "{'name':'later','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/delay','params':{'duration':'2h'}},{'type':'util/fixed-reply','params':{'reply':{}}}]}")
         .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
+        .schedule("yearly", "{'pipeline':'order','owner':'acme','cron':'0 4 1 1 *','timeZone':'UTC',"
+            + "'input':{'report':'annual'}}")
         .start(steps.registry());
   }
 
@@ -60,10 +65,20 @@ class CliTest {
   }
 
   private static Ran cli(String... args) {
+    return run(Cli.PROGRESS_EVERY, args);
+  }
+
+  /** A run whose long walks say how far they got at every step (on stderr). */
+  private static Ran chatty(String... args) {
+    return run(Duration.ZERO, args);
+  }
+
+  private static Ran run(Duration progressEvery, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = Cli.run(new ArrayList<>(Arrays.asList(args)), node.config(),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+        progressEvery);
     return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
@@ -126,14 +141,14 @@ class CliTest {
     assertEquals("paused", node.transactions.group("master", "read", "t").await().state());
     Ran drained = cli("group", "drain", "master", "--wait", "--json");
     assertEquals(0, drained.code(), drained.err());
-    assertTrue(drained.lines().get(1).getBoolean("drained"));
+    assertTrue(drained.json().getBoolean("drained"), drained.out());
     assertTrue(cli("group", "resume", "master").out().startsWith("master  running"));
     Ran typo = cli("group", "pause", "mastr");
     assertEquals(1, typo.code());
     assertTrue(typo.err().contains("no node group mastr"), typo.err());
 
     List<JsonObject> schedules = cli("schedule", "list", "--json").lines();
-    assertEquals("nightly", schedules.get(0).getString("id"));
+    assertTrue(schedules.stream().anyMatch(j -> j.getString("id").equals("nightly")), schedules.toString());
     assertEquals(true, cli("schedule", "pause", "nightly", "--json").json().getBoolean("paused"));
     assertEquals("1", cmd("HGET", node.keys.scheduleH("nightly"), "paused").toString());
     Ran triggered = cli("schedule", "trigger", "nightly", "--json");
@@ -176,7 +191,20 @@ class CliTest {
     Ran unknown = cli("status", "tx-1", "--ownr", "acme");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("did you mean --owner"), unknown.err());
-    assertEquals(2, cli("lsit").code());
+    Ran typo = cli("lsit");
+    assertEquals(2, typo.code());
+    assertTrue(typo.err().contains("no command lsit (did you mean list?)"), typo.err());
+    Ran unknownCommand = cli("frobnicate");
+    assertEquals(2, unknownCommand.code());
+    assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, switch, wake, tail, group,"
+        + " schedule, owner, archive-quarantine, new-key, completion, help"), unknownCommand.err());
+    assertTrue(Cli.handles(new String[] {"frobnicate"}), "the jar hands an unknown command to the command line");
+    assertFalse(Cli.handles(new String[0]), "no argument starts a node");
+    assertFalse(Cli.handles(new String[] {"--config", "conf/config.json"}), "--config alone starts a node");
+    Ran action = cli("group", "paus", "master");
+    assertEquals(2, action.code());
+    assertTrue(action.err().contains("did you mean pause?"), action.err());
+    assertTrue(cli("group").err().contains("commands: "), "a command without its action lists the actions");
     assertEquals(2, cli("cancel").code(), "a missing TXID is bad usage");
     // nothing listens there: Redis is unreachable
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -189,5 +217,95 @@ class CliTest {
     Ran key = cli("new-key", "acme", "client+admin");
     assertEquals(0, key.code());
     assertTrue(key.out().contains("\"roles\":[\"client\",\"admin\"]"), key.out());
+  }
+
+  @Test
+  void help_names_every_command_and_completion_prints_a_script_for_bash_and_zsh() throws Exception {
+    Ran help = cli("help", "list");
+    assertEquals(0, help.code());
+    assertTrue(help.out().contains("conveyor search --q 'order-17' --all --json"), help.out());
+    assertTrue(cli("tail", "--help").out().contains("node-dead, exception"), "--kind's help lists the kinds");
+    for (String shell : List.of("bash", "zsh")) {
+      Ran script = cli("completion", shell);
+      assertEquals(0, script.code(), script.err());
+      assertTrue(script.out().contains("complete -F _complete_conveyor"), script.out());
+      for (String command : List.of("archive-quarantine", "schedule", "new-key", "--external-id", "node-dead")) {
+        assertTrue(script.out().contains(command), command + " completes");
+      }
+    }
+    Path script = Files.createTempFile("conveyor-completion", ".bash");
+    try {
+      Files.writeString(script, cli("completion", "bash").out());
+      assertEquals("[node-dead]", complete(script, "tail", "--kind", "node"));
+      assertEquals("[drain pause resume status]", complete(script, "group", ""));
+      assertEquals("[archive-quarantine]", complete(script, "arch"));
+    } finally {
+      Files.delete(script);
+    }
+  }
+
+  /** What bash offers for the last word of `conveyor WORDS…` with the script sourced, as [a b c]. */
+  private static String complete(Path script, String... words) throws Exception {
+    String line = "conveyor " + String.join(" ", words);
+    String bash = "source '" + script + "'; COMP_WORDS=(conveyor" + Arrays.stream(words).map(w -> " '" + w + "'")
+        .collect(java.util.stream.Collectors.joining()) + "); COMP_CWORD=" + words.length + "; COMP_LINE='" + line
+        + "'; COMP_POINT=${#COMP_LINE}; _complete_conveyor; echo \"[${COMPREPLY[*]}]\"";
+    Process p = new ProcessBuilder("bash", "-c", bash).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "bash did not finish");
+    return out;
+  }
+
+  @Test
+  void schedule_list_shows_the_next_fire_time_and_show_prints_the_whole_schedule() {
+    String line = cli("schedule", "list").out().lines().filter(l -> l.startsWith("yearly")).findFirst().orElseThrow();
+    assertTrue(line.matches("yearly  order  next \\d{4}-01-01T04:00:00Z"), line);
+    Ran shown = cli("schedule", "show", "yearly");
+    assertEquals(0, shown.code(), shown.err());
+    List<String> lines = shown.out().lines().toList();
+    assertTrue(lines.get(0).matches("yearly  active  next \\d{4}-01-01T04:00:00Z"), shown.out());
+    for (String field : List.of("pipeline +order", "cron +0 4 1 1 \\*", "timeZone +UTC", "owner +acme",
+        "input +\\{\"report\":\"annual\"}", "runs +fires 0, misses 0, skipped overlaps 0")) {
+      assertTrue(lines.stream().anyMatch(l -> l.matches("  " + field)), field + " in:\n" + shown.out());
+    }
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("  next") && l.split(", ").length == 5), shown.out());
+    assertEquals(1, cli("schedule", "show", "yearlly").code(), "no such schedule");
+  }
+
+  @Test
+  void group_drain_wait_prints_one_line_where_the_wait_ended() {
+    try {
+      Ran drained = cli("group", "drain", "master", "--wait");
+      assertEquals(0, drained.code(), drained.err());
+      assertEquals(List.of("master  draining  in flight 0  queued 0  drained"), drained.out().lines().toList());
+    } finally {
+      cli("group", "resume", "master");
+    }
+  }
+
+  @Test
+  void tail_refuses_an_unknown_kind_naming_the_kinds_and_the_nearest() {
+    Ran typo = cli("tail", "--kind", "nodedead");
+    assertEquals(2, typo.code());
+    assertTrue(typo.err().contains("no event kind nodedead (did you mean node-dead?)"), typo.err());
+    assertTrue(typo.err().contains("kinds: node-dead, exception, schedule-paused"), typo.err());
+    assertEquals("", typo.out());
+    Ran followed = chatty("tail", "--kind", "redis-memory-high", "--follow", "--for", "1");
+    assertEquals(0, followed.code(), followed.err());
+    assertTrue(followed.err().contains("tail: following since "), "progress on stderr: " + followed.err());
+    assertFalse(followed.out().contains("following"), "stdout holds events only");
+  }
+
+  @Test
+  void list_all_says_how_far_it_got_on_stderr_and_keeps_stdout_parseable() {
+    String owner = "walk" + Long.toHexString(System.nanoTime());
+    for (int i = 0; i < 3; i++) {
+      node.awaitFinal(node.transactions.start(new JsonObject().put("type", "order").put("owner", owner)).await()
+          .txId());
+    }
+    Ran walked = chatty("list", "--owner", owner, "--limit", "1", "--all", "--json");
+    assertEquals(0, walked.code(), walked.err());
+    assertEquals(3, walked.lines().size(), walked.out());
+    assertTrue(walked.err().contains("list: 2 pages, 2 transactions so far"), walked.err());
   }
 }

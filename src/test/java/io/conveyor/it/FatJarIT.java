@@ -95,4 +95,29 @@ class FatJarIT {
       assertFalse(TestRedis.answers(port), "the embedded Redis outlived its node");
     }
   }
+
+  /** The jar is the operator's command line too: help, completion and an unknown command need no Redis. */
+  @Test
+  void the_jar_answers_help_completion_and_an_unknown_command_from_picocli_inside_it() throws Exception {
+    String[] help = jar("help");
+    assertEquals("0", help[0], help[1]);
+    assertTrue(help[1].contains("archive-quarantine") && help[1].contains("Exit codes:"), help[1]);
+    String[] completion = jar("completion", "bash");
+    assertEquals("0", completion[0], completion[1]);
+    assertTrue(completion[1].contains("complete -F _complete_conveyor"), completion[1]);
+    String[] unknown = jar("frobnicate");
+    assertEquals("2", unknown[0], unknown[1]);
+    assertTrue(unknown[1].contains("no command frobnicate; commands: start, status, list"), unknown[1]);
+  }
+
+  /** The jar run with these arguments: its exit code and what it printed (stdout and stderr). */
+  private static String[] jar(String... args) throws Exception {
+    java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", "target/conveyor.jar"));
+    command.addAll(java.util.List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the jar did not finish");
+    return new String[] {Integer.toString(p.exitValue()), out};
+  }
 }
