@@ -104,6 +104,11 @@ public final class AdminRoutes implements RouteGroup {
         throw TxException.invalid(e.getKey(), e.getValue() == null ? "given more than once" : "empty: leave it out");
       }
     }
+    String kind = p.get("kind");
+    if (kind != null && !io.conveyor.redis.EventKinds.ALL.contains(kind)) {
+      throw TxException.invalid("kind", "no event kind " + kind + io.conveyor.model.Strict.suggestion(kind,
+          io.conveyor.redis.EventKinds.ALL) + "; the kinds are " + String.join(", ", io.conveyor.redis.EventKinds.ALL));
+    }
     return new EventStore.Filter(p.get("kind"), p.get("node"), p.get("subject"),
         Search.time(p, "since"), Search.time(p, "until"), Search.limit(p, 100, EventStore.MAX_LENGTH));
   }

@@ -65,6 +65,12 @@ class EventsTest {
       assertEquals(400, status(http, port, "/api/v1/admin/events?limit=0", "k-ops"));
       assertEquals(400, status(http, port, "/api/v1/admin/events?since=yesterday", "k-ops"));
       assertEquals(400, status(http, port, "/api/v1/admin/events?knd=x", "k-ops"));
+      // a typo of a kind would match nothing: refused, naming the nearest
+      HttpResponse<String> typo = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + "/api/v1/admin/events?kind=nodedead")).header("Authorization", "Bearer k-ops").build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(400, typo.statusCode());
+      assertTrue(typo.body().contains("did you mean node-dead?"), typo.body());
       assertEquals(403, status(http, port, "/api/v1/admin/events", "k-acme"));
 
       // older than the age bound: dropped from the old end, newer ones stay
