@@ -168,6 +168,27 @@ export async function walkOverview(page, seed) {
   await page.selectOption('#events-kind', '');
 }
 
+/** A pipeline drawn: the parallel step's branches beside it, each a link to its own drawing. */
+export async function walkPipeline(page, seed) {
+  await page.evaluate(() => { location.hash = '#/'; });
+  await page.click('#pipelines tr[data-pipeline="fan"] a.pipe-link');
+  await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'fan');
+  const fan = await page.$$eval('#pipeline-graph .graph-step', ls => ls.map(l => l.textContent));
+  const branches = await page.$$eval('#pipeline-graph .graph-step a.pipe-link', as => as.map(a => a.dataset.pipeline));
+  if (fan.length !== 1 || branches.join(',') !== 'order,fragile') {
+    throw new Error('fan drawn as ' + JSON.stringify(fan) + ' with ' + branches.join(','));
+  }
+  await page.screenshot({ path: seed.out + '/pipeline.png' });
+  await page.click('#pipeline-graph a.pipe-link[data-pipeline="fragile"]');
+  await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'fragile');
+  const steps = await page.$$eval('#pipeline-graph .graph-step', ls => ls.map(l => l.textContent));
+  if (steps.length !== 2 || !steps[1].includes('2 · test/broken') || !steps[1].includes('up to 3 attempts')) {
+    throw new Error('fragile drawn as ' + JSON.stringify(steps));
+  }
+  console.log('pipelines drawn: fan → ' + branches.join(', ') + '; fragile: ' + steps.join(' | ') + '; ' +
+    await page.textContent('#pipeline-stats'));
+}
+
 async function noSidewaysScroll(page, what) {
   const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
   if (w.scroll > w.client) {
@@ -194,6 +215,10 @@ export async function walkSizes(page, seed) {
     await visibleAtOnce(page);
     const w = await noSidewaysScroll(page, 'the detail at ' + width + ' px');
     if (width === 390) { await page.screenshot({ path: seed.out + '/phone-detail.png' }); }
+    await page.evaluate(() => { location.hash = '#/pipeline/fan'; });
+    await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'fan'
+      && !document.querySelector('#pipeline-view').hidden);
+    await noSidewaysScroll(page, 'a pipeline drawn at ' + width + ' px');
     console.log('no sideways scroll at ' + width + ' px: ' + JSON.stringify(w));
   }
 }

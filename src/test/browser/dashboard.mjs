@@ -1,7 +1,7 @@
 // Drives the dashboard in Debian's Chromium: node dashboard.mjs '<JSON: base, key, sleeping, out, deadNode, fan,
 // fragile: [txId…]>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
 import { chromium } from 'playwright-core';
-import { walkDetail, walkOverview, walkSizes } from './dashboard-walks.mjs';
+import { walkDetail, walkOverview, walkPipeline, walkSizes } from './dashboard-walks.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -29,6 +29,7 @@ try {
   try {
     await walkDetail(page, seed);
     await walkOverview(page, seed);
+    await walkPipeline(page, seed);
     await walkSizes(page, seed);
   } catch (e) {
     // what the page showed when a check failed

@@ -6,6 +6,7 @@ import { refreshPolled, refreshLists, wireOverview } from './overview.js';
 import { runSearch, searchFromAddress, wireSearch, completed } from './search.js';
 import { openDetail, closeDetail, concerns, current } from './detail.js';
 import { ask } from './actions.js';
+import { openPipeline } from './pipeline.js';
 import { connect } from './live.js';
 
 let live = false;
@@ -28,11 +29,18 @@ function error(e) {
 
 function route() {
   const m = /^#\/tx\/(tx-[0-9a-f]+)$/.exec(location.hash);
-  $('#view-overview').hidden = !!m;
+  const pipe = /^#\/pipeline\/(.+)$/.exec(location.hash);
+  $('#view-overview').hidden = !!(m || pipe);
   $('#detail').hidden = !m;
+  $('#pipeline-view').hidden = !pipe;
+  document.querySelectorAll('a.back').forEach(a => { a.href = overviewHash; });
   if (m) {
-    $('#detail-back').href = overviewHash;
     openDetail(m[1], 'open');
+    return;
+  }
+  if (pipe) {
+    window.scrollTo(0, 0);
+    openPipeline(decodeURIComponent(pipe[1])).then(() => $('#pipeline-heading').focus({ preventScroll: true }));
     return;
   }
   closeDetail();
@@ -42,7 +50,7 @@ function route() {
 
 /** Polls what no fact announces; the lists and events too while the bridge is down (or when asked). */
 async function refresh(lists) {
-  if (!key() || $('#main').hidden || !$('#detail').hidden) { return; }
+  if (!key() || $('#main').hidden || $('#view-overview').hidden) { return; }
   try {
     await refreshPolled();
     if (lists || !live) { await refreshLists(); }
@@ -67,7 +75,7 @@ function fact(address, body) {
     listsDue = true;
     setTimeout(() => {
       listsDue = false;
-      if (!$('#main').hidden && $('#detail').hidden) {
+      if (!$('#main').hidden && !$('#view-overview').hidden) {
         (address === 'conveyor.tx.completed' ? refreshLists() : refresh(true)).catch(error);
       }
     }, address === 'conveyor.tx.completed' ? 1000 : 100);
@@ -101,7 +109,7 @@ $('#btn-forget').addEventListener('click', () => { forgetKey(); showKeyForm(); }
 document.querySelector('a.skip').addEventListener('click', (e) => { e.preventDefault(); $('#main').focus(); });
 window.addEventListener('hashchange', (e) => {
   const old = new URL(e.oldURL).hash;
-  if (!old.startsWith('#/tx/')) { overviewHash = old || '#/'; }
+  if (!old.startsWith('#/tx/') && !old.startsWith('#/pipeline/')) { overviewHash = old || '#/'; }
   if (key()) { route(); }
 });
 wireSearch(ask);

@@ -98,6 +98,7 @@ function render(d, source) {
   text(status, s.status + ' / ' + s.processingState);
   status.className = 'badge status-' + s.status;
   text($('#detail-facts'), facts(d));
+  $('#detail-pipeline').href = '#/pipeline/' + encodeURIComponent(s.type);
   renderActions(d, () => openDetail(s.txId, 'action'));
   renderTimeline($('#timeline'), d, Date.now());
   renderTree(d);

@@ -74,7 +74,12 @@ function postButton(className, label, path) {
 function renderPipelines(all) {
   fillRows('#pipelines', Object.entries(all), 'pipeline-row', (tr, [name, p]) => {
     tr.dataset.pipeline = name;
-    cell(tr, name); cell(tr, p.nodeGroup); cell(tr, p.version);
+    const drawn = document.createElement('a');
+    drawn.href = '#/pipeline/' + encodeURIComponent(name);
+    drawn.className = 'pipe-link';
+    text(drawn, name);
+    cell(tr, '').appendChild(drawn);
+    cell(tr, p.nodeGroup); cell(tr, p.version);
     cell(tr, p.disabled ? 'disabled' : 'enabled').className = 'pipeline-state';
     const td = document.createElement('td');
     td.appendChild(postButton('pipeline-toggle', p.disabled ? 'Enable' : 'Disable',

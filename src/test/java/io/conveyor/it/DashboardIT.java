@@ -111,6 +111,7 @@ class DashboardIT {
       assertTrue(output.contains("node death shown after"), output);
       assertTrue(output.contains("child opened from the tree"), output);
       assertTrue(output.contains("no sideways scroll at 390 px"), output);
+      assertTrue(output.contains("pipelines drawn: fan → order, fragile"), output);
       // retried from its detail (the first) and from a search (the next two): those succeed, the last stays failed
       for (int i = 0; i < fragile.size(); i++) {
         assertEquals(i < 3 ? "success" : "failed", node.awaitFinal(fragile.get(i)).status().wire(), fragile.get(i));
@@ -124,7 +125,7 @@ class DashboardIT {
       assertEquals("running", after.status().wire());
       assertEquals("cancelled", after.toJson().getJsonArray("runs").getJsonObject(0).getString("status"));
       for (String shot : List.of("overview.png", "search.png", "tree.png", "detail.png", "retried.png",
-          "phone-overview.png", "phone-detail.png")) {
+          "pipeline.png", "phone-overview.png", "phone-detail.png")) {
         assertTrue(Files.size(shots.resolve(shot)) > 1000, shot);
       }
     }
