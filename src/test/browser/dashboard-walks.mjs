@@ -38,7 +38,7 @@ async function apiDetail(page, seed, txId) {
 
 export async function walkDetail(page, seed) {
   await page.screenshot({ path: seed.out + '/overview.png' });
-  // search for failed: the first page holds them (the many live ones are older)
+  // search for failed: the first page holds them (the 2,000 live ones are older)
   await page.fill('#s-status', 'failed');
   await page.click('#btn-search');
   await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length > 0);

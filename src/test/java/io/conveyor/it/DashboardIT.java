@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard in a real browser: Debian's Chromium driven by playwright-core (src/test/browser, installed
- * by .ci/run). Against a running node holding many live transactions and a few failed ones, it searches for the
+ * by .ci/run). Against a running node holding 2,000 live transactions and a few failed ones, it searches for the
  * failed, opens one in place (visible without scrolling), reads its timeline, opens a child from its tree,
  * retries it and sees it go green by a pushed completion, works the overview's controls, and fits 390 px and
  * 1920 px screens. Screenshots go to target/dashboard/ (those of docs/console/ were taken from there).
@@ -48,7 +48,7 @@ class DashboardIT {
         .start(steps.registry())) {
       // many live ones first (they sleep for hours), then the failures, newest: a search's first page holds them
       // whether or not the search walks past a page of non-matching live ones
-      for (int i = 0; i < 300; i++) {
+      for (int i = 0; i < 2000; i++) {
         node.start("later", new JsonObject().put("i", i));
       }
       // four that fail (each after three attempts) while the service is broken, and a parent whose branch does;
