@@ -1,7 +1,7 @@
 -- checkpoint: record that a step finished, so a recovered transaction resumes at the next step.
 -- KEYS[1] stateH:<txId>
 -- ARGV[1] attempt the node was given   ARGV[2] index of the next step   ARGV[3] next step's input JSON
--- ARGV[4] now (ms)   ARGV[5] the step just run, "step:startMs:durationMs", or '' (appended to stepTimes)
+-- ARGV[4] now (ms)   ARGV[5] the step just run, "step:startMs:durationMs:node:outputSize", or '' (appended to stepTimes)
 -- Replies:
 --   {'OK'}
 --   {'NOT_FOUND'}                               no such transaction

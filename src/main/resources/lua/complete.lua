@@ -15,7 +15,7 @@
 --   pipeline and group, and the webhook of the transaction it compensates, are known only from the states
 -- ARGV[8 + 7(i-1) + 1 ..] for transaction i: txId, attempt the node was given, status (success, failed,
 --   aborted, cancelled, timeout, internal-error), output JSON or '', note or '', the last step's time
---   ("step:startMs:durationMs", appended to stepTimes) or '', the last failed attempt's error JSON
+--   ("step:startMs:durationMs:node", appended to stepTimes) or '', the last failed attempt's error JSON
 --   (appended to errors, see retry.lua) or ''
 -- ARGV[#ARGV] limits.maxErrors, after every transaction's: errors keeps at most this many (lib/errors.lua)
 -- Replies: a list with one code per transaction, in order:

@@ -5,7 +5,7 @@
 -- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] when the next attempt is due (ms)
 -- ARGV[4] the next attempt's number   ARGV[5] the retry view JSON (step, attempt, maxAttempts, nextAttemptAt, lastError)
 -- ARGV[6] the failed attempt's error JSON (appended to errors)   ARGV[7] now (ms)
--- ARGV[8] the attempt's time, "step:startMs:durationMs", or '' (appended to stepTimes)
+-- ARGV[8] the attempt's time, "step:startMs:durationMs:node", or '' (appended to stepTimes)
 -- ARGV[9] limits.maxErrors: errors keeps at most this many entries, the oldest folded into one (lib/errors.lua)
 -- Replies:
 --   {'SLEEPING'}                            in sleepingZ until the next attempt is due

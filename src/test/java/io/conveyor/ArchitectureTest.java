@@ -212,4 +212,25 @@ class ArchitectureTest {
     }
     assertEquals(List.of(), big, "files over 400 lines (split them by responsibility)");
   }
+
+  /**
+   * The dashboard is plain files (issue 32): JavaScript modules of at most 400 lines each, and nothing in them
+   * names another origin (no CDN, no external script, style or font).
+   */
+  @Test
+  void the_dashboard_is_small_modules_that_load_nothing_from_elsewhere() throws IOException {
+    List<String> wrong = new java.util.ArrayList<>();
+    try (java.util.stream.Stream<Path> files = Files.walk(Path.of("src/main/resources/dashboard"))) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        String text = Files.readString(f);
+        if (text.lines().count() > 400) {
+          wrong.add(f + ": over 400 lines (split it into modules)");
+        }
+        if (text.matches("(?s).*\\b(https?:)?//[a-z0-9.-]+\\.[a-z]{2,}/.*")) {
+          wrong.add(f + ": names another origin");
+        }
+      }
+    }
+    assertEquals(List.of(), wrong);
+  }
 }

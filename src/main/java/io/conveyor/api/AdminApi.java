@@ -80,12 +80,16 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
                     .put("priority", Integer.parseInt(fields.getString("priority", "0")))
                     .put("switches", json(fields.getString("switches")))
                     .put("steps", steps(definition, fields))
+                    .put("attempts", attempts(fields))
                     .put("events", all.<JsonArray>resultAt(2));
               });
         });
   }
 
-  /** The pipeline's steps, each marked done, current or pending by the transaction's step field. */
+  /**
+   * The pipeline's steps (step counts from 1), each marked done, current or pending by the transaction's step
+   * field, with its last attempt's time.
+   */
   private static JsonArray steps(String definition, JsonObject fields) {
     JsonArray out = new JsonArray();
     if (definition == null) {
@@ -94,28 +98,48 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
     JsonArray steps = new JsonObject(definition).getJsonArray("steps", new JsonArray());
     boolean done = "complete".equals(fields.getString("processingState"));
     int at = fields.getString("step") == null ? 0 : Integer.parseInt(fields.getString("step"));
-    java.util.Map<Integer, JsonObject> times = new java.util.HashMap<>();
-    String recorded = fields.getString("stepTimes");
-    if (recorded != null) {
-      for (String t : recorded.split(";")) {
-        String[] parts = t.split(":");
-        if (parts.length == 3) {
-          times.put(Integer.parseInt(parts[0]), new JsonObject()
-              .put("started", java.time.Instant.ofEpochMilli(Long.parseLong(parts[1])).toString())
-              .put("durationMs", Long.parseLong(parts[2])));
-        }
-      }
-    }
+    java.util.Map<Integer, JsonObject> last = new java.util.HashMap<>();
+    attempts(fields).forEach(a -> last.put(((JsonObject) a).getInteger("step"), (JsonObject) a));
     for (int i = 0; i < steps.size(); i++) {
       JsonObject s = steps.getJsonObject(i);
       String state = done ? (i < at || "success".equals(fields.getString("status")) ? "done" : i == at ? "ended"
           : "skipped") : i < at ? "done" : i == at ? "current" : "pending";
-      JsonObject step = new JsonObject().put("index", i).put("type", s.getString("type"))
+      JsonObject step = new JsonObject().put("step", i + 1).put("index", i).put("type", s.getString("type"))
           .put("params", s.getJsonObject("params")).put("state", state);
-      if (times.containsKey(i)) {
-        step.mergeIn(times.get(i));
+      JsonObject time = last.get(i + 1);
+      if (time != null) {
+        step.put("started", time.getString("started")).put("durationMs", time.getLong("durationMs"));
       }
       out.add(step);
+    }
+    return out;
+  }
+
+  /**
+   * Every recorded attempt of a step, in order and across reruns (stepTimes): {step from 1, started, durationMs,
+   * node?, outputSize?}. The dashboard's timeline draws them; the failed ones' errors are in summary.errors.
+   */
+  static JsonArray attempts(JsonObject fields) {
+    JsonArray out = new JsonArray();
+    String recorded = fields.getString("stepTimes");
+    if (recorded == null) {
+      return out;
+    }
+    for (String t : recorded.split(";")) {
+      String[] parts = t.split(":");
+      if (parts.length < 3) {
+        continue;
+      }
+      JsonObject a = new JsonObject().put("step", Integer.parseInt(parts[0]) + 1)
+          .put("started", java.time.Instant.ofEpochMilli(Long.parseLong(parts[1])).toString())
+          .put("durationMs", Long.parseLong(parts[2]));
+      if (parts.length > 3 && !parts[3].isEmpty()) {
+        a.put("node", parts[3]);
+      }
+      if (parts.length > 4) {
+        a.put("outputSize", Long.parseLong(parts[4]));
+      }
+      out.add(a);
     }
     return out;
   }

@@ -73,7 +73,7 @@ public final class ClusterRoutes implements RouteGroup {
   /**
    * The nodes with their heartbeat, the queues of every group they serve, and each role's leader: a lease
    * holder whose heartbeat is gone is shown as no leader (null), never as a dead node leading. With several
-   * partitions, leaders.reaper is the judge of dead nodes, and partitions lists each partition's leaders.
+   * partitions, leaders.reaper is the judge of dead nodes (the others, scheduler among them, are partition 0's), and partitions lists each partition's leaders.
    */
   private Future<JsonObject> cluster() {
         int parts = redis.keys().partitions();
@@ -83,6 +83,7 @@ public final class ClusterRoutes implements RouteGroup {
       reads.add(liveness.leader(LeaderRole.REAPER, p));
       reads.add(liveness.leader(LeaderRole.ARCHIVE, p));
       reads.add(liveness.leader(LeaderRole.WEBHOOKS, p));
+      reads.add(liveness.leader(LeaderRole.SCHEDULER, p));
     }
     reads.add(new OwnerStore(redis).list());
     reads.add(pipelines.pipelines());
@@ -125,12 +126,14 @@ public final class ClusterRoutes implements RouteGroup {
         JsonObject out = new JsonObject().put("now", Instant.ofEpochMilli(redis.clock().millis()).toString())
             .put("nodes", new JsonObject(new LinkedHashMap<>(nodes)))
             .put("queues", queues).put("limits", limits.copy()).put("leaders", new JsonObject().put("reaper", alive(nodes, f.resultAt(1)))
-                .put("archive", alive(nodes, f.resultAt(3))).put("webhooks", alive(nodes, f.resultAt(4))));
+                .put("archive", alive(nodes, f.resultAt(3))).put("webhooks", alive(nodes, f.resultAt(4)))
+                .put("scheduler", alive(nodes, f.resultAt(5))));
         if (parts > 1) {
           JsonArray each = new JsonArray();
           for (int p = 0; p < parts; p++) {
-            each.add(new JsonObject().put("partition", p).put("reaper", alive(nodes, f.resultAt(2 + 3 * p)))
-                .put("archive", alive(nodes, f.resultAt(3 + 3 * p))).put("webhooks", alive(nodes, f.resultAt(4 + 3 * p))));
+            each.add(new JsonObject().put("partition", p).put("reaper", alive(nodes, f.resultAt(2 + 4 * p)))
+                .put("archive", alive(nodes, f.resultAt(3 + 4 * p))).put("webhooks", alive(nodes, f.resultAt(4 + 4 * p)))
+                .put("scheduler", alive(nodes, f.resultAt(5 + 4 * p))));
           }
           out.put("partitions", each);
         }

@@ -103,7 +103,8 @@ final class StepInvoker {
     running.onComplete(ar -> {
       long nanos = settings.ticker().nanos() - began;
       metrics.step(type, nanos);
-      String time = i + ":" + startedAt + ":" + nanos / 1_000_000;
+      // the node that ran it goes with the time, so the dashboard's timeline names it for every attempt
+      String time = i + ":" + startedAt + ":" + nanos / 1_000_000 + ":" + settings.nodeId();
       if (Vertx.currentContext() == home) {
         settle(result, timer, ar, run, time);
       } else {

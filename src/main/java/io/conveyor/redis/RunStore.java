@@ -18,11 +18,15 @@ public final class RunStore extends Store {
     super(r);
   }
 
-  /** Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs"). */
+  /**
+   * Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs:node"),
+   * to which the size of its output (characters of JSON) is added.
+   */
   public Future<Code> checkpoint(String txId, long attempt, int nextStep, JsonObject data, String stepTime) {
+    String encoded = data.encode();
     return r.run(r.scripts().checkpoint, List.of(keys.stateH(txId)),
-            List.of(Long.toString(attempt), Integer.toString(nextStep), data.encode(), r.now(),
-                stepTime == null ? "" : stepTime))
+            List.of(Long.toString(attempt), Integer.toString(nextStep), encoded, r.now(),
+                stepTime == null ? "" : stepTime + ":" + encoded.length()))
         .map(Code::of);
   }
 

@@ -484,9 +484,10 @@ class HttpApiTest {
     assertEquals(null, cleared.getValue("maxConcurrency"));
     assertEquals(0, call("GET", "/api/v1/admin/owners", "k-ops", null).body().getJsonArray("owners").size());
     assertEquals(node.node().nodeId(), cluster.getJsonObject("leaders").getString("reaper"));
-    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the archive and webhook leases",
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the archive, webhook and scheduler leases",
         () -> call("GET", "/api/v1/cluster", "k-ops", null).body().getJsonObject("leaders"),
-        l -> node.node().nodeId().equals(l.getString("archive")) && node.node().nodeId().equals(l.getString("webhooks")));
+        l -> node.node().nodeId().equals(l.getString("archive")) && node.node().nodeId().equals(l.getString("webhooks"))
+            && node.node().nodeId().equals(l.getString("scheduler")));
     assertEquals(403, call("POST", "/api/v1/transactions", "k-ops", order()).status());
   }
 

@@ -1,0 +1,52 @@
+// Small DOM helpers the dashboard's modules share.
+export const $ = (sel) => document.querySelector(sel);
+
+/** Sets el's text (null as empty) and returns el. */
+export function text(el, value) { el.textContent = value == null ? '' : String(value); return el; }
+
+/** A new element with the given class (or none) and text (or none). */
+export function el(tag, className, value) {
+  const e = document.createElement(tag);
+  if (className) { e.className = className; }
+  if (value != null) { text(e, value); }
+  return e;
+}
+
+/** A link that opens a transaction's detail in place (its own address, #/tx/<txId>), shown as label or its txId. */
+export function txLink(id, label) {
+  const a = el('a', 'tx-link', label || id);
+  a.href = '#/tx/' + id;
+  a.dataset.tx = id;
+  a.title = id;
+  return a;
+}
+
+export function cell(row, value) { row.appendChild(text(document.createElement('td'), value)); return row.lastChild; }
+
+/** Fills the table's body anew: a row for each item (of class className, when given), as fill writes it. */
+export function fillRows(table, items, className, fill) {
+  const body = $(table + ' tbody');
+  body.replaceChildren();
+  items.forEach(item => {
+    const tr = document.createElement('tr');
+    if (className) { tr.className = className; }
+    fill(tr, item);
+    body.appendChild(tr);
+  });
+}
+
+/** A short txId for narrow cells: its first 15 characters and an ellipsis. */
+export function shortTx(id) { return id.slice(0, 15) + '…'; }
+
+/** Characters of JSON as a size a reader takes in at a glance. */
+export function size(n) {
+  return n == null ? '' : n < 1024 ? n + ' B' : n < 1048576 ? (n / 1024).toFixed(1) + ' KiB' : (n / 1048576).toFixed(1) + ' MiB';
+}
+
+/** A duration in ms as text: 340 ms, 2.5 s, 3.0 min, 1.2 h. */
+export function duration(ms) {
+  if (ms < 1000) { return Math.round(ms) + ' ms'; }
+  if (ms < 60000) { return (ms / 1000).toFixed(1) + ' s'; }
+  if (ms < 3600000) { return (ms / 60000).toFixed(1) + ' min'; }
+  return (ms / 3600000).toFixed(1) + ' h';
+}

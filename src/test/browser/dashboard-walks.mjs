@@ -1,0 +1,224 @@
+// The walks of dashboard.mjs: search, detail, timeline, tree, actions; the overview's controls; screen sizes.
+
+/** Clicks the action button, checks the dialog says what it will do, and confirms. */
+async function confirmAction(page, button, says) {
+  await page.click(button);
+  await page.waitForSelector('#confirm[open]');
+  const text = await page.textContent('#confirm-text');
+  if (!text.includes(says)) { throw new Error('the confirmation for ' + button + ' says: ' + text); }
+  await page.click('#confirm-yes');
+  return text;
+}
+
+async function offered(page) {
+  return page.$$eval('#detail-actions button', bs => bs.map(b => b.id));
+}
+
+async function openByHash(page, txId) {
+  await page.evaluate(id => { location.hash = '#/tx/' + id; }, txId);
+  await page.waitForFunction(id => document.querySelector('#detail').dataset.tx === id &&
+    document.querySelectorAll('#timeline .tl-row').length > 0, txId);
+}
+
+/** The detail is on screen without scrolling: at the top of the page, its heading and timeline in the viewport. */
+async function visibleAtOnce(page) {
+  const seen = await page.evaluate(() => {
+    const inView = sel => { const r = document.querySelector(sel).getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; };
+    return { scrollY, title: inView('#detail-title'), timeline: inView('#timeline'), overview: !document.querySelector('#view-overview').hidden };
+  });
+  if (seen.scrollY !== 0 || !seen.title || !seen.timeline || seen.overview) {
+    throw new Error('the detail is not visible at once: ' + JSON.stringify(seen));
+  }
+}
+
+async function apiDetail(page, seed, txId) {
+  return page.evaluate(async ([k, id]) => (await fetch('/api/v1/admin/transactions/' + id,
+    { headers: { Authorization: 'Bearer ' + k } })).json(), [seed.key, txId]);
+}
+
+export async function walkDetail(page, seed) {
+  await page.screenshot({ path: seed.out + '/overview.png' });
+  // search for failed: the first page holds them (the 2,000 live ones are older)
+  await page.fill('#s-status', 'failed');
+  await page.click('#btn-search');
+  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length > 0);
+  const rows = await page.$$eval('#results tr.result-row', rs => rs.map(r => r.dataset.tx));
+  for (const id of [seed.fan, ...seed.fragile]) {
+    if (!rows.includes(id)) { throw new Error(id + ' is not on the first page of failed: ' + rows.join(',')); }
+  }
+  console.log('first page of failed: ' + rows.length + ' rows');
+  await page.screenshot({ path: seed.out + '/search.png' });
+
+  // open the parent by keyboard: the detail is in place, at its own address, visible without scrolling
+  await page.focus(`#results a[data-tx="${seed.fan}"]`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(id => document.querySelector('#detail').dataset.tx === id, seed.fan);
+  await visibleAtOnce(page);
+  if (!(await page.evaluate(() => location.hash)).startsWith('#/tx/' + seed.fan)) { throw new Error('no address of its own'); }
+  const onFailed = await offered(page);
+  if (onFailed.some(b => ['btn-cancel', 'btn-wake', 'btn-switch'].includes(b)) || !onFailed.includes('btn-retry')) {
+    throw new Error('actions offered on a failed transaction: ' + onFailed.join(','));
+  }
+  console.log('detail in place: ' + await page.textContent('#detail-status') + '; offered ' + onFailed.join(','));
+  await page.waitForFunction(() => [...document.querySelectorAll('#tree .tree-info')].filter(i => i.textContent.trim()).length >= 2);
+  await page.screenshot({ path: seed.out + '/tree.png' });
+
+  // open a child from the tree: the branch that failed
+  const branch = await page.$$eval('#tree li.tree-node[data-tx]', (ls) => ls
+    .filter(l => l.querySelector('.tree-info').textContent.includes('fragile')).map(l => l.dataset.tx)[0]);
+  await page.click(`#tree a[data-tx="${branch}"]`);
+  await page.waitForFunction(id => document.querySelector('#detail').dataset.tx === id
+    && document.querySelector('#tree a[data-tx]'), branch);
+  const parentShown = await page.$$eval('#tree li.tree-node', (ls, fan) => ls.some(l => l.dataset.tx === fan
+    && l.textContent.startsWith('parent')), seed.fan);
+  if (!parentShown) { throw new Error('the branch does not show its parent'); }
+  console.log('child opened from the tree: ' + branch);
+
+  // back to the search, then a failed transaction of its own: its timeline shows every attempt with its time
+  await page.click('#detail-back');
+  await page.waitForSelector(`#results a[data-tx="${seed.fragile[0]}"]`);
+  await page.click(`#results a[data-tx="${seed.fragile[0]}"]`);
+  await page.waitForFunction(id => document.querySelector('#detail').dataset.tx === id
+    && document.querySelectorAll('#attempts tr.attempt-row').length > 0, seed.fragile[0]);
+  await visibleAtOnce(page);
+  const api = await apiDetail(page, seed, seed.fragile[0]);
+  const shown = await page.$$eval('#attempts tr.attempt-row', rs => rs.map(r => ({ started: r.dataset.started,
+    time: r.querySelector('.attempt-time').textContent, text: r.textContent })));
+  const bars = await page.locator('#timeline .attempt-bar').count();
+  if (api.attempts.length !== 4 || shown.length !== 4 || bars !== 4
+    || shown.some((r, i) => r.started !== api.attempts[i].started || !r.time.includes(api.attempts[i].started.slice(11, 19)))) {
+    throw new Error('timeline: ' + bars + ' bars, rows ' + JSON.stringify(shown) + ' for ' + JSON.stringify(api.attempts));
+  }
+  if (!shown[3].text.includes('node-') || !shown[3].text.includes('the service is broken')) {
+    throw new Error('the failed attempt shows no node or error: ' + shown[3].text);
+  }
+  console.log('timeline: ' + bars + ' attempts, ' + shown.map(r => r.time).join(', '));
+  await page.screenshot({ path: seed.out + '/detail.png' });
+
+  // retry from the failed step (asked first); the completion is pushed and the page goes green, no reload
+  await page.evaluate(() => { window.notReloaded = true; });
+  const said = await confirmAction(page, '#btn-retry', 'step 2');
+  await page.waitForFunction(() => document.querySelector('#detail').dataset.status === 'success'
+    && Number(document.querySelector('#detail').dataset.pushed) > 0, null, { timeout: 30000 });
+  if (!(await page.evaluate(() => window.notReloaded === true))) { throw new Error('the page was reloaded'); }
+  console.log('retried (' + said + '): ' + await page.textContent('#detail-status') + ', pushed');
+  await page.screenshot({ path: seed.out + '/retried.png' });
+
+  // a sleeping one: cancel and wake and set switch are offered, retry is not; cancelled, then run again
+  await openByHash(page, seed.sleeping);
+  const onSleeping = await offered(page);
+  if (!['btn-cancel', 'btn-wake', 'btn-switch'].every(b => onSleeping.includes(b)) || onSleeping.includes('btn-retry')) {
+    throw new Error('actions offered on a sleeping transaction: ' + onSleeping.join(','));
+  }
+  await confirmAction(page, '#btn-cancel', 'cancelled');
+  await page.waitForFunction(() => document.querySelector('#detail').dataset.status === 'cancelled');
+  console.log('after cancel: ' + await page.textContent('#detail-status'));
+  await confirmAction(page, '#btn-retry-start', 'step 1');
+  await page.waitForFunction(() => document.querySelector('#detail').dataset.status === 'running');
+  console.log('after retry from step 1: ' + await page.textContent('#detail-status'));
+}
+
+export async function walkOverview(page, seed) {
+  await page.evaluate(() => { location.hash = '#/'; });
+  await page.waitForSelector('#view-overview:not([hidden])');
+  const master = '#queues tr.group-row[data-group="master"]';
+  await page.click(master + ' button.group-pause');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.group-state').textContent === 'paused', master);
+  console.log('after pause: ' + await page.textContent('#group-result'));
+  await page.click(master + ' button.group-resume');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.group-state').textContent === 'running', master);
+  const order = '#pipelines tr.pipeline-row[data-pipeline="order"]';
+  await page.click(order + ' button.pipeline-toggle');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.pipeline-state').textContent === 'disabled', order);
+  await page.click(order + ' button.pipeline-toggle');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.pipeline-state').textContent === 'enabled', order);
+  console.log('group paused and resumed, pipeline disabled and enabled from the page');
+
+  const nightly = '#schedules tr.schedule-row[data-schedule="nightly"]';
+  await page.waitForSelector(nightly);
+  await page.click(nightly + ' button.schedule-pause');
+  await page.waitForFunction(sel => document.querySelector(sel + ' td.schedule-state').textContent.startsWith('paused'), nightly);
+  await page.click(nightly + ' button.schedule-trigger');
+  await page.waitForSelector(nightly + ' a.tx-link');
+  console.log('schedule paused and triggered from the page: ' + await page.textContent(nightly));
+
+  // the failed ones of one pipeline: two selected and retried together (asked first); the list shows the result
+  await page.fill('#s-status', 'failed');
+  await page.fill('#s-pipeline', 'fragile');
+  await page.click('#btn-search');
+  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 4);
+  if (!(await page.evaluate(() => location.hash)).includes('status=failed')) { throw new Error('the address does not keep the search'); }
+  const two = seed.fragile.slice(1, 3);
+  for (const id of two) { await page.check(`#results input.pick[data-tx="${id}"]`); }
+  await confirmAction(page, '#btn-bulk-retry', 'Run the 2 selected');
+  await page.waitForFunction(() => (document.querySelector('#search-result').textContent || '').startsWith('retry: 2 of 2 done'));
+  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 2);
+  console.log('retried from a search: ' + two.join(','));
+
+  // a node death shows in the events list within 5 s of Redis judging it, pushed over the bridge
+  const death = '#events tr.event-row[data-kind="node-dead"]';
+  console.log('ready for a node death');
+  const t0 = Date.now();
+  await page.waitForFunction(([sel, id]) => [...document.querySelectorAll(sel)].some(r => r.textContent.includes(id)),
+    [death, seed.deadNode], { timeout: 5000 });
+  console.log('node death shown after ' + (Date.now() - t0) + ' ms');
+  await page.selectOption('#events-kind', 'schedule-paused');
+  await page.waitForFunction(() => document.querySelectorAll('#events tr.event-row[data-kind="node-dead"]').length === 0);
+  console.log('events filtered by kind');
+  await page.selectOption('#events-kind', '');
+}
+
+/** A pipeline drawn: the parallel step's branches beside it, each a link to its own drawing. */
+export async function walkPipeline(page, seed) {
+  await page.evaluate(() => { location.hash = '#/'; });
+  await page.click('#pipelines tr[data-pipeline="fan"] a.pipe-link');
+  await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'fan');
+  const fan = await page.$$eval('#pipeline-graph .graph-step', ls => ls.map(l => l.textContent));
+  const branches = await page.$$eval('#pipeline-graph .graph-step a.pipe-link', as => as.map(a => a.dataset.pipeline));
+  if (fan.length !== 1 || branches.join(',') !== 'order,fragile') {
+    throw new Error('fan drawn as ' + JSON.stringify(fan) + ' with ' + branches.join(','));
+  }
+  await page.screenshot({ path: seed.out + '/pipeline.png' });
+  await page.click('#pipeline-graph a.pipe-link[data-pipeline="fragile"]');
+  await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'fragile');
+  const steps = await page.$$eval('#pipeline-graph .graph-step', ls => ls.map(l => l.textContent));
+  if (steps.length !== 2 || !steps[1].includes('2 · test/broken') || !steps[1].includes('up to 3 attempts')) {
+    throw new Error('fragile drawn as ' + JSON.stringify(steps));
+  }
+  console.log('pipelines drawn: fan → ' + branches.join(', ') + '; fragile: ' + steps.join(' | ') + '; ' +
+    await page.textContent('#pipeline-stats'));
+}
+
+async function noSidewaysScroll(page, what) {
+  const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  if (w.scroll > w.client) {
+    // the outermost elements that reach past the viewport (where the overflow starts)
+    const wide = await page.evaluate(() => {
+      const past = e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1;
+      return [...document.querySelectorAll('body *')].filter(e => past(e) && !past(e.parentElement)).slice(0, 8)
+        .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));
+    });
+    throw new Error(what + ' scrolls sideways: ' + JSON.stringify(w) + ', widest: ' + wide.join('; '));
+  }
+  return w;
+}
+
+export async function walkSizes(page, seed) {
+  for (const width of [390, 1920]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 1080 });
+    await page.evaluate(() => { location.hash = '#/'; });
+    await page.waitForSelector('#view-overview:not([hidden])');
+    await page.waitForSelector('#list-recent tbody tr');
+    await noSidewaysScroll(page, 'the overview at ' + width + ' px');
+    if (width === 390) { await page.screenshot({ path: seed.out + '/phone-overview.png' }); }
+    await openByHash(page, seed.fan);
+    await visibleAtOnce(page);
+    const w = await noSidewaysScroll(page, 'the detail at ' + width + ' px');
+    if (width === 390) { await page.screenshot({ path: seed.out + '/phone-detail.png' }); }
+    await page.evaluate(() => { location.hash = '#/pipeline/fan'; });
+    await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'fan'
+      && !document.querySelector('#pipeline-view').hidden);
+    await noSidewaysScroll(page, 'a pipeline drawn at ' + width + ' px');
+    console.log('no sideways scroll at ' + width + ' px: ' + JSON.stringify(w));
+  }
+}
