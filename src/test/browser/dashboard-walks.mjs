@@ -134,6 +134,13 @@ export async function walkOverview(page, seed) {
   await page.waitForFunction(sel => document.querySelector(sel + ' td.pipeline-state').textContent === 'enabled', order);
   console.log('group paused and resumed, pipeline disabled and enabled from the page');
 
+  // work held back by a rate limit longer than reaper.stuckHeldAfter is listed as stuck, with a link to it
+  const stuck = '#stuck-list tr.stuck-row[data-tx="' + seed.held + '"]';
+  await page.waitForSelector(stuck, { timeout: 30000 });
+  const reason = await page.textContent(stuck + ' td:nth-child(2)');
+  if (reason !== 'held') { throw new Error('listed stuck as ' + reason + ', not held'); }
+  console.log('stuck listed: ' + await page.textContent('#stuck-counts'));
+
   const nightly = '#schedules tr.schedule-row[data-schedule="nightly"]';
   await page.waitForSelector(nightly);
   await page.click(nightly + ' button.schedule-pause');

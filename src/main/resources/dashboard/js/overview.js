@@ -160,16 +160,35 @@ function eventsQuery() {
   return '/api/v1/admin/events?' + q.join('&');
 }
 
+/** The stuck list (GET /api/v1/admin/stuck): the counts by reason, and the first 50 listed. */
+function renderStuck(data) {
+  const counts = Object.entries(data.counts).filter(([, n]) => n > 0);
+  const p = $('#stuck-counts');
+  text(p, counts.length ? 'Stuck: ' + counts.map(([r, n]) => n + ' ' + r).join(', ') : 'Nothing stuck.');
+  p.className = counts.length ? 'warn' : '';
+  fillRows('#stuck-list', data.stuck, 'stuck-row', (tr, s) => {
+    tr.dataset.tx = s.txId;
+    const td = document.createElement('td');
+    td.appendChild(txLink(s.txId, shortTx(s.txId)));
+    tr.appendChild(td);
+    cell(tr, s.reason); cell(tr, s.since ? new Date(s.since).toISOString() : ''); cell(tr, s.owner); cell(tr, s.type);
+    const rest = Object.assign({}, s);
+    ['txId', 'reason', 'since', 'owner', 'type'].forEach(k => delete rest[k]);
+    cell(tr, JSON.stringify(rest));
+  });
+}
+
 /** What no event announces: the nodes' heartbeats, queue lengths, pipelines, schedules, counters, the archive's lag. */
 export async function refreshPolled() {
-  const [cluster, stats, pipelines, schedules, archive] = await Promise.all([api('GET', '/api/v1/cluster'),
+  const [cluster, stats, pipelines, schedules, archive, stuck] = await Promise.all([api('GET', '/api/v1/cluster'),
     api('GET', '/api/v1/stats?series=5s'), api('GET', '/api/v1/pipelines'), api('GET', '/api/v1/admin/schedules'),
-    api('GET', '/api/v1/admin/archive')]);
+    api('GET', '/api/v1/admin/archive'), api('GET', '/api/v1/admin/stuck?limit=50')]);
   renderCluster(cluster);
   renderPipelines(pipelines);
   renderSchedules(schedules);
   renderChart(stats);
   renderArchive(archive);
+  renderStuck(stuck);
 }
 
 /** The lists and events: refreshed when the bridge says something changed (or polled while it is down). */

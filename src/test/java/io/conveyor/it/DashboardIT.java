@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * The dashboard in a real browser: Debian's Chromium driven by playwright-core (src/test/browser, installed
  * by .ci/run). Against a running node holding 2,000 live transactions and a few failed ones, it searches for the
  * failed, opens one in place (visible without scrolling), reads its timeline, opens a child from its tree,
- * retries it and sees it go green by a pushed completion, works the overview's controls, and fits 390 px and
+ * retries it and sees it go green by a pushed completion, works the overview's controls, sees work held back by a
+ * rate limit listed as stuck, and fits 390 px and
  * 1920 px screens. Screenshots go to target/dashboard/ (those of docs/console/ were taken from there).
  */
 class DashboardIT {
@@ -36,12 +37,15 @@ class DashboardIT {
     TestSteps steps = new TestSteps();
     try (TestNode node = new TestNode().set("HTTP_PORT", Integer.toString(port))
         .set("API_KEYS", "ops:admin:k-ops,acme:client:k-acme").set("REAPER_INTERVAL", "200ms")
+        .set("REAPER_STUCK_HELD_AFTER", "1s")
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'ok':true}}}]}")
         .pipeline("later", "{'name':'later','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/delay','params':{'duration':'2h'}},{'type':'util/fixed-reply','params':{'reply':{}}}]}")
         .pipeline("fragile", "{'name':'fragile','nodeGroup':'master','transactionType':true," + RETRYING + ",'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'prepared':true}}},{'type':'test/broken'}]}")
+        .pipeline("throttled", "{'name':'throttled','nodeGroup':'master','transactionType':true,'rateLimit':'1/h',"
+            + "'steps':[{'type':'util/fixed-reply','params':{'reply':{}}}]}")
         .pipeline("fan", "{'name':'fan','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'flow/parallel','params':{'branches':[{'pipeline':'order'},{'pipeline':'fragile'}]}}]}")
         .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
@@ -70,12 +74,15 @@ class DashboardIT {
       String sleeping = node.start("later", new JsonObject().put("wait", "long"));
       Eventually.until(Duration.ofSeconds(10), "the transaction to sleep",
           () -> String.valueOf(TestRedis.cmd("HGET", node.keys.stateH(sleeping), "processingState")), "sleeping"::equals);
+      // one hour's one start of throttled runs; the next is held back by its rate limit, and is listed stuck
+      node.awaitFinal(node.start("throttled", new JsonObject()));
+      String held = node.start("throttled", new JsonObject().put("held", true));
       Path shots = Path.of("target", "dashboard");
       Files.createDirectories(shots);
       String deadNode = "node-gone-" + Long.toHexString(System.nanoTime());
       JsonObject seed = new JsonObject().put("base", "http://127.0.0.1:" + port).put("key", "k-ops")
           .put("sleeping", sleeping).put("out", shots.toAbsolutePath().toString()).put("deadNode", deadNode)
-          .put("fan", fan).put("fragile", new io.vertx.core.json.JsonArray(fragile));
+          .put("fan", fan).put("held", held).put("fragile", new io.vertx.core.json.JsonArray(fragile));
       Process p = new ProcessBuilder("node", "dashboard.mjs", seed.encode()).directory(browser.toFile())
           .redirectErrorStream(true).start();
       StringBuilder lines = new StringBuilder();
@@ -117,6 +124,7 @@ class DashboardIT {
         assertEquals(i < 3 ? "success" : "failed", node.awaitFinal(fragile.get(i)).status().wire(), fragile.get(i));
       }
       assertTrue(output.contains("events filtered by kind"), output);
+      assertTrue(output.contains("stuck listed: Stuck: 1 held"), output);
       assertEquals("1", TestRedis.cmd("HGET", node.keys.scheduleH("nightly"), "paused").toString());
       assertEquals("running", node.transactions.group("master", "read", "test").await().state());
       // cancelled from the page, then run again from step 1: it sleeps again, and its
