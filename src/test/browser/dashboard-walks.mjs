@@ -141,6 +141,12 @@ export async function walkOverview(page, seed) {
   if (reason !== 'held') { throw new Error('listed stuck as ' + reason + ', not held'); }
   console.log('stuck listed: ' + await page.textContent('#stuck-counts'));
 
+  // the last hour of each group from the minute series: this test's completions are in it
+  const hour = '#hour tr.hour-row[data-group="master"]';
+  await page.waitForFunction(sel => Number((document.querySelector(sel + ' td.hour-completed') || {}).textContent) > 0, hour);
+  console.log('last hour: master completed ' + await page.textContent(hour + ' td.hour-completed') + ', charts '
+    + await page.locator(hour + ' svg.spark').count());
+
   const nightly = '#schedules tr.schedule-row[data-schedule="nightly"]';
   await page.waitForSelector(nightly);
   await page.click(nightly + ' button.schedule-pause');

@@ -1,6 +1,7 @@
 // The overview: nodes, queues, limits, pipelines, schedules, throughput, the lists of transactions and events.
 import { $, text, el, txLink, cell, fillRows, shortTx } from './dom.js';
 import { api } from './api.js';
+import { refreshHour } from './hour.js';
 
 function ageSeconds(now, then) { return ((Date.parse(now) - Date.parse(then)) / 1000).toFixed(1) + ' s'; }
 
@@ -189,6 +190,7 @@ export async function refreshPolled() {
   renderChart(stats);
   renderArchive(archive);
   renderStuck(stuck);
+  await refreshHour(cluster.queues, false);
 }
 
 /** The lists and events: refreshed when the bridge says something changed (or polled while it is down). */

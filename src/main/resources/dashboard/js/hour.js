@@ -1,0 +1,48 @@
+// The last hour by group: completions a minute and the queue's depth, from the 60 s stats series
+// (GET /api/v1/stats?series=60s&group=…), as two small line charts per group. Read once a minute: a minute slot
+// changes no faster.
+import { $, text, cell, fillRows } from './dom.js';
+import { api } from './api.js';
+
+const NS = 'http://www.w3.org/2000/svg';
+const WIDTH = 180;
+const HEIGHT = 32;
+let lastRead = 0;
+
+/** A line chart of values, scaled to its own highest, with the highest named in its title. */
+function spark(values, what) {
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 ' + WIDTH + ' ' + HEIGHT);
+  svg.setAttribute('class', 'spark');
+  svg.setAttribute('role', 'img');
+  const max = Math.max(1, ...values);
+  svg.setAttribute('aria-label', what + ', highest ' + max);
+  const title = document.createElementNS(NS, 'title');
+  title.textContent = what + ' over the last hour, highest ' + max;
+  svg.appendChild(title);
+  const line = document.createElementNS(NS, 'polyline');
+  const step = values.length > 1 ? WIDTH / (values.length - 1) : WIDTH;
+  line.setAttribute('points', values.map((v, i) => (i * step).toFixed(1) + ',' + (HEIGHT - 2 - v / max * (HEIGHT - 4)).toFixed(1)).join(' '));
+  line.setAttribute('fill', 'none');
+  svg.appendChild(line);
+  return svg;
+}
+
+/** Draws each group's hour; groups is the cluster view's queues (every group a node serves or a pipeline names). */
+export async function refreshHour(groups, force) {
+  if (!force && Date.now() - lastRead < 60000) { return; }
+  lastRead = Date.now();
+  const names = Object.keys(groups).sort();
+  const series = await Promise.all(names.map(g => api('GET', '/api/v1/stats?series=60s&group=' + encodeURIComponent(g))));
+  fillRows('#hour', names.map((g, i) => [g, series[i].slots]), 'hour-row', (tr, [g, slots]) => {
+    tr.dataset.group = g;
+    const done = slots.map(s => Number(s.counters.completed || 0));
+    const depth = slots.map(s => Number(s.counters['queue.in'] || 0));
+    cell(tr, g);
+    cell(tr, '').appendChild(spark(done, 'completed a minute'));
+    cell(tr, done.reduce((a, b) => a + b, 0)).className = 'hour-completed';
+    cell(tr, '').appendChild(spark(depth, 'queued'));
+    cell(tr, Math.max(0, ...depth)).className = 'hour-depth';
+  });
+  text($('#hour-caption'), 'minute slots; updated ' + new Date().toLocaleTimeString());
+}
