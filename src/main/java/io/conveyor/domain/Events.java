@@ -73,6 +73,7 @@ public final class Events {
     String deliver;
     String payload;
     try {
+      text(owner, "owner", 256);
       name = name(body.getValue("name"));
       key = text(body.getValue("key"), "key", 256);
       Object givenId = body.getValue("id");
@@ -92,8 +93,8 @@ public final class Events {
       String outcome = again ? s.outcome() : s.code() == Code.DELIVERED ? "delivered"
           : s.code() == Code.START ? "start" : "kept";
       if (outcome.equals("start") && pipeline != null) {
-        JsonObject input = body.getValue("payload") instanceof JsonObject p ? p.copy() : new JsonObject()
-            .put("payload", body.getValue("payload"));
+        Object given = body.getValue("payload", new JsonObject());
+        JsonObject input = given instanceof JsonObject p ? p.copy() : new JsonObject().put("payload", given);
         return start.apply(new JsonObject().put("type", pipeline).put("owner", owner)
                 .put("externalId", "event:" + name + ":" + id).put("input", input))
             .map(txId -> new Sent(id, "started", again, List.of(), txId));
