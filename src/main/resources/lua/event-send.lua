@@ -40,7 +40,7 @@ for _, w in ipairs(waiters) do
     redis.call('ZREM', waitersKey, w)
     redis.call('HDEL', eventKey, 'w:' .. w)
   else
-    await_deliver(eventKey, eventsKey, waitersKey, w, id, payload, now)
+    await_deliver(eventKey, eventsKey, waitersKey, w, id, payload, now, false)
     given[#given + 1] = w
     if deliver == 'one' then
       break

@@ -20,6 +20,10 @@ await_trim(eventKey, eventsKey, keptKey, now, retention)
 local given = redis.call('HGET', eventKey, 'd:' .. waiter)
 if given then
   local d = cjson.decode(given)
+  if not d.taken then
+    d.taken = true
+    redis.call('HSET', eventKey, 'd:' .. waiter, cjson.encode(d))
+  end
   return {CODE.DELIVERED, d.id, d.payload}
 end
 if mode == 'end' then
@@ -35,7 +39,7 @@ if kept then
     e.outcome = 'delivered'
   end
   redis.call('HSET', eventKey, 'e:' .. kept, cjson.encode(e))
-  await_deliver(eventKey, eventsKey, waitersKey, waiter, kept, e.payload, now)
+  await_deliver(eventKey, eventsKey, waitersKey, waiter, kept, e.payload, now, true)
   return {CODE.DELIVERED, kept, e.payload}
 end
 if not redis.call('ZSCORE', waitersKey, waiter) then

@@ -1,7 +1,7 @@
 -- await (included by event-send.lua and event-wait.lua): the keys of one business event key (owner, name,
 -- key), all in the partition its hash tag names (docs/redis-keys.md):
 --   eventH        e:<id> → the event {id, payload, deliver, at, outcome, waiters}; d:<waiter> → what a
---                 waiter was given {id, payload, at} (payload: its JSON text); w:<waiter> → its deadline
+--                 waiter was given {id, payload, at, taken} (payload: its JSON text; taken once the step read it); w:<waiter> → its deadline
 --                 (ms); seq → how many began to wait so far
 --   eventsZ       the e: and d: fields of eventH by when they were written: trimmed after the retention
 --   eventKeptZ    the ids of events kept for a waiter to come (none was waiting), oldest first
@@ -32,9 +32,10 @@ local function await_keep(key, ms)
   end
 end
 
--- Gives an event to a waiter: its delivery recorded (d:<waiter>), its waiting ended.
-local function await_deliver(eventKey, eventsKey, waitersKey, waiter, id, payload, now)
-  redis.call('HSET', eventKey, 'd:' .. waiter, cjson.encode({id = id, payload = payload, at = now}))
+-- Gives an event to a waiter: its delivery recorded (d:<waiter>), its waiting ended. taken: the step has
+-- read it (event-wait), so it can no longer be taken back (event-return).
+local function await_deliver(eventKey, eventsKey, waitersKey, waiter, id, payload, now, taken)
+  redis.call('HSET', eventKey, 'd:' .. waiter, cjson.encode({id = id, payload = payload, at = now, taken = taken}))
   redis.call('ZADD', eventsKey, now, 'd:' .. waiter)
   redis.call('ZREM', waitersKey, waiter)
   redis.call('HDEL', eventKey, 'w:' .. waiter)

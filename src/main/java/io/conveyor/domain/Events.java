@@ -99,19 +99,34 @@ public final class Events {
                 .put("externalId", "event:" + name + ":" + id).put("input", input))
             .map(txId -> new Sent(id, "started", again, List.of(), txId));
       }
-      return wake(owner, id, s.waiters()).map(v -> new Sent(id, outcome.equals("start") ? "kept" : outcome, again,
-          s.waiters().stream().map(w -> w.substring(0, w.lastIndexOf(':'))).toList(), null));
+      return wake(owner, name, key, id, s.waiters()).map(woken -> new Sent(id, outcome.equals("start")
+          || outcome.equals("delivered") && woken.isEmpty() && !again ? "kept" : outcome, again, woken, null));
     });
   }
 
-  /** Wakes each waiter's transaction (<txId>:<step>) by its await switch; one that has ended is left as it is. */
-  private Future<Void> wake(String owner, String id, List<String> waiters) {
-    List<Future<Code>> all = new ArrayList<>();
+  /**
+   * Wakes each waiter's transaction (<txId>:<step>) by its await switch; answers the txIds woken. A waiter whose
+   * transaction has ended (cancelled while it waited) gives the event back (event-return.lua): to the next
+   * waiter of a 'one' event, or to be kept when nobody else got it.
+   */
+  private Future<List<String>> wake(String owner, String name, String key, String id, List<String> waiters) {
+    List<Future<String>> each = new ArrayList<>();
     for (String w : waiters) {
-      int colon = w.lastIndexOf(':');
-      all.add(control.setSwitch(w.substring(0, colon), owner, "await:" + w.substring(colon + 1), id));
+      each.add(wakeOne(owner, name, key, id, w, 10));
     }
-    return Future.all(all).mapEmpty();
+    return Future.all(each).map(all -> each.stream().map(Future::result).filter(t -> t != null).toList());
+  }
+
+  private Future<String> wakeOne(String owner, String name, String key, String id, String waiter, int tries) {
+    int colon = waiter.lastIndexOf(':');
+    String txId = waiter.substring(0, colon);
+    return control.setSwitch(txId, owner, "await:" + waiter.substring(colon + 1), id).compose(code -> {
+      if (code == Code.SET || tries == 0) {
+        return Future.succeededFuture(code == Code.SET ? txId : null);
+      }
+      return store.takeBack(owner, name, key, id, waiter, retention).compose(next -> next == null
+          ? Future.succeededFuture(null) : wakeOne(owner, name, key, id, next, tries - 1));
+    });
   }
 
   private static String name(Object v) {

@@ -53,6 +53,16 @@ public final class AwaitStore extends Store {
         .map(AwaitStore::found);
   }
 
+  /**
+   * Takes an event back from a waiter whose transaction had ended, for the next waiter or to keep (see
+   * event-return.lua): the next waiter it went to, or null (kept, or nothing to take back).
+   */
+  public Future<String> takeBack(String owner, String name, String key, String id, String waiter, Duration retention) {
+    return r.run(r.scripts().eventReturn, keys(owner, name, key), List.of(id, waiter, r.now(),
+        Long.toString(retention.toMillis()))).map(reply -> Code.of(reply) == Code.DELIVERED ? reply.get(1).toString()
+        : null);
+  }
+
   private static Found found(Response reply) {
     Code code = Code.of(reply);
     return code == Code.DELIVERED ? new Found(code, reply.get(1).toString(), reply.get(2).toString())

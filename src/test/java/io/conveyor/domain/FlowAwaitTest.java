@@ -138,6 +138,22 @@ class FlowAwaitTest {
   }
 
   @Test
+  void a_one_event_delivered_to_a_waiter_cancelled_meanwhile_goes_to_the_next_and_with_none_is_kept() {
+    String cancelled = startPay("o-10");
+    String next = startPay("o-10");
+    node.transactions.cancelTree(cancelled, "acme").await();
+    Events.Sent one = send("acme", "o-10", "one", null, new JsonObject().put("n", 1));
+    assertEquals(java.util.List.of(next), one.woken());
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(next).status());
+    String alone = startPay("o-11");
+    node.transactions.cancelTree(alone, "acme").await();
+    Events.Sent kept = send("acme", "o-11", "one", "e-11", new JsonObject());
+    assertEquals("kept", kept.outcome());
+    String later = node.start("pay", new JsonObject().put("orderId", "o-11"));
+    assertEquals("e-11", node.awaitFinal(later).output().getJsonObject("event").getString("id"));
+  }
+
+  @Test
   void the_same_id_sent_twice_is_recorded_once() {
     Events.Sent once = send("acme", "o-6", null, "pay-6", new JsonObject().put("n", 1));
     Events.Sent twice = send("acme", "o-6", null, "pay-6", new JsonObject().put("n", 2));
