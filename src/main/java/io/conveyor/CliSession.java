@@ -60,6 +60,11 @@ final class CliSession implements AutoCloseable {
     return tx;
   }
 
+  /** The config this session runs on. */
+  Config config() {
+    return configFor.apply(configFile);
+  }
+
   AdminApi admin() {
     return AdminApi.of(tx(), tx().archive().await());
   }

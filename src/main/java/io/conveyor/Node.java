@@ -247,10 +247,12 @@ public final class Node {
           new DequeueVerticle.Settings(nodeId, n.group(), n.workers(), n.idleWait(), n.drainTime(),
               config.transactions().stepTimeout(), config.archive().delay(), config.limits()), registration,
           tracing);
-      chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers.handoff());
+      chain = chain.compose(v -> deploy("dequeue", workers, n.drainTime())).onSuccess(v -> handoff = workers.handoff())
+          .compose(v -> deploy("await", new io.conveyor.bus.AwaitVerticle(redis, config.events().retention())));
     }
     if (n.has("api")) {
-      chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(redis, this::transactions)));
+      chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(redis, this::transactions,
+          t -> io.conveyor.domain.Events.on(t, catalog, config))));
       if (config.http().port() > 0) {
         HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::readiness);
         chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(config.http(), redis, this::transactions,
@@ -308,11 +310,8 @@ public final class Node {
 
   /** What the heartbeat key says about this node, read anew at each beat. */
   private JsonObject heartbeatInfo() {
-    return new JsonObject()
-        .put("nodeId", nodeId)
-        .put("group", config.node().group())
-        .put("roles", new JsonArray(config.node().roles()))
-        .put("host", config.cluster().host())
+    return new JsonObject().put("nodeId", nodeId).put("group", config.node().group())
+        .put("roles", new JsonArray(config.node().roles())).put("host", config.cluster().host())
         .put("httpPort", config.http().port())
         .put("version", BuildInfo.version())
         .put("started", started)

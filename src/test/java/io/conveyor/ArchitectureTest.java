@@ -176,6 +176,12 @@ class ArchitectureTest {
         .check(product);
   }
 
+  /** flow/await asks the node by a local address the pipeline package cannot import from the bus: one name. */
+  @Test
+  void the_await_step_and_the_bus_name_the_same_local_address() {
+    assertEquals(io.conveyor.bus.Addresses.EVENT_AWAIT, io.conveyor.pipeline.steps.FlowAwaitStep.ADDRESS);
+  }
+
   private static boolean within(JavaClass c, String root) {
     String p = c.getPackageName();
     return p.equals(root) || p.startsWith(root + ".");

@@ -40,6 +40,8 @@ class CliTest {
             + "{'type':'util/fail','params':{'note':'no money'}}]}")
         .pipeline("gate", "{'name':'gate','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/wait','params':{'switch':'go'}},{'type':'util/fixed-reply','params':{'reply':{}}}]}")
+        .pipeline("paid", "{'name':'paid','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'flow/await','params':{'event':'payment.settled','key':'${input.orderId}'}}]}")
         .pipeline("later", "{'name':'later','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/delay','params':{'duration':'2h'}},{'type':'util/fixed-reply','params':{'reply':{}}}]}")
         .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
@@ -180,10 +182,28 @@ class CliTest {
   }
 
   @Test
+  void event_send_wakes_the_owners_waiting_step_and_the_same_id_again_records_nothing() {
+    String txId = cli("start", "paid", "{\"orderId\":\"o-1\"}", "--owner", "acme", "--json").json().getString("txId");
+    Eventually.until(Duration.ofSeconds(10), "the await to sleep", () -> cmd("HGET", node.keys.stateH(txId),
+        "processingState").toString(), "sleeping"::equals);
+    Ran sent = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1",
+        "--json");
+    assertEquals(0, sent.code(), sent.err());
+    assertEquals("delivered", sent.json().getString("outcome"));
+    assertEquals(1, sent.json().getInteger("woken"));
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+    Ran again = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1");
+    assertTrue(again.out().startsWith("psp-1  delivered (sent before)"), again.out());
+    Ran bad = cli("event", "send", "payment.settled", "o-1", "--deliver", "some");
+    assertEquals(2, bad.code());
+    assertTrue(bad.err().contains("deliver"), bad.err());
+  }
+
+  @Test
   void usage_help_and_exit_codes() {
     Ran help = cli("help");
     assertEquals(0, help.code());
-    for (String command : List.of("start", "status", "list", "cancel", "retry", "switch", "wake", "tail", "group",
+    for (String command : List.of("start", "status", "list", "cancel", "retry", "switch", "wake", "event", "tail", "group",
         "schedule", "owner", "new-key")) {
       assertTrue(help.out().contains("  " + command), command + " in: " + help.out());
     }
@@ -196,7 +216,7 @@ class CliTest {
     assertTrue(typo.err().contains("no command lsit (did you mean list?)"), typo.err());
     Ran unknownCommand = cli("frobnicate");
     assertEquals(2, unknownCommand.code());
-    assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, switch, wake, tail, group,"
+    assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, switch, wake, event, tail, group,"
         + " schedule, owner, archive-quarantine, new-key, completion, help"), unknownCommand.err());
     assertTrue(Cli.handles(new String[] {"frobnicate"}), "the jar hands an unknown command to the command line");
     assertFalse(Cli.handles(new String[0]), "no argument starts a node");

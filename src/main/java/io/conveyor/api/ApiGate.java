@@ -44,6 +44,8 @@ public final class ApiGate implements RouteGroup {
         problem(ctx, e);
       }
     });
+    r.route("/api/v1/events").handler(ctx -> requireRole(ctx, ((ApiKeys.Principal) ctx.get(HttpIo.PRINCIPAL))
+        .has("admin") ? "admin" : "client"));
     r.route("/api/v1/pipelines*").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/cluster").handler(ctx -> requireRole(ctx, "admin"));
     r.route("/api/v1/stats").handler(ctx -> requireRole(ctx, "admin"));

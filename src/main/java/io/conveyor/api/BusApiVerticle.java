@@ -1,6 +1,7 @@
 package io.conveyor.api;
 
 import io.conveyor.bus.Addresses;
+import io.conveyor.domain.Events;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
@@ -17,18 +18,30 @@ import java.util.function.Function;
 public final class BusApiVerticle extends VerticleBase {
   private final RedisAccess redis;
   private final Function<StoreContext, Transactions> transactions;
+  private final Function<Transactions, Events> eventsOn;
   private Transactions tx;
 
-  /** transactions builds the service on this verticle's own Redis context, which it opens at start. */
-  public BusApiVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions) {
+  /**
+   * transactions builds the service on this verticle's own Redis context, which it opens at start; eventsOn the
+   * business events on that service.
+   */
+  public BusApiVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions,
+                        Function<Transactions, Events> eventsOn) {
     this.redis = redis;
     this.transactions = transactions;
+    this.eventsOn = eventsOn;
   }
 
   @Override
   public Future<?> start() {
     tx = transactions.apply(redis.open(vertx));
+    Events events = eventsOn.apply(tx);
     return Future.all(
+        // the owner is the body's: a clustered client is trusted, and the bridges put the key's owner there
+        vertx.eventBus().consumer(Addresses.EVENT_SEND, m -> replyJson(m, body(m, "owner", "name", "key", "payload",
+            "id", "deliver").compose(b -> b.getValue("owner") instanceof String owner && !owner.isEmpty()
+                ? events.send(owner, b) : Future.failedFuture(TxException.invalid("owner", "expected an owner")))
+            .map(Events.Sent::toJson))).completion(),
         // a traceparent header puts the start under the sender's trace (see Tracing)
         vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m)
             .compose(b -> tx.start(b, m.headers().get("traceparent"))))).completion(),

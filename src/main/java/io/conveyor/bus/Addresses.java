@@ -22,6 +22,16 @@ public final class Addresses {
   public static final String TX_RETRY = "conveyor.tx.retry";
   /** Set a switch: {txId, owner, name, value} → the summary; a transaction sleeping on it wakes at once. */
   public static final String TX_SWITCH = "conveyor.tx.switch";
+  /**
+   * Send a business event: {owner, name, key, payload?, id?, deliver?} → {id, outcome, woken, txId?}; it wakes the
+   * owner's flow/await steps waiting for that name and key, or starts a startOn pipeline, or is kept.
+   */
+  public static final String EVENT_SEND = "conveyor.event.send";
+  /**
+   * Command, local only: a flow/await step begins or ends its wait ({owner, name, key, waiter, timeoutMs,
+   * ending}) → {code, id?, payload?}; answered by the node's AwaitVerticle, which owns the Redis context.
+   */
+  public static final String EVENT_AWAIT = "conveyor.event.await";
 
   /** Fact, published on each node (local only) when any transaction completes: TxCompleted. */
   public static final String TX_COMPLETED = "conveyor.tx.completed";

@@ -8,7 +8,11 @@ import java.util.Map;
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
                      Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
-                     Limits limits) {
+                     Limits limits, Events events) {
+
+  /** Business events (flow/await): how long an event no step took, and what a step was given, are kept. */
+  public record Events(Duration retention) {
+  }
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 

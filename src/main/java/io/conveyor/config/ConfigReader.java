@@ -65,7 +65,8 @@ final class ConfigReader {
         new Config.Tracing(r.bool("tracing.enabled"), r.name("tracing.serviceName")), r.logging(),
         new Config.Limits(r.integer("limits.maxDepth", 1, 10_000), r.integer("limits.maxDescendants", 1, 100_000_000),
             r.integer("limits.maxLive", 1, 1_000_000_000), r.integer("limits.maxPayloadBytes", 2, 512 * 1024 * 1024),
-            r.integer("limits.maxErrors", 1, 10_000)));
+            r.integer("limits.maxErrors", 1, 10_000)),
+        new Config.Events(r.duration("events.retention", Duration.ofSeconds(1))));
   }
 
   /**

@@ -16,11 +16,12 @@ import java.util.TreeSet;
  * the policy of steps without their own (null: none); onFailure (or null) the pipeline that compensates a
  * transaction of this one that failed or was cancelled; priority (0-9) that of its starts that name none;
  * rateLimit (or null) how many of its transactions may be taken per second, minute or hour ("100/s");
- * maxConcurrency (0: no cap) how many of its transactions may run at once across the cluster.
+ * maxConcurrency (0: no cap) how many of its transactions may run at once across the cluster. startOn (or null)
+ * names a business event that starts a transaction of it when no step waits for it (signal-with-start).
  */
 public record Pipeline(String name, String nodeGroup, boolean transactionType, String description,
                        Duration timeout, RetryPolicy retry, String onFailure, int priority, String rateLimit,
-                       int maxConcurrency, List<StepDef> steps) {
+                       int maxConcurrency, List<StepDef> steps, String startOn) {
 
   /** What a rate limit looks like: a count from 1 to 9999999 per second, minute or hour ("100/s"). */
   public static final String RATE_LIMIT = "[1-9][0-9]{0,6}/[smh]";
@@ -76,6 +77,9 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
     }
     if (maxConcurrency != 0) {
       j.put("maxConcurrency", maxConcurrency);
+    }
+    if (startOn != null) {
+      j.put("startOn", new JsonObject().put("event", startOn));
     }
     return j.put("steps", s);
   }

@@ -14,6 +14,8 @@ public final class PipelineCatalog {
   private final PipelineParser parser;
   private final Map<String, CompiledPipeline> versions = new ConcurrentHashMap<>();
   private final Map<String, String> groups = new ConcurrentHashMap<>();
+  /** Event name → the transaction type that starts on it (startOn), as last published through this catalog. */
+  private final Map<String, String> startOn = new ConcurrentHashMap<>();
 
   public PipelineCatalog(PipelineParser parser) {
     this.parser = parser;
@@ -34,12 +36,21 @@ public final class PipelineCatalog {
         p.pipeline().ratePerSecond(), p.pipeline().maxConcurrency(), publishedAt)
         .compose(published -> {
           remember(p);
+          startOn.values().remove(p.pipeline().name());
+          if (p.pipeline().startOn() != null && p.pipeline().transactionType()) {
+            startOn.put(p.pipeline().startOn(), p.pipeline().name());
+          }
           if (published.kept() != null) {
             return refreshGroup(store, p.pipeline().name()).map(published);
           }
           groups.put(p.pipeline().name(), p.pipeline().nodeGroup());
           return Future.succeededFuture(published);
         });
+  }
+
+  /** The transaction type a business event of this name starts when no step waits for it (startOn), or null. */
+  public String startsOn(String event) {
+    return startOn.get(event);
   }
 
   /** A version of a pipeline, from memory or from Redis; fails when Redis has no such version. */

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 /** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
-      "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps");
+      "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps", "startOn");
   private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
@@ -101,8 +101,25 @@ public final class PipelineParser {
       step(steps.getValue(i), i, source, defs, created);
     }
     Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, retry,
-        onFailure, (Integer) priority, (String) rate, (Integer) cap, List.copyOf(defs));
+        onFailure, (Integer) priority, (String) rate, (Integer) cap, List.copyOf(defs),
+        startOn(json, (Boolean) startable, source + ": startOn"));
     return new CompiledPipeline(p, p.version(), List.copyOf(created), 0);
+  }
+
+  /** startOn {"event": name}: the business event that starts a transaction of this type; null when absent. */
+  private static String startOn(JsonObject json, boolean startable, String where) {
+    Object raw = json.getValue("startOn");
+    if (raw == null) {
+      return null;
+    }
+    if (!(raw instanceof JsonObject o) || !(o.getValue("event") instanceof String event)
+        || !event.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}") || o.size() != 1) {
+      throw new PipelineException(where + ": expected {\"event\": <event name of letters, digits, _ . ->}");
+    }
+    if (!startable) {
+      throw new PipelineException(where + ": only a transaction type (transactionType: true) can start on an event");
+    }
+    return event;
   }
 
   private void step(Object raw, int i, String source, List<StepDef> defs, List<Step> created) {

@@ -6,6 +6,7 @@ import io.conveyor.pipeline.steps.DelayStep;
 import io.conveyor.pipeline.steps.EventBusStep;
 import io.conveyor.pipeline.steps.FailStep;
 import io.conveyor.pipeline.steps.FixedReplyStep;
+import io.conveyor.pipeline.steps.FlowAwaitStep;
 import io.conveyor.pipeline.steps.HttpRequestStep;
 import io.conveyor.pipeline.steps.Outbound;
 import io.conveyor.pipeline.steps.ParallelStep;
@@ -24,7 +25,8 @@ public final class StepRegistry {
   public static StepRegistry withBuiltIns() {
     return new StepRegistry().register(new FixedReplyStep()).register(new DelayStep()).register(new FailStep())
         .register(new EventBusStep(ClusterChanges.NONE)).register(new ChildPipelineStep()).register(new WaitStep())
-        .register(new HttpRequestStep(Outbound.NONE)).register(new ParallelStep());
+        .register(new HttpRequestStep(Outbound.NONE)).register(new ParallelStep())
+        .register(new FlowAwaitStep());
   }
 
   /**

@@ -58,7 +58,17 @@ public enum Code {
   /** hop, fork: a child or branch would nest deeper than limits.maxDepth below its root. Nothing written. */
   DEPTH_EXCEEDED,
   /** hop, fork: the root's tree would hold more than limits.maxDescendants transactions. Nothing written. */
-  DESCENDANTS_EXCEEDED;
+  DESCENDANTS_EXCEEDED,
+  /** event-send, event-wait: the event was given to waiters (to this waiter). */
+  DELIVERED,
+  /** event-wait: registered as a waiter of its event key. */
+  WAITING,
+  /** event-wait: the step's time is up and no event came. */
+  TIMED_OUT,
+  /** event-send: no waiter, and a pipeline starts on the event (startOn). */
+  START,
+  /** event-send: an event of that id was recorded within the retention; nothing written. */
+  DUPLICATE;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

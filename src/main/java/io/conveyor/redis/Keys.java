@@ -52,7 +52,7 @@ public final class Keys {
     return parts.newTxId(partition);
   }
 
-  private String in(int p, String name) {
+  String in(int p, String name) {
     return prefix + parts.tag(p) + name;
   }
 

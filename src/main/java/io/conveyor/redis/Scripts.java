@@ -56,6 +56,9 @@ public final class Scripts {
   public final LuaScript archiveDrop = LuaScript.load("archive-drop");
   public final LuaScript memory = LuaScript.load("memory");
   public final LuaScript stuck = LuaScript.load("stuck");
+  public final LuaScript eventSend = LuaScript.load("event-send");
+  public final LuaScript eventWait = LuaScript.load("event-wait");
+  public final LuaScript eventReturn = LuaScript.load("event-return");
   /** What is sent for each script (by name): flagged or as written. */
   private final java.util.Map<String, LuaScript> sent;
 
@@ -94,7 +97,7 @@ public final class Scripts {
   public List<LuaScript> all() {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
-        archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck);
+        archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck, eventSend, eventWait, eventReturn);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

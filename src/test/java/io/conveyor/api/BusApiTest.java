@@ -29,6 +29,8 @@ class BusApiTest {
     node = new TestNode()
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'paid':true}}}]}")
+        .pipeline("pay", "{'name':'pay','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'flow/await','params':{'event':'payment.settled','key':'${input.orderId}'}}]}")
         .pipeline("held", "{'name':'held','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'test/hold'},{'type':'test/record'}]}")
         .start(steps.registry());
@@ -42,6 +44,22 @@ class BusApiTest {
 
   private JsonObject request(String address, Object body) {
     return bus.<JsonObject>request(address, body).await().body();
+  }
+
+  @Test
+  void a_program_sends_an_event_that_wakes_its_owners_waiting_step_and_a_bad_owner_is_refused() {
+    String txId = request(Addresses.TX_START, new JsonObject().put("type", "pay").put("owner", "acme")
+        .put("input", new JsonObject().put("orderId", "o-9"))).getString("txId");
+    Eventually.until(Duration.ofSeconds(10), "the await to sleep", () -> io.conveyor.testing.TestRedis.cmd("HGET",
+        node.keys.stateH(txId), "processingState").toString(), "sleeping"::equals);
+    JsonObject sent = request(Addresses.EVENT_SEND, new JsonObject().put("owner", "acme").put("name", "payment.settled")
+        .put("key", "o-9").put("payload", new JsonObject().put("ok", true)));
+    assertEquals("delivered", sent.getString("outcome"));
+    assertEquals(1, sent.getInteger("woken"));
+    assertEquals("success", node.awaitFinal(txId).status().wire());
+    ReplyException refused = assertThrows(ReplyException.class, () -> request(Addresses.EVENT_SEND,
+        new JsonObject().put("owner", "ac\u0085me").put("name", "payment.settled").put("key", "o-9")));
+    assertEquals("owner", TxException.fromJson(new JsonObject(refused.getMessage())).field());
   }
 
   @Test

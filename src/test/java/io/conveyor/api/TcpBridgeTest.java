@@ -99,6 +99,18 @@ class TcpBridgeTest {
   }
 
   @Test
+  void a_client_sends_an_event_as_the_keys_owner_and_may_not_send_one_for_another() throws IOException {
+    JsonObject sent = call(Addresses.EVENT_SEND, "secret-acme", new JsonObject().put("name", "payment.settled")
+        .put("key", "o-1").put("id", "e-1"), "r-1");
+    assertEquals("message", sent.getString("type"), sent.encode());
+    assertEquals("kept", sent.getJsonObject("body").getString("outcome"));
+    JsonObject refused = call(Addresses.EVENT_SEND, "secret-acme", new JsonObject().put("name", "payment.settled")
+        .put("key", "o-1").put("owner", "globex"), "r-2");
+    assertEquals("err", refused.getString("type"), refused.encode());
+    assertEquals("access_denied", refused.getString("message"), refused.encode());
+  }
+
+  @Test
   void a_message_without_a_valid_client_key_or_to_another_address_is_refused_and_changes_nothing()
       throws IOException {
     List<String> before = TestRedis.traces(node.prefix);

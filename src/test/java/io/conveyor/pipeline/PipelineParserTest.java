@@ -33,6 +33,35 @@ class PipelineParserTest {
   }
 
   @Test
+  void startOn_names_an_event_of_a_transaction_type_and_is_part_of_the_version() {
+    String base = "{'name':'p','nodeGroup':'g','transactionType':true,'startOn':{'event':'order.placed'},'steps':["
+        + "{'type':'flow/await','params':{'event':'order.placed','key':'${input.orderId}'}}]}";
+    CompiledPipeline p = parser.parse(json(base), "f.json");
+    assertEquals("order.placed", p.pipeline().startOn());
+    assertEquals(p.version(), parser.parse(p.pipeline().toJson(), "stored").version());
+    assertNotEquals(p.version(), parser.parse(json(base.replace("'startOn':{'event':'order.placed'},", "")), "f.json")
+        .version());
+    assertTrue(refusal(base.replace("'transactionType':true", "'transactionType':false"))
+        .startsWith("f.json: startOn: only a transaction type"));
+    assertTrue(refusal(base.replace("{'event':'order.placed'}", "{'event':'order placed'}"))
+        .startsWith("f.json: startOn: expected {\"event\""));
+    assertTrue(refusal(base.replace("{'event':'order.placed'}", "{'event':'o','key':'k'}"))
+        .startsWith("f.json: startOn: expected"));
+  }
+
+  @Test
+  void flow_await_params_are_checked_at_load() {
+    String base = "{'name':'p','nodeGroup':'g','steps':[{'type':'flow/await','params':%s}]}";
+    assertTrue(refusal(String.format(base, "{'key':'k'}")).contains("params.event: expected a string"));
+    assertTrue(refusal(String.format(base, "{'event':'a b','key':'k'}")).contains("params.event: expected an event name"));
+    assertTrue(refusal(String.format(base, "{'event':'a','key':'${input}'}")).contains("params.key: unknown placeholder"));
+    assertTrue(refusal(String.format(base, "{'event':'a','key':'k','onTimeout':'skip'}"))
+        .contains("params.onTimeout: expected fail or continue"));
+    assertTrue(refusal(String.format(base, "{'event':'a','key':'k','default':{}}"))
+        .contains("params.default: only with onTimeout continue"));
+  }
+
+  @Test
   void a_name_with_a_control_character_is_refused_naming_file_and_field() {
     String m = assertThrows(PipelineException.class, () -> parser.parse(new JsonObject().put("name", "ord\u0000er")
         .put("nodeGroup", "master").put("steps", new io.vertx.core.json.JsonArray()), "order.json")).getMessage();
