@@ -302,8 +302,14 @@ final class Cli {
         break;
       }
       if (!args.contains("--all")) {
-        out.println(json ? new JsonObject().put("next", next).encode() : "more: --cursor " + next);
-        break;
+        // a short page with a cursor is a walk cut by its time budget, never "no match"
+        if (!json && page.getBoolean("partial", false)) {
+          out.println("stopped after its time budget (" + Search.BUDGET.toMillis() + " ms), having looked down to "
+              + "created " + page.getString("scannedTo") + "; go on with the cursor below, or --all");
+        }
+        out.println(json ? new JsonObject().put("next", next).put("partial", page.getBoolean("partial", false))
+            .put("scannedTo", page.getString("scannedTo")).encode() : "more: --cursor " + next);
+        return OK;
       }
       params.put("cursor", next);
     }
