@@ -37,6 +37,23 @@ public final class Search {
   private static final Set<String> FINAL = Set.of("success", "failed", "aborted", "cancelled", "timeout",
       "internal-error");
   /**
+   * The phase indexes (Keys.phaseZ) and the phases each holds: a live transaction is added by the script that
+   * brings it into one of them (complete and the cancels: ended other than success; retry, and a sleep of a step
+   * a retry runs again: retrying; sleep on a switch, hop, fork: waiting), and leaves when archived or when a
+   * search finds it has left them. Operators look for these all day, and few transactions are in them.
+   */
+  private static final Map<String, Set<String>> HELD = Map.of(
+      "ended", Set.of("failed", "aborted", "cancelled", "timeout", "internal-error"),
+      "retrying", Set.of("retrying"), "waiting", Set.of("waiting"));
+  /** Each indexed phase's index. */
+  private static final Map<String, String> INDEXED = indexed();
+
+  private static Map<String, String> indexed() {
+    Map<String, String> m = new java.util.HashMap<>();
+    HELD.forEach((name, phases) -> phases.forEach(ph -> m.put(ph, name)));
+    return Map.copyOf(m);
+  }
+  /**
    * Entries of one partition's index looked at per script call at most: a rare filter over a deep backlog goes on
    * in the next call, so no call holds Redis long (a few ms).
    */
@@ -184,7 +201,8 @@ public final class Search {
   public Future<JsonObject> run(Query q) {
     List<String> statuses = q.phases().stream().filter(FINAL::contains).toList();
     boolean askArchive = archive != null && (q.phases().isEmpty() || !statuses.isEmpty());
-    SearchWalk walk = new SearchWalk(reads, keys.all(), askArchive ? archive : null, statuses, q, perCall);
+    SearchWalk walk = new SearchWalk(reads, keys.all(), indexes(q.phases()), askArchive ? archive : null, statuses, q,
+        perCall);
     return walk.run(ticker, ticker.nanos() + budget.toNanos()).compose(page -> summaries(page.hits()).map(rows -> {
       JsonObject out = new JsonObject().put("transactions", rows)
           .put("next", page.next() == null ? null : cursor(page.next())).put("partial", page.partial());
@@ -193,6 +211,21 @@ public final class Search {
       }
       return out;
     }));
+  }
+
+  /**
+   * What each partition's walk reads for these phases: the phase indexes that hold them all, when every phase
+   * asked for has one; else liveZ.
+   */
+  static List<SearchWalk.Index> indexes(Set<String> phases) {
+    if (phases.isEmpty() || !INDEXED.keySet().containsAll(phases)) {
+      return List.of(new SearchWalk.Index(null, Set.of(), phases));
+    }
+    Map<String, Set<String>> asked = new java.util.TreeMap<>();
+    phases.forEach(ph -> asked.computeIfAbsent(INDEXED.get(ph), n -> new TreeSet<>()).add(ph));
+    List<SearchWalk.Index> out = new ArrayList<>();
+    asked.forEach((name, some) -> out.add(new SearchWalk.Index(name, HELD.get(name), some)));
+    return out;
   }
 
   private static String cursor(SearchWalk.Hit h) {

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One page of a search, gathered from its sources (each partition's liveZ, and the archive) call after call until
@@ -30,15 +31,24 @@ final class SearchWalk {
   record Page(List<Hit> hits, Hit next, boolean partial, Hit scannedTo) {
   }
 
+  /**
+   * What each partition's walk reads: liveZ (index null, phases the query's) or a phase index (Keys.phaseZ) that
+   * holds the phases held, asked for the query's phases among them.
+   */
+  record Index(String index, Set<String> held, Set<String> phases) {
+  }
+
   /** One source: what it found so far, and where it stopped looking (null once it has nothing more). */
   private final class Source {
     private final Integer partition;
+    private final Index index;
     private final List<Hit> hits = new ArrayList<>();
     private Hit stop;
     private boolean asked;
 
-    private Source(Integer partition) {
+    private Source(Integer partition, Index index) {
       this.partition = partition;
+      this.index = index;
     }
 
     private boolean more() {
@@ -58,8 +68,8 @@ final class SearchWalk {
               return null;
             });
       }
-      return reads.search(partition, q.owner(), q.pipeline(), q.phases(), q.externalId(), q.text(), q.from(),
-          q.to(), afterCreated, afterTx, ask, perCall).map(found -> {
+      return reads.search(partition, index.index(), index.held(), q.owner(), q.pipeline(), index.phases(),
+          q.externalId(), q.text(), q.from(), q.to(), afterCreated, afterTx, ask, perCall).map(found -> {
             found.matches().forEach(m -> hits.add(new Hit(m.created(), m.txId(), m.phase(), null)));
             stop = found.nextCreated() == null ? null : new Hit(found.nextCreated(), found.nextTx(), null, null);
             return null;
@@ -77,18 +87,21 @@ final class SearchWalk {
   private Source archived;
   private int rounds;
 
-  /** statuses: the final statuses the query asks of the archive; archive null: the archive is not asked. */
-  SearchWalk(ReadStore reads, List<Integer> partitions, ArchiveStore archive, List<String> statuses,
-             Search.Query q, int perCall) {
+  /**
+   * Each partition walks each of indexes; statuses: the final statuses the query asks of the archive; archive
+   * null: the archive is not asked.
+   */
+  SearchWalk(ReadStore reads, List<Integer> partitions, List<Index> indexes, ArchiveStore archive,
+             List<String> statuses, Search.Query q, int perCall) {
     this.reads = reads;
     this.archive = archive;
     this.q = q;
     this.statuses = statuses;
     this.want = q.limit() + 1;
     this.perCall = perCall;
-    partitions.forEach(p -> sources.add(new Source(p)));
+    partitions.forEach(p -> indexes.forEach(i -> sources.add(new Source(p, i))));
     if (archive != null) {
-      archived = new Source(null);
+      archived = new Source(null, null);
       sources.add(archived);
     }
   }
