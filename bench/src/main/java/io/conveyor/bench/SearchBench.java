@@ -74,7 +74,8 @@ public final class SearchBench {
             + " jsonb_build_object('owner', 'owner-' || (g % 1000), 'type', 'pipeline-' || (g % 20), 'status',"
             + " (ARRAY['success','success','success','failed','cancelled'])[1 + g % 5], 'created', ("
             + start + " + g::bigint * " + (30 * day / rows) + ")::text, 'metadata', '{\"order\":' || g || '}',"
-            + " 'processingState', 'complete'), now()"
+            + " 'processingState', 'complete', 'attempt', '1', 'updated', (" + start + " + g::bigint * "
+            + (30 * day / rows) + " + 50)::text), now()"
             + " FROM generate_series(" + from + ", " + (to - 1) + ") g").execute().await();
         System.err.printf("search bench: %,d of %,d rows written%n", to, rows);
       }
