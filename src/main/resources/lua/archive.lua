@@ -2,7 +2,8 @@
 -- if the caller leads the archive role, hand out the next batch of due, finished transactions.
 -- KEYS[1] toArchiveZ   KEYS[2] toArchiveLock1   KEYS[3] toArchiveLock2   KEYS[4] exceptionZ
 -- KEYS[5] liveZ (the search index: what is deleted here leaves it)
--- KEYS[5 + i] stateH:<txId> of the i-th transaction the caller wrote
+-- KEYS[6..8] phaseZ:ended, phaseZ:retrying, phaseZ:waiting (the phase indexes: likewise)
+-- KEYS[8 + i] stateH:<txId> of the i-th transaction the caller wrote
 -- ARGV[1] nodeId   ARGV[2] now (ms)   ARGV[3] batch size (0: confirm only)   ARGV[4] lease (ms)
 -- ARGV[5] grace (ms)   ARGV[6] the stateH key prefix (Keys.stateH("")): the due transactions are known only
 --   once toArchiveZ is read, so their keys are the prefix and the txId
@@ -23,10 +24,11 @@
 local toArchiveKey, lock1, lock2, exceptionKey, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local nodeId, now, batch, lease, grace, statePrefix, holdFor = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5],
   ARGV[6], ARGV[7]
-local writtenCount = #KEYS - 5
+local phaseKeys = {KEYS[6], KEYS[7], KEYS[8]}
+local writtenCount = #KEYS - 8
 -- written transaction i: its stateH key, txId, and the stamp it was handed out with
 local function written_of(i)
-  return KEYS[5 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
+  return KEYS[8 + i], ARGV[8 + 2 * (i - 1)], ARGV[9 + 2 * (i - 1)]
 end
 
 local function stamp(key)
@@ -60,7 +62,11 @@ for i = 1, writtenCount do
   end
 end
 for from = 1, #gone, 1000 do
-  redis.call('ZREM', liveKey, unpack(gone, from, math.min(from + 999, #gone)))
+  local chunk = {unpack(gone, from, math.min(from + 999, #gone))}
+  redis.call('ZREM', liveKey, unpack(chunk))
+  for _, phaseKey in ipairs(phaseKeys) do
+    redis.call('ZREM', phaseKey, unpack(chunk))
+  end
 end
 
 -- a call that only confirms or records (ARGV[3] = 0) renews a lease it holds but never takes a free one:

@@ -5,6 +5,7 @@
 -- KEYS[1] cancelL   KEYS[2] toArchiveZ   KEYS[3] notify (channel)   KEYS[4] sleepingZ
 -- KEYS[5..7] stats1H, stats2H, stats3H of the slots that hold now   KEYS[8] liveZ (a compensation is added)
 -- KEYS[9] liveOwnersH (each transaction ended here stops counting as live; a compensation starts to: lib/live.lua)
+-- KEYS[10] phaseZ:ended (a search index: each transaction cancelled here is added, by created)
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)   ARGV[3] floor: entries of cancelL below it are left alone
 -- ARGV[4..9] the partition's stateH, qOutL, qRingL, pipelineH, qInZ and webhookH key prefixes: the
 --   transactions are known only from cancelL, and a compensation's pipeline and group only from the states
@@ -28,7 +29,7 @@ local statePrefix, outPrefix, ringPrefix, pipelinePrefix, inPrefix, webhookPrefi
 local env = {now = now, archiveAt = tonumber(now) + archiveDelay, counts = {}, archiveKey = archiveKey,
   notifyKey = notifyKey, sleepingKey = sleepingKey, walkKey = walkKey, prefixes = {state = statePrefix,
   out = outPrefix, ring = ringPrefix, pipeline = pipelinePrefix, queue = inPrefix, webhook = webhookPrefix,
-  live = liveKey, liveOwners = live_batch(liveOwnersKey)}}
+  live = liveKey, liveOwners = live_batch(liveOwnersKey), ended = KEYS[10]}}
 local pending = fork_walk(env, WALK_BUDGET, floor)
 stats_write({stats1, stats2, stats3}, now, env.counts)
 live_flush(env.prefixes.liveOwners)

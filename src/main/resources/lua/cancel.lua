@@ -4,6 +4,7 @@
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
 -- KEYS[11] cancelL (the partition's cancel walk, lib/fork.lua)
 -- KEYS[12] liveOwnersH (each transaction ended here stops counting as live; a compensation starts to: lib/live.lua)
+-- KEYS[13] phaseZ:ended (a search index: each transaction cancelled here is added, by created)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] archive delay (ms)
 -- ARGV[5], ARGV[6], ARGV[7] the stateH, qOutL and qRingL key prefixes (Keys.stateH(""), …): the child a
 --   transaction waits for (field waitingFor) and the parent that waits for it (parentTxId, parentGroup) are
@@ -51,7 +52,7 @@ local fairPrefix, ownerPrefix = ARGV[11], ARGV[12]
 local env = {now = now, archiveAt = tonumber(now) + archiveDelay, counts = {}, archiveKey = toArchiveKey,
   notifyKey = notifyKey, sleepingKey = sleepingKey, prefixes = {state = statePrefix, pipeline = pipelinePrefix,
   queue = inPrefix, out = outPrefix, ring = ringPrefix, webhook = webhookPrefix, live = liveKey,
-  liveOwners = live_batch(liveOwnersKey)}, walkKey = walkKey}
+  liveOwners = live_batch(liveOwnersKey), ended = KEYS[13]}, walkKey = walkKey}
 local prefixes, counts, archiveAt = env.prefixes, env.counts, env.archiveAt
 
 local s = redis.call('HMGET', key, 'processingState', 'status', 'owner', 'group', 'type', 'waitingFor',

@@ -4,7 +4,8 @@
 -- KEYS[5] webhooksZ   KEYS[6..8] stats1H, stats2H, stats3H of the slots that hold now   KEYS[9] sleepingZ
 -- KEYS[10] liveZ (the search index: a compensation started here is added)
 -- KEYS[11] cancelL (the partition's cancel walk: a join decided here puts the branches still going on it)
--- For transaction i (1..n), two keys from KEYS[11 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
+-- KEYS[12] phaseZ:ended (a search index: each transaction that ends other than success is added, by created)
+-- For transaction i (1..n), two keys from KEYS[12 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
 -- KEYS[#KEYS] liveOwnersH, after every other key: a completion ends a live transaction (lib/live.lua); a
 --   compensation started here begins one
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
@@ -47,13 +48,13 @@
 
 local processingKey, inflightKey, toArchiveKey, notifyKey, webhooksKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local stats1, stats2, stats3, sleepingKey, liveKey, walkKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
-local liveOwnersKey = KEYS[#KEYS]
+local endedKey, liveOwnersKey = KEYS[12], KEYS[#KEYS]
 local now, archiveDelay, statePrefix, outPrefix, ringPrefix = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5]
 local pipelinePrefix, inPrefix, webhookPrefix = ARGV[6], ARGV[7], ARGV[8]
 local maxErrors = tonumber(ARGV[#ARGV])
-local txCount = (#KEYS - 12) / 2
+local txCount = (#KEYS - 13) / 2
 -- transaction i: its stateH and webhookH keys
-local function tx_keys(i) return KEYS[11 + 2 * (i - 1) + 1], KEYS[11 + 2 * (i - 1) + 2] end
+local function tx_keys(i) return KEYS[12 + 2 * (i - 1) + 1], KEYS[12 + 2 * (i - 1) + 2] end
 -- transaction i: txId, attempt, status, output, note, the last step's time, the last failed attempt's error
 local function tx_args(i)
   local a = 8 + 7 * (i - 1) + 1
@@ -64,7 +65,7 @@ local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1
 -- what a completion drops from the state, as read into fields 18-24 below (data only when it succeeded)
 local DROPPED = {'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data'}
 local prefixes = {state = statePrefix, pipeline = pipelinePrefix, queue = inPrefix, ring = ringPrefix,
-  webhook = webhookPrefix, live = liveKey, liveOwners = live_batch(liveOwnersKey)}
+  webhook = webhookPrefix, live = liveKey, liveOwners = live_batch(liveOwnersKey), ended = endedKey}
 local archiveAt = tonumber(now) + archiveDelay
 local replies = {}
 local counts = {}
@@ -99,7 +100,7 @@ for i = 1, txCount do
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
     'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot', 'stepTimes',
     'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace',
-    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data')
+    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
     replies[i] = CODE.BAD_STATUS
@@ -137,6 +138,9 @@ for i = 1, txCount do
       redis.call('HDEL', key, unpack(drop))
     end
     done[#done + 1] = id
+    if status ~= 'success' and s[25] then
+      redis.call('ZADD', endedKey, s[25], id)
+    end
     live_ended(prefixes.liveOwners, s[4])
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others

@@ -3,7 +3,8 @@
 -- KEYS[1] stateH:<parentTxId>   KEYS[2] processingZ   KEYS[3] inflightZ:<nodeId>
 -- KEYS[4..6] stats1H, stats2H, stats3H of the slots that hold now (each branch counts as queued)
 -- KEYS[7] liveZ (the search index: each branch is added)
--- For branch i (1..n), four keys from KEYS[7 + 4(i-1) + 1]: stateH:<branchTxId>, pipelineH:<its pipeline>,
+-- KEYS[8] phaseZ:waiting (a search index: the parent, now waiting for the join, is added by its created)
+-- For branch i (1..n), four keys from KEYS[8 + 4(i-1) + 1]: stateH:<branchTxId>, pipelineH:<its pipeline>,
 --   qInZ:<its group>, qRingL:<its group> (the group the caller expects; checked)
 -- KEYS[#KEYS] liveOwnersH, after the branches' keys (each branch is live: lib/live.lua)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parallel step   ARGV[4] now
@@ -35,12 +36,12 @@
 
 local parentKey, processingKey, inflightKey, stats1, stats2, stats3, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
   KEYS[5], KEYS[6], KEYS[7]
-local liveOwnersKey = KEYS[#KEYS]
+local waitingKey, liveOwnersKey = KEYS[8], KEYS[#KEYS]
 local id, attempt, stepIndex, now, need, all, cof, max = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]),
   ARGV[6] == '1', ARGV[7] == '1', tonumber(ARGV[8])
-local n = (#KEYS - 8) / 4
+local n = (#KEYS - 9) / 4
 -- branch i: its keys (stateH, pipelineH, qInZ, qRingL) and args (txId, pipeline, input, expected group)
-local function branch_keys(i) local k = 7 + 4 * (i - 1) return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4] end
+local function branch_keys(i) local k = 8 + 4 * (i - 1) return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4] end
 local function branch_args(i) local a = 8 + 4 * (i - 1) return ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4] end
 local trace, statePrefix = ARGV[8 + 4 * n + 1] or '', ARGV[8 + 4 * n + 2]
 local maxDepth, maxDescendants = tonumber(ARGV[8 + 4 * n + 3]), tonumber(ARGV[8 + 4 * n + 4])
@@ -103,6 +104,9 @@ redis.call('HDEL', parentKey, 'forkOk', 'forkFailed')
 redis.call('HSET', parentKey, 'processingState', 'sleeping', 'waitingFor', 'fork', 'step', stepIndex, 'updated', now,
   'fork', cjson.encode({ids = ids, need = need, all = all, cof = cof, max = max,
     next = math.min(max, n)}))
+if parent[11] then
+  redis.call('ZADD', waitingKey, parent[11], id)
+end
 queue_leave_node(parentKey, processingKey, inflightKey, id)
 stats_write({stats1, stats2, stats3}, now, counts)
 live_flush(liveCount)

@@ -5,6 +5,7 @@
 -- KEYS[8..10] stats1H, stats2H, stats3H of the slots that hold now (the child counts as queued)
 -- KEYS[11] liveZ (the search index: the child is added)
 -- KEYS[12] liveOwnersH (the child is live: lib/live.lua)
+-- KEYS[13] phaseZ:waiting (a search index: the parent, now waiting for its child, is added by its created)
 -- ARGV[1] parentTxId   ARGV[2] attempt the node was given   ARGV[3] index of the parent's child step
 -- ARGV[4] childTxId    ARGV[5] child pipeline   ARGV[6] child input JSON   ARGV[7] now (ms)
 -- ARGV[8] expected child group   ARGV[9] the child's trace (the traceparent of the step's span) or ''
@@ -31,7 +32,7 @@
 
 local parentKey, childKey, pipelineKey, inKey, ringKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local processingKey, inflightKey, stats1, stats2, stats3 = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local liveKey, liveOwnersKey = KEYS[11], KEYS[12]
+local liveKey, liveOwnersKey, waitingKey = KEYS[11], KEYS[12], KEYS[13]
 local parentId, attempt, stepIndex, child, pipeline = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local input, now, group, trace, statePrefix, maxDepth = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local maxDescendants = ARGV[12]
@@ -71,6 +72,9 @@ local liveCount = live_batch(liveOwnersKey)
 live_began(liveCount, parent[3])
 live_flush(liveCount)
 redis.call('HSET', parentKey, 'processingState', 'sleeping', 'waitingFor', child, 'step', stepIndex, 'updated', now)
+if parent[11] then
+  redis.call('ZADD', waitingKey, parent[11], parentId)
+end
 queue_leave_node(parentKey, processingKey, inflightKey, parentId)
 local counts = {}
 stats_tally(counts, 'queued', p[2], pipeline, parent[3])

@@ -1,7 +1,8 @@
--- search: walk a partition's transactions newest first (liveZ, scored by created) and answer those that match,
--- for the transaction search (GET /api/v1/transactions, GET /api/v1/admin/transactions). Reads only, except
--- that an entry whose transaction Redis no longer holds leaves the index.
--- KEYS[1] liveZ
+-- search: walk a partition's transactions newest first (liveZ, or a phase index, scored by created) and answer
+-- those that match, for the transaction search (GET /api/v1/transactions, GET /api/v1/admin/transactions). Reads
+-- only, except that an entry whose transaction Redis no longer holds leaves the index, and so does an entry of a
+-- phase index whose transaction has left the index's phases (the script that puts it back adds it again).
+-- KEYS[1] liveZ, or a phaseZ:<name> (ended: what ended other than success; retrying; waiting)
 -- ARGV[1] the stateH key prefix (Keys.stateH("")): the walked txIds, known only once liveZ is read, name their
 --   stateH keys
 -- ARGV[2] the highest created (ms) to look at: '+inf', a number (inclusive), or '(' and a number (exclusive)
@@ -13,15 +14,24 @@
 --   (",queued,failed,") or '' (any): a transaction's phase is its status once final, else where it stands:
 --   queued, running, sleeping, waiting (for a child, branches or a switch), retrying, scheduled
 -- ARGV[10] externalId or ''   ARGV[11] text that its metadata JSON must hold, lower case, or ''
+-- ARGV[12] the phases KEYS[1] holds, as ARGV[9] (",failed,cancelled,"), or '' (liveZ: every transaction)
 -- Replies: {matches, next}: matches a flat list txId, created, phase, …; next '' when the walk reached the
 --   lowest created, else "<created> <txId>" of the last entry looked at (everything down to it was looked at)
 
-local liveKey = KEYS[1]
+local indexKey = KEYS[1]
 local statePrefix, max, skipFrom, min = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local want, budget = tonumber(ARGV[5]), tonumber(ARGV[6])
-local owner, pipeline, phases, ext, text = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local owner, pipeline, phases, ext, text, held = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12] or ''
+
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 
+-- a field given and not empty (retry.lua and a plain sleep write waitingSwitch '')
+local function given(v)
+  return v and v ~= ''
+end
+
+-- Where a transaction stands. A new phase (say, stuck) is one more branch here, a name in Search.PHASES and,
+-- if it is to be found without a scan, a phaseZ the scripts that enter it add to (Search.INDEXES).
 local function phase_of(s)
   if finals[s[3]] then
     return s[3]
@@ -30,9 +40,9 @@ local function phase_of(s)
   if p == 'processing' then
     return 'running'
   elseif p == 'sleeping' then
-    if s[7] or s[8] then
+    if given(s[7]) or given(s[8]) then
       return 'waiting'
-    elseif s[9] then
+    elseif given(s[9]) then
       return 'retrying'
     end
     return 'sleeping'
@@ -49,7 +59,7 @@ local chunk = 1000
 local lastScore, lastId
 local done = false
 while not done and #matches < want * 3 and looked < budget do
-  local rows = redis.call('ZRANGE', liveKey, max, min, 'BYSCORE', 'REV', 'LIMIT', 0, chunk, 'WITHSCORES')
+  local rows = redis.call('ZRANGE', indexKey, max, min, 'BYSCORE', 'REV', 'LIMIT', 0, chunk, 'WITHSCORES')
   if #rows == 0 then
     done = true
     break
@@ -64,7 +74,9 @@ while not done and #matches < want * 3 and looked < budget do
       local s = redis.call('HMGET', statePrefix .. id, 'owner', 'type', 'status', 'processingState', 'externalId',
         'metadata', 'waitingFor', 'waitingSwitch', 'retry')
       if not s[1] then
-        redis.call('ZREM', liveKey, id)
+        redis.call('ZREM', indexKey, id)
+      elseif held ~= '' and not string.find(held, ',' .. phase_of(s) .. ',', 1, true) then
+        redis.call('ZREM', indexKey, id)
       elseif (owner == '' or s[1] == owner) and (pipeline == '' or s[2] == pipeline)
           and (ext == '' or s[5] == ext)
           and (text == '' or (s[6] and string.find(string.lower(s[6]), text, 1, true))) then

@@ -2,6 +2,8 @@
 -- time as a fallback); the same step runs again when it wakes, with its retry counter raised.
 -- KEYS[1] stateH:<txId>   KEYS[2] sleepingZ   KEYS[3] processingZ   KEYS[4] inflightZ:<nodeId>
 -- KEYS[5] qInZ:<group>    KEYS[6] qRingL:<group>   (used when a switch changed already: see below)
+-- KEYS[7] phaseZ:waiting, KEYS[8] phaseZ:retrying (search indexes: a transaction that waits for a switch is
+--   added to the first by its created; one that sleeps in a step a retry runs again, to the second)
 -- ARGV[1] txId   ARGV[2] attempt the node was given   ARGV[3] wake time (ms)   ARGV[4] switch name or ''
 -- ARGV[5] now (ms)
 -- Replies:
@@ -19,9 +21,10 @@
 -- #include queue
 
 local key, sleepingKey, processingKey, inflightKey, inKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local ringKey = KEYS[6]
+local ringKey, waitingKey, retryingKey = KEYS[6], KEYS[7], KEYS[8]
 local id, attempt, wakeAt, name, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local s = redis.call('HMGET', key, 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested')
+local s = redis.call('HMGET', key, 'attempt', 'processingState', 'switches', 'acks', 'cancelRequested', 'created',
+  'retry')
 local refused = fence_refusal(s[1], s[2], s[5], attempt)
 if refused then
   return refused
@@ -39,4 +42,7 @@ if name ~= '' and s[3] then
 end
 redis.call('HSET', key, 'processingState', 'sleeping', 'waitingSwitch', name, 'updated', now)
 redis.call('ZADD', sleepingKey, wakeAt, id)
+if s[6] and (name ~= '' or s[7]) then
+  redis.call('ZADD', name ~= '' and waitingKey or retryingKey, s[6], id)
+end
 return {CODE.SLEEPING}

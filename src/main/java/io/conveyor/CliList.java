@@ -86,8 +86,8 @@ final class CliList implements Callable<Integer> {
       }
       if (!all) {
         more = true;
-        s.out.println(s.json() ? new JsonObject().put("next", next).encode() : "more: --cursor " + next
-            + reach(page));
+        s.out.println(s.json() ? new JsonObject().put("next", next).put("partial", page.getBoolean("partial", false))
+            .put("scannedTo", page.getString("scannedTo")).encode() : "more: --cursor " + next + reach(page));
         break;
       }
       int sofar = shown;
@@ -98,7 +98,7 @@ final class CliList implements Callable<Integer> {
       query = Search.parse(params, null);
     }
     if (!s.json() && shown == 0) {
-      // a page may come back empty with a cursor (the search looks at a bounded number of entries per call)
+      // a page comes back short with a cursor only when the search ran out of its time budget
       s.out.println(more ? "none on this page, but the search has not looked at everything: more may match"
           + " further on (--cursor above, or --all)" : "no transaction matches");
     }
@@ -106,12 +106,12 @@ final class CliList implements Callable<Integer> {
   }
 
   /**
-   * The hook for what a page says about how far the search looked (the search API is to answer pages that
-   * stop early with a field such as partial or scannedTo): what the progress line and "more:" should add about
-   * it. Nothing yet: the page's fields are the search's to define, and list shows them once it does.
+   * What a page says about how far its search looked: a page cut by the search's time budget (partial) says down
+   * to which created time it looked, so a short or empty page is never read as "no more match".
    */
   static String reach(JsonObject page) {
-    return "";
+    return page.getBoolean("partial", false) ? " (the search stopped after its time budget, " + Search.BUDGET.toMillis()
+        + " ms, having looked down to created " + page.getString("scannedTo") + ")" : "";
   }
 
   private static void put(Map<String, String> params, String name, String value) {

@@ -64,7 +64,8 @@ public final class HttpWiring {
   /** The route groups for one verticle, in the order it mounts them. */
   public List<RouteGroup> on(Vertx vertx, StoreContext redis, Transactions tx) {
     ArchiveAdmin archiveAdmin = new ArchiveAdmin(new QuarantineStore(redis), config.archive().lagWarning(), metrics);
-    Search search = new Search(new ReadStore(redis), redis.keys(), archive);
+    Search search = new Search(new ReadStore(redis), redis.keys(), archive, Search.PER_CALL, redis.ticker(),
+        config.http().searchBudget());
     List<RouteGroup> groups = new ArrayList<>();
     groups.add(new HealthRoutes(redis, tx, config.redis(), archive, archiveAdmin, pipelineFiles, clusterState));
     if (config.bridge().sockjs()) {

@@ -4,7 +4,7 @@
 -- caller no longer owns the parent, CANCELLED when its owner asked to cancel it.
 local function child_parent(key, attempt)
   local parent = redis.call('HMGET', key, 'attempt', 'processingState', 'owner', 'metadata', 'group',
-    'cancelRequested', 'priority', 'qBoost', 'root', 'depth')
+    'cancelRequested', 'priority', 'qBoost', 'root', 'depth', 'created')
   local refused = fence_refusal(parent[1], parent[2], parent[6], attempt)
   if refused then
     return nil, refused

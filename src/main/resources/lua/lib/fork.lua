@@ -1,7 +1,8 @@
 -- fork (included by complete.lua and cancel.lua, after queue, webhooks, stats and compensate): cancelling
 -- down a chain of waiting transactions, and the join of a flow/parallel step (see fork.lua).
 -- env is a table: now, archiveAt, counts (stats), prefixes {state, pipeline, queue, out, ring, webhook, live,
--- liveOwners (lib/live.lua, included before this)},
+-- liveOwners (lib/live.lua, included before this), ended (phaseZ:ended, the search index of what ended other
+-- than success)},
 -- archiveKey (toArchiveZ), notifyKey, sleepingKey (sleepingZ), walkKey (cancelL), all of the partition.
 --
 -- A parent waiting on a parallel step has processingState sleeping, waitingFor 'fork' and the field fork:
@@ -21,6 +22,10 @@ local function fork_end_cancelled(key, id, note, owner, group, type, env)
   -- data (the next step's input) stays: rerun.lua may run the transaction again from there
   redis.call('HDEL', key, 'waitingFor', 'retry', 'stepAttempt')
   redis.call('ZREM', env.sleepingKey, id)
+  local created = redis.call('HGET', key, 'created')
+  if created then
+    redis.call('ZADD', env.prefixes.ended, created, id)
+  end
   live_ended(env.prefixes.liveOwners, owner)
   local compensating = compensate_start(key, id, 'cancelled', note, env.now, env.prefixes, env.counts)
   if not compensating then

@@ -239,4 +239,27 @@ class ArchitectureTest {
     }
     assertEquals(List.of(), wrong);
   }
+
+  /**
+   * The phase indexes a failed, retrying or waiting search walks (docs/decisions.md, issue 32) are kept by the
+   * scripts that bring a transaction into those phases: each one that ends a transaction or puts it to sleep
+   * names the index it adds to, so a new such script cannot forget it.
+   */
+  @Test
+  void every_script_that_ends_a_transaction_or_puts_it_to_sleep_keeps_the_phase_index() throws IOException {
+    List<String> missing;
+    try (java.util.stream.Stream<Path> files = Files.walk(Path.of("src/main/resources/lua"))) {
+      missing = files.filter(f -> f.toString().endsWith(".lua")).filter(f -> {
+        try {
+          String text = Files.readString(f);
+          return text.contains("'processingState', 'complete'") && !text.contains("phaseZ:ended")
+              || text.contains("'processingState', 'sleeping'") && !text.contains("phaseZ:waiting")
+              && !text.contains("phaseZ:retrying");
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).map(Path::toString).sorted().toList();
+    }
+    assertEquals(List.of(), missing, "scripts that enter an indexed phase without naming its phaseZ");
+  }
 }

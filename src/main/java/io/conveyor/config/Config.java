@@ -74,10 +74,17 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   /**
    * The HTTP API (on nodes with the api role; port 0 leaves it off). ownerStartRates overrides startRate for
-   * the owners it names (the burst scales with it).
+   * the owners it names (the burst scales with it). searchBudget: how long one page of the transaction search
+   * may walk before it answers what it has (partial, with a cursor); the CLI's list keeps it too.
    */
   public record Http(int port, String host, int maxBodyBytes, Duration maxWait, int startRate, int startBurst,
-                     java.util.Map<String, Integer> ownerStartRates) {
+                     java.util.Map<String, Integer> ownerStartRates, Duration searchBudget) {
+    /** The settings before searchBudget (its default, one second). */
+    public Http(int port, String host, int maxBodyBytes, Duration maxWait, int startRate, int startBurst,
+                java.util.Map<String, Integer> ownerStartRates) {
+      this(port, host, maxBodyBytes, maxWait, startRate, startBurst, ownerStartRates, Duration.ofSeconds(1));
+    }
+
     public int startRate(String owner) {
       return ownerStartRates.getOrDefault(owner, startRate);
     }

@@ -160,25 +160,38 @@ final class PgArchiveStore implements ArchiveStore {
 
   @Override
   public Future<Found> search(ArchiveQuery q) {
-    StringBuilder sql = new StringBuilder("SELECT tx_id, state::text, webhook::text FROM " + table + " WHERE true");
+    StringBuilder where = new StringBuilder(" WHERE true");
     java.util.List<Object> params = new java.util.ArrayList<>();
-    q.whereCommon(sql, params, n -> "$" + n);
-    if (q.statuses() != null && !q.statuses().isEmpty()) {
-      params.add(q.statuses().toArray(new String[0]));
-      sql.append(" AND status = ANY($").append(params.size()).append(")");
-    }
+    q.whereCommon(where, params, n -> "$" + n);
     if (q.beforeCreated() != null) {
       params.add(ArchiveStore.timestamp(q.beforeCreated()));
       params.add(q.beforeTx());
-      sql.append(" AND (created, tx_id) < ($").append(params.size() - 1).append(", $").append(params.size())
+      where.append(" AND (created, tx_id) < ($").append(params.size() - 1).append(", $").append(params.size())
           .append(")");
     }
     if (q.text() != null) {
       params.add(NulSafe.column(q.likePattern()));
-      sql.append(" AND lower(state->>'metadata') LIKE $").append(params.size());
+      where.append(" AND lower(state->>'metadata') LIKE $").append(params.size());
     }
+    // each status by equality, in a branch of its own: only so does a generic plan walk (type, status, created)
+    // in order; with status = ANY it took the created index and, for a pipeline with no such status, read every
+    // row (400 ms a page at 1,000,000 rows). The branches' pages merge below.
+    List<String> statuses = q.statuses() == null || q.statuses().isEmpty() ? java.util.Collections.singletonList(null)
+        : q.statuses();
+    int limit = params.size() + (int) statuses.stream().filter(java.util.Objects::nonNull).count() + 1;
+    String order = " ORDER BY created DESC, tx_id DESC LIMIT $" + limit;
+    StringBuilder sql = new StringBuilder("SELECT tx_id, state, webhook FROM (");
+    for (int i = 0; i < statuses.size(); i++) {
+      sql.append(i == 0 ? "(" : " UNION ALL (").append("SELECT tx_id, created, state::text AS state, webhook::text")
+          .append(" AS webhook FROM ").append(table).append(where);
+      if (statuses.get(i) != null) {
+        sql.append(" AND status = $").append(params.size() + i + 1);
+      }
+      sql.append(order).append(")");
+    }
+    sql.append(") page").append(order);
+    statuses.stream().filter(java.util.Objects::nonNull).forEach(params::add);
     params.add(q.limit());
-    sql.append(" ORDER BY created DESC, tx_id DESC LIMIT $").append(params.size());
     return pool.preparedQuery(sql.toString()).execute(Tuple.from(params)).map(rows -> {
       java.util.List<ArchivedTx> out = new java.util.ArrayList<>();
       for (Row r : rows) {

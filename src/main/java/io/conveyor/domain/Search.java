@@ -1,24 +1,22 @@
 package io.conveyor.domain;
 
 import io.conveyor.config.Names;
-import io.conveyor.database.ArchiveQuery;
 import io.conveyor.database.ArchiveStore;
-import io.conveyor.database.ArchivedTx;
 import io.conveyor.model.Ids;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
 import io.conveyor.redis.Keys;
 import io.conveyor.redis.ReadStore;
+import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,8 +36,30 @@ public final class Search {
       "scheduled", "success", "failed", "aborted", "cancelled", "timeout", "internal-error");
   private static final Set<String> FINAL = Set.of("success", "failed", "aborted", "cancelled", "timeout",
       "internal-error");
-  /** Entries of one partition's index looked at per page at most (a rare filter over a deep backlog). */
-  static final int LIVE_BUDGET = 20_000;
+  /**
+   * The phase indexes (Keys.phaseZ) and the phases each holds: a live transaction is added by the script that
+   * brings it into one of them (complete and the cancels: ended other than success; retry, and a sleep of a step
+   * a retry runs again: retrying; sleep on a switch, hop, fork: waiting), and leaves when archived or when a
+   * search finds it has left them. Operators look for these all day, and few transactions are in them.
+   */
+  private static final Map<String, Set<String>> HELD = Map.of(
+      "ended", Set.of("failed", "aborted", "cancelled", "timeout", "internal-error"),
+      "retrying", Set.of("retrying"), "waiting", Set.of("waiting"));
+  /** Each indexed phase's index. */
+  private static final Map<String, String> INDEXED = indexed();
+
+  private static Map<String, String> indexed() {
+    Map<String, String> m = new java.util.HashMap<>();
+    HELD.forEach((name, phases) -> phases.forEach(ph -> m.put(ph, name)));
+    return Map.copyOf(m);
+  }
+  /**
+   * Entries of one partition's index looked at per script call at most: a rare filter over a deep backlog goes on
+   * in the next call, so no call holds Redis long (a few ms).
+   */
+  public static final int PER_CALL = 5_000;
+  /** The default of http.searchBudget: how long one page's walk may go on before it answers what it has. */
+  public static final Duration BUDGET = Duration.ofSeconds(1);
   public static final int MAX_LIMIT = 500;
   private static final Set<String> PARAMS = Set.of("status", "pipeline", "owner", "externalId", "from", "to", "q",
       "limit", "cursor");
@@ -47,18 +67,27 @@ public final class Search {
   private final ReadStore reads;
   private final Keys keys;
   private final ArchiveStore archive;
-  private final int liveBudget;
+  private final int perCall;
+  private final Ticker ticker;
+  private final Duration budget;
 
   public Search(ReadStore reads, Keys keys, ArchiveStore archive) {
-    this(reads, keys, archive, LIVE_BUDGET);
+    this(reads, keys, archive, PER_CALL);
   }
 
-  /** With liveBudget entries looked at per partition and page (a test makes it small to stop walks early). */
-  public Search(ReadStore reads, Keys keys, ArchiveStore archive, int liveBudget) {
+  /** With perCall entries looked at per partition and call (a test makes it small to make walks long). */
+  public Search(ReadStore reads, Keys keys, ArchiveStore archive, int perCall) {
+    this(reads, keys, archive, perCall, Ticker.SYSTEM, BUDGET);
+  }
+
+  /** A page's walk goes on while the ticker has moved less than budget since it began. */
+  public Search(ReadStore reads, Keys keys, ArchiveStore archive, int perCall, Ticker ticker, Duration budget) {
     this.reads = reads;
     this.keys = keys;
     this.archive = archive;
-    this.liveBudget = liveBudget;
+    this.perCall = perCall;
+    this.ticker = ticker;
+    this.budget = budget;
   }
 
   /** A parsed search: filters null (phases empty) when not given; created in [from, to). */
@@ -164,87 +193,50 @@ public final class Search {
     }
   }
 
-  /** One found transaction: its sort key, its phase, and either its txId to read (live) or its archived row. */
-  private record Hit(long created, String txId, String phase, ArchivedTx archived) {
-  }
-
-  private static final Comparator<Hit> NEWEST_FIRST = Comparator.comparingLong(Hit::created)
-      .thenComparing(Hit::txId).reversed();
-
-  /** What one source answered: its hits, and where it stopped looking (null: it has nothing more). */
-  private record Part(List<Hit> hits, Hit stop) {
-  }
-
-  /** A page: {transactions: [summary, …], next: cursor or null}. */
+  /**
+   * A page: {transactions: [summary, …], next: cursor or null, partial, scannedTo}. It holds limit matches, or every
+   * match there is (next null); only when the time budget runs out first is it short with a next, and then partial
+   * is true and scannedTo (ISO-8601) says how far down the walk looked, so nobody reads "none" from it.
+   */
   public Future<JsonObject> run(Query q) {
-    int want = q.limit() + 1;
-    List<Future<Part>> parts = new ArrayList<>();
-    for (int p : keys.all()) {
-      parts.add(reads.search(p, q.owner(), q.pipeline(), q.phases(), q.externalId(), q.text(), q.from(), q.to(),
-          q.afterCreated(), q.afterTx(), want, liveBudget).map(found -> {
-            List<Hit> hits = new ArrayList<>();
-            found.matches().forEach(m -> hits.add(new Hit(m.created(), m.txId(), m.phase(), null)));
-            return new Part(hits, found.nextCreated() == null ? null
-                : new Hit(found.nextCreated(), found.nextTx(), null, null));
-          }));
-    }
     List<String> statuses = q.phases().stream().filter(FINAL::contains).toList();
-    if (archive != null && (q.phases().isEmpty() || !statuses.isEmpty())) {
-      parts.add(archive.search(new ArchiveQuery(q.owner(), q.pipeline(), statuses, q.externalId(), q.from(), q.to(),
-          q.text(), q.afterCreated(), q.afterTx(), want)).map(found -> {
-            List<Hit> hits = new ArrayList<>();
-            found.rows().forEach(t -> hits.add(new Hit(t.created(), t.txId(), t.status(), t)));
-            return new Part(hits, found.rowsLooked() < want ? null : new Hit(found.lastCreated(), found.lastTx(),
-                null, null));
-          }));
-    }
-    return Future.all(parts).compose(all -> {
-      Hit cutoff = null;
-      Map<String, Hit> byId = new LinkedHashMap<>();
-      for (Future<Part> f : parts) {
-        Part part = f.result();
-        // the newest stop: below it, the source that stopped there may hold what the page would need
-        if (part.stop() != null && (cutoff == null || NEWEST_FIRST.compare(part.stop(), cutoff) < 0)) {
-          cutoff = part.stop();
-        }
-        // a transaction archived while it is still in Redis is found twice: the live one is the newer copy
-        part.hits().forEach(h -> byId.merge(h.txId(), h, (a, b) -> a.archived() == null ? a : b));
+    boolean askArchive = archive != null && (q.phases().isEmpty() || !statuses.isEmpty());
+    SearchWalk walk = new SearchWalk(reads, keys.all(), indexes(q.phases()), askArchive ? archive : null, statuses, q,
+        perCall);
+    return walk.run(ticker, ticker.nanos() + budget.toNanos()).compose(page -> summaries(page.hits()).map(rows -> {
+      JsonObject out = new JsonObject().put("transactions", rows)
+          .put("next", page.next() == null ? null : cursor(page.next())).put("partial", page.partial());
+      if (page.scannedTo() != null) {
+        out.put("scannedTo", Instant.ofEpochMilli(page.scannedTo().created()).toString());
       }
-      List<Hit> sorted = new ArrayList<>(byId.values());
-      sorted.sort(NEWEST_FIRST);
-      List<Hit> page = new ArrayList<>();
-      boolean moreFound = false;
-      for (Hit h : sorted) {
-        if (cutoff != null && NEWEST_FIRST.compare(h, cutoff) > 0) {
-          break; // below where a source stopped looking: it may have missed one above this
-        }
-        if (page.size() == q.limit()) {
-          moreFound = true;
-          break;
-        }
-        page.add(h);
-      }
-      String next;
-      if (page.size() == q.limit() && (moreFound || cutoff != null)) {
-        next = cursor(page.get(page.size() - 1));
-      } else if (cutoff != null) {
-        next = cursor(cutoff); // everything down to the stop is in this page; the rest is below it
-      } else {
-        next = null;
-      }
-      return summaries(page).map(rows -> new JsonObject().put("transactions", rows).put("next", next));
-    });
+      return out;
+    }));
   }
 
-  private static String cursor(Hit h) {
+  /**
+   * What each partition's walk reads for these phases: the phase indexes that hold them all, when every phase
+   * asked for has one; else liveZ.
+   */
+  static List<SearchWalk.Index> indexes(Set<String> phases) {
+    if (phases.isEmpty() || !INDEXED.keySet().containsAll(phases)) {
+      return List.of(new SearchWalk.Index(null, Set.of(), phases));
+    }
+    Map<String, Set<String>> asked = new java.util.TreeMap<>();
+    phases.forEach(ph -> asked.computeIfAbsent(INDEXED.get(ph), n -> new TreeSet<>()).add(ph));
+    List<SearchWalk.Index> out = new ArrayList<>();
+    asked.forEach((name, some) -> out.add(new SearchWalk.Index(name, HELD.get(name), some)));
+    return out;
+  }
+
+  private static String cursor(SearchWalk.Hit h) {
     return Base64.getUrlEncoder().withoutPadding().encodeToString((h.created() + ":" + h.txId())
         .getBytes(StandardCharsets.UTF_8));
   }
 
   /** Each hit as the API shows a transaction, with its phase; a live one gone meanwhile is read from the archive. */
-  private Future<JsonArray> summaries(List<Hit> page) {
+  private Future<JsonArray> summaries(List<SearchWalk.Hit> page) {
     List<Future<JsonObject>> each = new ArrayList<>();
-    for (Hit h : page) {
+    for (SearchWalk.Hit h : page) {
       Future<TxSummary> s = h.archived() != null ? Future.succeededFuture(h.archived().summary())
           : reads.getState(h.txId()).compose(live -> live != null || archive == null ? Future.succeededFuture(live)
               : archive.find(h.txId()).map(a -> a == null ? null : a.summary()));

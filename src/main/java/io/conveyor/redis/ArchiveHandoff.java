@@ -43,9 +43,10 @@ public final class ArchiveHandoff extends Store {
   /** The same in partition p; every written transaction must be of it. */
   public Future<ArchiveBatch> archiveBatch(int p, String nodeId, List<ToArchive> written, int max, Duration lease,
                                            Duration grace, Duration hold) {
-    List<String> k = new ArrayList<>(4 + written.size());
+    List<String> k = new ArrayList<>(8 + written.size());
     k.addAll(List.of(keys.toArchiveZ(p), keys.lock1(LeaderRole.ARCHIVE, p), keys.lock2(LeaderRole.ARCHIVE, p),
-        keys.exceptionZ(p), keys.liveZ(p)));
+        keys.exceptionZ(p), keys.liveZ(p), keys.phaseZ(p, "ended"), keys.phaseZ(p, "retrying"),
+        keys.phaseZ(p, "waiting")));
     List<String> args = new ArrayList<>(7 + 2 * written.size());
     args.addAll(List.of(nodeId, r.now(), Integer.toString(max), Long.toString(lease.toMillis()),
         Long.toString(grace.toMillis()), keys.stateH(p, ""), Long.toString(hold.toMillis())));

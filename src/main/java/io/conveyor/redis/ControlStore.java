@@ -38,6 +38,7 @@ public final class ControlStore extends Store {
     k.add(keys.liveZ(p));
     k.add(keys.cancelL(p));
     k.add(keys.liveOwnersH(p));
+    k.add(keys.phaseZ(p, "ended"));
     return r.run(r.scripts().cancel, k, List.of(txId, owner, now, Long.toString(archiveDelay.toMillis()),
             keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""),
             keys.qInZ(p, ""), keys.webhookH(p, ""), keys.qFairH(p, ""), keys.qOwnerZPrefix(p)))
@@ -62,6 +63,7 @@ public final class ControlStore extends Store {
     k.addAll(keys.statsKeys(p, Long.parseLong(now)));
     k.add(keys.liveZ(p));
     k.add(keys.liveOwnersH(p));
+    k.add(keys.phaseZ(p, "ended"));
     return r.run(r.scripts().cancelWalk, k, List.of(now, Long.toString(archiveDelay.toMillis()),
             Long.toString(floor), keys.stateH(p, ""), keys.qOutL(p, ""), keys.qRingL(p, ""),
             keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""), keys.webhookH(p, "")))

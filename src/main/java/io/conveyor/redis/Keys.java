@@ -205,6 +205,11 @@ public final class Keys {
     return in(p, "liveZ");
   }
 
+  /** Partition p's index of live transactions that entered a phase (ended, retrying, waiting), by created. */
+  public String phaseZ(int p, String phase) {
+    return in(p, "phaseZ:" + phase);
+  }
+
   /** Per owner, its live (not yet ended) transactions in the partition: what start holds against maxLive. */
   public String liveOwnersH(int p) {
     return in(p, "liveOwnersH");

@@ -88,11 +88,12 @@ public final class ReadStore extends Store {
    * Walks partition p's transactions newest first from below (beforeCreated, beforeTx) (or from to, exclusive,
    * or the newest), down to from (inclusive), and answers at most want that match, having looked at no more
    * than budget (see search.lua). Filters are null when not given; phases is a set of phases or empty (any);
-   * text is matched in the metadata JSON, case-insensitive.
+   * text is matched in the metadata JSON, case-insensitive. The walk is of liveZ, or with index a phase index
+   * (Keys.phaseZ(p, index)) that holds the phases held.
    */
-  public Future<LiveFound> search(int p, String owner, String type, java.util.Collection<String> phases,
-                                  String externalId, String text, Long from, Long to, Long beforeCreated,
-                                  String beforeTx, int want, int budget) {
+  public Future<LiveFound> search(int p, String index, java.util.Collection<String> held, String owner, String type,
+                                  java.util.Collection<String> phases, String externalId, String text, Long from,
+                                  Long to, Long beforeCreated, String beforeTx, int want, int budget) {
     String max;
     String skip = "";
     if (beforeCreated != null) {
@@ -105,11 +106,13 @@ public final class ReadStore extends Store {
     } else {
       max = to == null ? "+inf" : "(" + to;
     }
-    return r.run(r.scripts().search, List.of(keys.liveZ(p)), List.of(keys.stateH(p, ""), max, skip,
+    String walked = index == null ? keys.liveZ(p) : keys.phaseZ(p, index);
+    return r.run(r.scripts().search, List.of(walked), List.of(keys.stateH(p, ""), max, skip,
         from == null ? "-inf" : Long.toString(from), Integer.toString(want), Integer.toString(budget),
         owner == null ? "" : owner, type == null ? "" : type,
         phases.isEmpty() ? "" : "," + String.join(",", phases) + ",", externalId == null ? "" : externalId,
-        text == null ? "" : text.toLowerCase(java.util.Locale.ROOT))).map(reply -> {
+        text == null ? "" : text.toLowerCase(java.util.Locale.ROOT),
+        index == null ? "" : "," + String.join(",", held) + ",")).map(reply -> {
           List<LiveMatch> out = new java.util.ArrayList<>();
           Response m = reply.get(0);
           for (int i = 0; i + 2 < m.size(); i += 3) {

@@ -51,13 +51,14 @@ public final class RunStore extends Store {
 
   private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(11 + 2 * txs.size());
+    List<String> k = new ArrayList<>(13 + 2 * txs.size());
     k.addAll(List.of(keys.processingZ(p), keys.inflightZ(p, nodeId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.webhooksZ(p)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
     k.add(keys.cancelL(p));
+    k.add(keys.phaseZ(p, "ended"));
     List<String> args = new ArrayList<>(8 + 7 * txs.size());
     args.addAll(List.of(Long.toString(now), Long.toString(archiveDelay.toMillis()), keys.stateH(p, ""),
         keys.qOutL(p, ""), keys.qRingL(p, ""), keys.pipelineInPartitionH(p, ""), keys.qInZ(p, ""),
@@ -114,6 +115,7 @@ public final class RunStore extends Store {
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.liveZ(p));
     k.add(keys.liveOwnersH(p));
+    k.add(keys.phaseZ(p, "waiting"));
     List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
         childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace, keys.stateH(p, ""),
         Integer.toString(r.limits().maxDepth()), Integer.toString(r.limits().maxDescendants()));
@@ -146,10 +148,11 @@ public final class RunStore extends Store {
                                 String trace) {
     long now = r.clock().millis();
     int p = keys.partitionOf(parent.txId());
-    List<String> k = new ArrayList<>(6 + 4 * branches.size());
+    List<String> k = new ArrayList<>(9 + 4 * branches.size());
     k.addAll(List.of(keys.stateH(parent.txId()), keys.processingZ(p), keys.inflightZ(p, nodeId)));
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.liveZ(p));
+    k.add(keys.phaseZ(p, "waiting"));
     List<String> args = new ArrayList<>(8 + 4 * branches.size());
     args.addAll(List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), Long.toString(now),
         Integer.toString(join.need()), join.all() ? "1" : "0", join.continueOnFailure() ? "1" : "0",
@@ -173,7 +176,8 @@ public final class RunStore extends Store {
   public Future<Code> sleep(Dequeued tx, String nodeId, String group, long wakeAt, String switchName) {
     int p = keys.partitionOf(tx.txId());
     List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
-        keys.inflightZ(p, nodeId), keys.qInZ(p, group), keys.qRingL(p, group));
+        keys.inflightZ(p, nodeId), keys.qInZ(p, group), keys.qRingL(p, group), keys.phaseZ(p, "waiting"),
+        keys.phaseZ(p, "retrying"));
     return r.run(r.scripts().sleep, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(wakeAt),
         switchName == null ? "" : switchName, r.now())).map(Code::of);
   }
@@ -187,7 +191,7 @@ public final class RunStore extends Store {
                             JsonObject error, String stepTime) {
     int p = keys.partitionOf(tx.txId());
     List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
-        keys.inflightZ(p, nodeId));
+        keys.inflightZ(p, nodeId), keys.phaseZ(p, "retrying"));
     return r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(dueAt),
         Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime,
         Integer.toString(r.limits().maxErrors())))

@@ -180,6 +180,9 @@ class SearchTest {
     matches(s, Map.of("status", "success"), k -> k.phase().equals("success"));
     matches(s, Map.of("status", "failed,running"), k -> k.phase().equals("failed") || k.phase().equals("running"));
     matches(s, Map.of("status", "waiting"), k -> k.txId().equals(waiting));
+    matches(s, Map.of("status", "success,failed"), k -> k.phase().equals("success") || k.phase().equals("failed"));
+    matches(s, Map.of("status", "failed,cancelled", "owner", "acme"), k -> k.phase().equals("failed")
+        && k.owner().equals("acme"));
     matches(s, Map.of("status", "scheduled"), k -> k.phase().equals("scheduled"));
     matches(s, Map.of("pipeline", "order"), k -> k.pipeline().equals("order"));
     matches(s, Map.of("pipeline", "order", "status", "success"), k -> k.pipeline().equals("order")

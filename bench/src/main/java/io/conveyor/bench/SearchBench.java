@@ -25,7 +25,8 @@ public final class SearchBench {
   private SearchBench() {
   }
 
-  static final String USAGE = "usage: bench/search [--rows N] [--queries Q] [--pg URL] [--keep]";
+  static final String USAGE = "usage: bench/search [--rows N] [--live N] [--failed-every K] [--queries Q] [--pg URL]"
+      + " [--keep]";
 
   public static void main(String[] args) throws Exception {
     PrintStream out = System.out;
@@ -34,17 +35,23 @@ public final class SearchBench {
     int queries = 200;
     String pg = "postgresql://postgres@127.0.0.1:5432/test";
     boolean keep = false;
+    int live = 0;
+    int failedEvery = 1000;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--rows" -> rows = Integer.parseInt(args[++i]);
         case "--queries" -> queries = Integer.parseInt(args[++i]);
         case "--pg" -> pg = args[++i];
         case "--keep" -> keep = true;
+        case "--live" -> live = Integer.parseInt(args[++i]);
+        case "--failed-every" -> failedEvery = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
       }
     }
     String table = "bench_search_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-    Config config = ConfigLoader.load(null, Map.of("CONVEYOR_ARCHIVE_URL", pg, "CONVEYOR_ARCHIVE_TABLE", table));
+    String prefix = "bench-search-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + ":";
+    Config config = ConfigLoader.load(null, Map.of("CONVEYOR_ARCHIVE_URL", pg, "CONVEYOR_ARCHIVE_TABLE", table,
+        "CONVEYOR_REDIS_PREFIX", prefix, "CONVEYOR_REDIS_EMBEDDED", "never"));
     Vertx vertx = Vertx.vertx();
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
     archive.open().await();
@@ -67,7 +74,8 @@ public final class SearchBench {
             + " jsonb_build_object('owner', 'owner-' || (g % 1000), 'type', 'pipeline-' || (g % 20), 'status',"
             + " (ARRAY['success','success','success','failed','cancelled'])[1 + g % 5], 'created', ("
             + start + " + g::bigint * " + (30 * day / rows) + ")::text, 'metadata', '{\"order\":' || g || '}',"
-            + " 'processingState', 'complete'), now()"
+            + " 'processingState', 'complete', 'attempt', '1', 'updated', (" + start + " + g::bigint * "
+            + (30 * day / rows) + " + 50)::text), now()"
             + " FROM generate_series(" + from + ", " + (to - 1) + ") g").execute().await();
         System.err.printf("search bench: %,d of %,d rows written%n", to, rows);
       }
@@ -105,10 +113,23 @@ public final class SearchBench {
           textAlone.add(System.nanoTime() - a);
         }
       }
-      out.println(new io.vertx.core.json.JsonObject().put("rows", rows).put("fillMs", fill).put("queries", queries)
-          .put("pipelineStatusDay", stats(byPipeline)).put("owner", stats(byOwner)).put("newest", stats(newest))
-          .put("pipelineStatusDayText", stats(text)).put("textAlone", stats(textAlone))
-          .put("rowsFound", found).encode());
+      io.vertx.core.json.JsonObject result = new io.vertx.core.json.JsonObject().put("rows", rows).put("fillMs", fill)
+          .put("queries", queries).put("pipelineStatusDay", stats(byPipeline)).put("owner", stats(byOwner))
+          .put("newest", stats(newest)).put("pipelineStatusDayText", stats(text)).put("textAlone", stats(textAlone))
+          .put("rowsFound", found);
+      if (live > 0) {
+        // the whole search (live and this archive) as the API runs it, over a Redis prefix of its own
+        io.conveyor.domain.Transactions tx = io.conveyor.ClientRoot.transactions(vertx, config);
+        try {
+          result.put("liveSearch", SearchLive.run(vertx, tx, live, failedEvery, queries));
+        } finally {
+          if (!keep) {
+            SearchLive.clean(vertx, tx, prefix).await();
+          }
+          tx.close().await();
+        }
+      }
+      out.println(result.encode());
     } finally {
       if (!keep) {
         pool.query("DROP TABLE IF EXISTS " + table).execute().await();
@@ -120,7 +141,7 @@ public final class SearchBench {
     }
   }
 
-  private static io.vertx.core.json.JsonObject stats(List<Long> nanos) {
+  static io.vertx.core.json.JsonObject stats(List<Long> nanos) {
     List<Long> s = new ArrayList<>(nanos);
     s.sort(null);
     return new io.vertx.core.json.JsonObject().put("p50Ms", s.get(s.size() / 2) / 1e6)
