@@ -32,9 +32,12 @@ final class LostWork {
     });
   }
 
-  /** The node stopped: what did not finish in time goes back for another node to run (never fails). */
+  /**
+   * The node stopped: what did not finish in time goes back for another node to run (never fails), marked as
+   * possibly run (a step declared not idempotent then ends maybe-ran rather than run twice).
+   */
   Future<Integer> putBackAll() {
-    return store.requeueLost(nodeId, Set.of()).map(n -> {
+    return store.requeueLost(nodeId, Set.of(), true).map(n -> {
       if (n > 0) {
         log.warn("stopped with {} transactions unfinished: put back on their queues", n);
       }

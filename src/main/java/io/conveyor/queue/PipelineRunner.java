@@ -132,8 +132,28 @@ public final class PipelineRunner {
         // back from a child pipeline: its result is the result of the step that started it
         return next(ar.result(), run, tx.step(), Future.succeededFuture(childResult(tx.child())));
       }
+      if (tx.takenOver() == tx.step() && tx.step() < ar.result().steps().size()
+          && !ar.result().pipeline().steps().get(tx.step()).idempotent()) {
+        return maybeRan(ar.result(), run, tx.step());
+      }
       return runFrom(ar.result(), run, tx.step(), tx.stepInput());
     });
+  }
+
+  /**
+   * Step i is declared not idempotent and a node lost the transaction while at it: it may have run (or not yet;
+   * that is unknowable), so it is not called again. The transaction ends internal-error, code maybe-ran, for an
+   * operator (a rerun) or its onFailure to resolve (docs/decisions.md).
+   */
+  private Future<Void> maybeRan(CompiledPipeline p, Run run, int i) {
+    String type = p.pipeline().steps().get(i).type();
+    String note = "step " + (i + 1) + " (" + type + ") may have run on a node that was lost while running it, and "
+        + "is declared not idempotent: not run again (rerun the transaction once its effect is checked)";
+    JsonObject error = new JsonObject().put("step", i + 1).put("stepType", type)
+        .put("attempt", StepInvoker.stepAttempt(run.tx(), i)).put("code", "maybe-ran").put("message", note)
+        .put("at", settings.clock().millis()).put("node", settings.nodeId());
+    metrics.maybeRan(type);
+    return finish(run, TxStatus.INTERNAL_ERROR, null, note, error);
   }
 
   private static StepResult childResult(Dequeued.ChildResult child) {
