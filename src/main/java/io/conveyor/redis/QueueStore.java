@@ -249,8 +249,9 @@ public final class QueueStore extends Store {
   }
 
   /**
-   * As requeueLost; stopping says the node gives back, at its stop, runs whose step may have been called: each is
-   * marked takenOver, as a dead node's (a step declared not idempotent then ends maybe-ran).
+   * As requeueLost; stopping says the node stops: everything it holds goes back, and the runs in running (whose
+   * step may have been called) are marked takenOver, as a dead node's (a step declared not idempotent then ends
+   * maybe-ran); what it held but never ran is not.
    */
   public Future<Integer> requeueLost(String nodeId, Collection<String> running, boolean stopping) {
     List<Future<Integer>> each = new ArrayList<>();

@@ -166,6 +166,22 @@ class IdempotencyTest {
   }
 
   @Test
+  void a_node_that_stops_with_the_step_still_running_hands_it_back_as_maybe_ran() throws Exception {
+    TestNode first = new TestNode().set("NODE_DRAIN_TIME", "100ms").pipeline("once", "{'name':'once',"
+        + "'nodeGroup':'master','transactionType':true,'steps':[{'type':'test/key-hold','idempotent':false}]}");
+    first.start(registry());
+    String txId = first.start("once", new JsonObject());
+    nextHeld(); // never answered: the step still runs when the drain time ends
+    node = first.sibling();
+    first.stopKeepingData();
+    node.start(registry());
+    TxSummary done = node.awaitFinal(txId);
+    assertEquals(TxStatus.INTERNAL_ERROR, done.status());
+    assertEquals("maybe-ran", done.errors().getJsonObject(done.errors().size() - 1).getString("code"));
+    assertEquals(List.of(txId + ":1"), keys, "the step ran once");
+  }
+
+  @Test
   void a_retry_sleep_is_not_a_takeover_a_step_declared_not_idempotent_runs_again_under_its_policy() {
     node = new TestNode().pipeline("flaky", "{'name':'flaky','nodeGroup':'master','transactionType':true,"
         + "'steps':[{'type':'test/key-flaky','idempotent':false,'retry':{'maxAttempts':2,'initialInterval':'10ms'}}]}")

@@ -123,10 +123,11 @@ class DequeueScriptTest extends ScriptTest {
     Dequeued lost = h.store.queue.dequeue(0, "g", "node-b", 1).await().get(0);
     assertEquals(-1, lost.takenOver(), "its step was never called: nothing marked");
     assertEquals(1, lost.run());
-    h.store.queue.dequeue(0, "g", "node-b", 10).await(); // the other one, now held by node-b, which stops
-    assertEquals(2, h.store.queue.requeueLost("node-b", List.of(), true).await());
+    h.store.queue.dequeue(0, "g", "node-b", 10).await(); // the other one, now held by node-b too, which stops
+    assertEquals(2, h.store.queue.requeueLost("node-b", List.of("tx-stopped"), true).await(), "all goes back");
     List<Dequeued> back = h.store.queue.dequeue(0, "g", "node-c", 10).await();
-    assertEquals(List.of(2, 2), back.stream().map(Dequeued::takenOver).toList(), "both were at step index 2");
+    assertEquals(java.util.Map.of("tx-lost", -1, "tx-stopped", 2), back.stream().collect(java.util.stream.Collectors
+        .toMap(Dequeued::txId, Dequeued::takenOver)), "only the one it ran is marked, at its step (index 2)");
     cmd("HSET", h.keys.stateH("tx-lost"), "run", 3);
     cmd("HSET", h.keys.stateH("tx-lost"), "processingState", "queued");
     TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-lost");
