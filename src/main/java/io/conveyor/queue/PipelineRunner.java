@@ -132,29 +132,16 @@ public final class PipelineRunner {
         // back from a child pipeline: its result is the result of the step that started it
         return next(ar.result(), run, tx.step(), Future.succeededFuture(childResult(tx.child())));
       }
-      if (tx.takenOver() == tx.step() && tx.step() < ar.result().steps().size()
-          && !ar.result().pipeline().steps().get(tx.step()).idempotent()) {
-        return maybeRan(ar.result(), run, tx.step());
+      if (MaybeRan.applies(ar.result(), tx)) {
+        String type = ar.result().pipeline().steps().get(tx.step()).type();
+        metrics.maybeRan(type);
+        return failed(ar.result(), run, tx.step(), new Failure(TxStatus.INTERNAL_ERROR, MaybeRan.CODE,
+            MaybeRan.note(tx.step(), type), null, false, null));
       }
       return runFrom(ar.result(), run, tx.step(), tx.stepInput());
     });
   }
 
-  /**
-   * Step i is declared not idempotent and a node lost the transaction while at it: it may have run (or not yet;
-   * that is unknowable), so it is not called again. The transaction ends internal-error, code maybe-ran, for an
-   * operator (a rerun) or its onFailure to resolve (docs/decisions.md).
-   */
-  private Future<Void> maybeRan(CompiledPipeline p, Run run, int i) {
-    String type = p.pipeline().steps().get(i).type();
-    String note = "step " + (i + 1) + " (" + type + ") may have run on a node that was lost while running it, and "
-        + "is declared not idempotent: not run again (rerun the transaction once its effect is checked)";
-    JsonObject error = new JsonObject().put("step", i + 1).put("stepType", type)
-        .put("attempt", StepInvoker.stepAttempt(run.tx(), i)).put("code", "maybe-ran").put("message", note)
-        .put("at", settings.clock().millis()).put("node", settings.nodeId());
-    metrics.maybeRan(type);
-    return finish(run, TxStatus.INTERNAL_ERROR, null, note, error);
-  }
 
   private static StepResult childResult(Dequeued.ChildResult child) {
     String note = "the child pipeline ended " + child.status() + (child.note() == null ? "" : ": " + child.note());
@@ -210,8 +197,9 @@ public final class PipelineRunner {
       });
     }
     if (r instanceof StepResult.Failed f) {
-      return failed(p, run, i, new Failure(TxStatus.FAILED, f.code() == null ? "failed" : f.code(), f.note(),
-          f.output(), f.retryable(), f.retryAfter()));
+      // a step that answers maybe-ran (MaybeRan) ends as the runner's own maybe-ran does: internal-error
+      return failed(p, run, i, new Failure(MaybeRan.CODE.equals(f.code()) ? TxStatus.INTERNAL_ERROR : TxStatus.FAILED,
+          f.code() == null ? "failed" : f.code(), f.note(), f.output(), f.retryable(), f.retryAfter()));
     }
     if (r instanceof StepResult.Aborted a) {
       return finish(run, TxStatus.ABORTED, a.output(), a.note());

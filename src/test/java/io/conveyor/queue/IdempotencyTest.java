@@ -55,6 +55,8 @@ class IdempotencyTest {
           return Future.succeededFuture(ctx.stepAttempt() == 1 ? new StepResult.Failed("flaked", null, "failed",
               true, null) : StepResult.success(ctx.input()));
         }))
+        .register(type("test/unsure", ctx -> Future.succeededFuture(new StepResult.Failed("no answer, may have "
+            + "been handled", null, "maybe-ran", false, null))))
         .register(type("test/key-hold", ctx -> {
           keys.add(ctx.idempotencyKey());
           Promise<StepResult> p = Promise.promise();
@@ -179,6 +181,17 @@ class IdempotencyTest {
     assertEquals(TxStatus.INTERNAL_ERROR, done.status());
     assertEquals("maybe-ran", done.errors().getJsonObject(done.errors().size() - 1).getString("code"));
     assertEquals(List.of(txId + ":1"), keys, "the step ran once");
+  }
+
+  @Test
+  void a_step_that_answers_maybe_ran_ends_the_transaction_internal_error_not_failed() {
+    node = new TestNode().pipeline("unsure", "{'name':'unsure','nodeGroup':'master','transactionType':true,"
+        + "'steps':[{'type':'test/unsure','idempotent':false,'retry':{'maxAttempts':3,'initialInterval':'10ms'}}]}")
+        .start(registry());
+    TxSummary done = node.awaitFinal(node.start("unsure", new JsonObject()));
+    assertEquals(TxStatus.INTERNAL_ERROR, done.status());
+    assertEquals(1, done.errors().size(), "not retried");
+    assertEquals("maybe-ran", done.errors().getJsonObject(0).getString("code"));
   }
 
   @Test

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * node's cluster view changed (a member left, joined or merged back, a node went silent; ClusterChanges) is
  * taken the same way: the request or its reply likely went to a member that could not answer or be answered.
  * So the request gives up a little before the step's timeout (a fifth of it, at most 250 ms), and only
- * silence in a steady view runs into the timeout, as before.
+ * silence in a steady view runs into the timeout, as before. A step declared "idempotent": false is not sent again
+ * after such silence (the request may have been handled): it fails with code maybe-ran, never retried.
  */
 public final class EventBusStep extends BuiltInStep {
   /** How often a step with no consumer at its address is tried in all, unless params say otherwise. */
@@ -66,6 +67,12 @@ public final class EventBusStep extends BuiltInStep {
           "eventbus-" + r.failureCode(), true, null));
     }
     boolean moved = r.failureType() == ReplyFailure.TIMEOUT && changes.changedSince(sent);
+    if (moved && !ctx.idempotent()) {
+      // the request may have been handled and its answer lost: a step declared not idempotent is not sent again
+      return Future.succeededFuture(new StepResult.Failed("no answer from " + address + " while the cluster view "
+          + "changed: the request may have been handled, and the step is declared not idempotent", null,
+          "maybe-ran", false, null));
+    }
     if ((r.failureType() == ReplyFailure.NO_HANDLERS || moved) && ctx.retry() + 1 < tries) {
       ctx.log().warn("{} at {} (try {} of {}); trying again off the worker", moved ? "no answer while the cluster "
           + "view changed" : "no consumer", address, ctx.retry() + 1, tries);
