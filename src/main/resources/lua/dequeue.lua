@@ -148,7 +148,8 @@ local function take(q, held)
         running[#running + 1] = now
         running[#running + 1] = id
         taken[#taken + 1] = {id, attempt, s[2], s[3], s[4], s[5] or s[6], s[7], s[8], s[9], s[10], names[q],
-          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or '', s[20] or '1', s[21] or ''}
+          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or '', s[20] or '1',
+          s[21] or ''}
       elseif admitted then
         redis.call('HDEL', key, 'share')
       end

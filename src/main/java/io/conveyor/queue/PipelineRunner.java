@@ -142,7 +142,6 @@ public final class PipelineRunner {
     });
   }
 
-
   private static StepResult childResult(Dequeued.ChildResult child) {
     String note = "the child pipeline ended " + child.status() + (child.note() == null ? "" : ": " + child.note());
     return switch (child.status()) {
@@ -198,8 +197,9 @@ public final class PipelineRunner {
     }
     if (r instanceof StepResult.Failed f) {
       // a step that answers maybe-ran (MaybeRan) ends as the runner's own maybe-ran does: internal-error
-      return failed(p, run, i, new Failure(MaybeRan.CODE.equals(f.code()) ? TxStatus.INTERNAL_ERROR : TxStatus.FAILED,
-          f.code() == null ? "failed" : f.code(), f.note(), f.output(), f.retryable(), f.retryAfter()));
+      TxStatus ends = MaybeRan.CODE.equals(f.code()) ? TxStatus.INTERNAL_ERROR : TxStatus.FAILED;
+      return failed(p, run, i, new Failure(ends, f.code() == null ? "failed" : f.code(), f.note(), f.output(),
+          f.retryable(), f.retryAfter()));
     }
     if (r instanceof StepResult.Aborted a) {
       return finish(run, TxStatus.ABORTED, a.output(), a.note());
