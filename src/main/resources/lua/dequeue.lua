@@ -19,7 +19,9 @@
 -- Limits (a pipeline's or an owner's cap and rate): lib/limits.lua.
 -- Replies: a list, one entry per transaction taken:
 --   {txId, attempt, type, version, step, stepInput, owner, externalId, metadata, created, queue,
---    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or '')}
+--    childStatus, childOutput, childNote, stepRetry, switches, stepAttempt, trace (its traceparent, or ''),
+--    run (which run of the transaction: 1, or 1 + its reruns), takenOver (the step it was at when a node last
+--    lost it while running it, reap.lua and requeue.lua; '' when never)}
 --   and, last, when work is held by a rate limit with no token now, a number instead of an entry: the ms until
 --   the first such limit has one (the node rings the group then, rather than waiting for a start or idleWait);
 --   where queue is 'admin', 'out' or 'in', and the child fields are set when a child pipeline the
@@ -92,7 +94,7 @@ local function take(q, held)
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
-        'switches', 'stepAttempt', 'trace', 'share', 'attempt')
+        'switches', 'stepAttempt', 'trace', 'share', 'attempt', 'run', 'takenOver')
       local admitted = s[18] == 'in'
       if admitted then
         released[s[7]] = (released[s[7]] or 0) + 1
@@ -146,7 +148,8 @@ local function take(q, held)
         running[#running + 1] = now
         running[#running + 1] = id
         taken[#taken + 1] = {id, attempt, s[2], s[3], s[4], s[5] or s[6], s[7], s[8], s[9], s[10], names[q],
-          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or ''}
+          s[11] or '', s[12] or '', s[13] or '', s[14] or '0', s[15] or '', s[16] or '1', s[17] or '', s[20] or '1',
+          s[21] or ''}
       elseif admitted then
         redis.call('HDEL', key, 'share')
       end

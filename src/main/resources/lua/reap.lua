@@ -12,8 +12,9 @@
 -- Replies: a flat list nodeId, recovered count, ... for each dead node, then 'garbage', n (entries of
 -- processingZ with no live owner that were put back, cleared or set aside in exceptionZ)
 -- Each transaction of a dead node's inflightZ that still runs there goes back to the front of its group's
--- qInZ as queued with its attempt raised (so the dead node's late writes are refused) and leaves
--- processingZ; the inflightZ is deleted, and eventsL gets a node-dead event (see ARGV[7]; a second reap of
+-- qInZ as queued with its attempt raised (so the dead node's late writes are refused), marked takenOver at
+-- its step (the step may have run: a step declared not idempotent then ends maybe-ran, queue/MaybeRan), and
+-- leaves processingZ; the inflightZ is deleted, and eventsL gets a node-dead event (see ARGV[7]; a second reap of
 -- the same node finds no inflightZ and logs nothing). Leases are left alone: a lease is shorter than a
 -- heartbeat's TTL, so a dead holder's has run out already, and one still renewed belongs to a node that is
 -- alive after all (its heartbeat merely lapsed); freeing it would make two leaders.
@@ -44,7 +45,8 @@ local out = {}
 local function requeue(key, id, group)
   queue_slot_free(key) -- a capped pipeline's slot held by the dead node's run frees
   redis.call('HINCRBY', key, 'attempt', 1)
-  redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
+  redis.call('HSET', key, 'processingState', 'queued', 'updated', now, 'takenOver',
+    redis.call('HGET', key, 'step') or '0')
   queue_push_in(inPrefix .. group, ringPrefix .. group, id, 0, 0, true)
 end
 

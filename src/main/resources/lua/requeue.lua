@@ -5,7 +5,9 @@
 -- ARGV[1] now (ms)   ARGV[2], ARGV[3], ARGV[4] the stateH, qInZ and qRingL key prefixes (Keys.stateH(""),
 --   …): the transactions are known only once the set is read, and their groups only from their state, so
 --   those keys are a prefix and a txId or group (as in dequeue)
--- ARGV[5] the nodeId   ARGV[6..] the txIds the node is running now
+-- ARGV[5] the nodeId   ARGV[6] '1' when the node stops: then everything goes back, the runs listed too, and
+--   each listed one is marked takenOver at its step (its step may have been called, as reap.lua marks a dead
+--   node's); else '0'   ARGV[7..] the txIds the node is running now
 -- Replies: the number of transactions put back on a queue
 -- Entries whose state is no longer 'processing' on this node (another node took it, or it ended) are only
 -- removed from the two sets.
@@ -14,9 +16,10 @@
 
 local inflightKey, processingKey = KEYS[1], KEYS[2]
 local now, statePrefix, inPrefix, ringPrefix, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local runningCount = #ARGV - 5
+local stopping = ARGV[6] == '1'
+local runningCount = #ARGV - 6
 -- the i-th txId the node is running now
-local function running_id(i) return ARGV[5 + i] end
+local function running_id(i) return ARGV[6 + i] end
 
 local running = {}
 for i = 1, runningCount do
@@ -24,7 +27,7 @@ for i = 1, runningCount do
 end
 local requeued = 0
 for _, id in ipairs(redis.call('ZRANGE', inflightKey, 0, -1)) do
-  if not running[id] then
+  if stopping or not running[id] then
     local key = statePrefix .. id
     local s = redis.call('HMGET', key, 'processingState', 'group', 'node')
     redis.call('ZREM', inflightKey, id)
@@ -37,6 +40,9 @@ for _, id in ipairs(redis.call('ZRANGE', inflightKey, 0, -1)) do
       queue_slot_free(key)
       redis.call('HINCRBY', key, 'attempt', 1)
       redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
+      if running[id] then
+        redis.call('HSET', key, 'takenOver', redis.call('HGET', key, 'step') or '0')
+      end
       queue_push_in(inPrefix .. s[2], ringPrefix .. s[2], id, 0, 0, true)
       requeued = requeued + 1
     end

@@ -11,7 +11,8 @@
 -- ARGV[8] limits.maxErrors: runs keeps at most this many, the oldest folded into one (lib/errors.lua)
 -- Replies:
 --   {'OK', step}                   queued again (step: the index it runs from); the run that ended is kept
---                                  in the field runs, its attempts' errors stay in errors
+--                                  in the field runs, its attempts' errors stay in errors; the field run
+--                                  counts this run (2 for the first rerun) and takenOver is cleared
 --   {'NOT_FOUND'}                  no such transaction (nor an archived state given), or another owner's
 --   {'NOT_RERUNNABLE', status}     it is running, or it ended success or aborted: nothing written
 --   {'NO_STEP_INPUT'}              the failed step's input was not kept (it ended before that was kept): only
@@ -62,10 +63,12 @@ local ended = cjson.encode({status = s[2], note = s[9] or '', step = tonumber(s[
   completed = tonumber(s[10] or '0'), webhook = s[12] and cjson.decode(s[12]) or nil,
   compensation = s[13] and cjson.decode(s[13]) or nil})
 local runs = runs_append(s[11], ended, maxErrors)
+-- run numbers this run (1 + the reruns so far): its steps' idempotency keys are new (<txId>:<step>:r<run>)
+local run = (tonumber(redis.call('HGET', key, 'run')) or 1) + 1
 redis.call('HSET', key, 'status', 'running', 'processingState', 'queued', 'step', step, 'data', data,
-  'runs', runs, 'updated', now)
+  'runs', runs, 'run', run, 'updated', now)
 redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry', 'stepAttempt', 'childStatus',
-  'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation')
+  'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation', 'takenOver')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)
 redis.call('ZREM', toArchiveKey, id)
 local liveCount = live_batch(liveOwnersKey)

@@ -262,4 +262,25 @@ class ArchitectureTest {
     }
     assertEquals(List.of(), missing, "scripts that enter an indexed phase without naming its phaseZ");
   }
+
+  /**
+   * An idempotency key is built in one place (StepContext.key: step from 1, run suffix from the second run), so
+   * http/request, eventbus and Java steps can never disagree on it (docs/decisions.md, issue 33).
+   */
+  @Test
+  void idempotency_keys_are_built_only_by_step_context() throws IOException {
+    Pattern byHand = Pattern.compile("txId\\(\\)\\s*\\+\\s*\":\"|\"Idempotency-Key\",\\s*ctx\\.");
+    List<String> offenders;
+    try (java.util.stream.Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
+      offenders = files.filter(f -> f.toString().endsWith(".java")).filter(f -> !f.endsWith("StepContext.java"))
+          .filter(f -> {
+            try {
+              return byHand.matcher(Files.readString(f)).find();
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          }).map(Path::toString).sorted().toList();
+    }
+    assertEquals(List.of(), offenders, "idempotency keys built by hand (use StepContext.idempotencyKey())");
+  }
 }

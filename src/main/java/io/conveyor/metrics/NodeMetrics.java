@@ -152,6 +152,13 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
         .register(registry)).increment();
   }
 
+  /** A step declared not idempotent was not run again after a takeover: its transaction ends maybe-ran. */
+  public void maybeRan(String stepType) {
+    counters.computeIfAbsent("maybe-ran|" + stepType, k -> Counter.builder("conveyor.step.maybe.ran")
+        .description("steps declared not idempotent that a lost node may have run, not run again, by step type")
+        .tag("type", stepType).register(registry)).increment();
+  }
+
   public void archiveBatch(int size, long nanos) {
     archiveBatch.record(size);
     archiveWrite.record(nanos, TimeUnit.NANOSECONDS);

@@ -53,6 +53,9 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
       if (d.retry() != null) {
         j.put("retry", d.retry().toJson());
       }
+      if (!d.idempotent()) {
+        j.put("idempotent", false); // only when set: the versions of pipelines that do not say stay as they were
+      }
       s.add(j);
     }
     JsonObject j = new JsonObject().put("name", name).put("nodeGroup", nodeGroup)

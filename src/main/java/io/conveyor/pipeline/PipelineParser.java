@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
       "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps", "startOn");
-  private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry");
+  private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry", "idempotent");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
 
@@ -139,12 +139,17 @@ public final class PipelineParser {
     }
     Duration timeout = duration(s, where + ": timeout");
     RetryPolicy retry = retry(s, where + ": retry");
+    Object idempotent = s.getValue("idempotent", true);
+    if (!(idempotent instanceof Boolean)) {
+      throw new PipelineException(where + ": idempotent: expected true or false (false: never run again after a "
+          + "takeover, end maybe-ran instead), got " + idempotent);
+    }
     try {
       created.add(registry.create(t, p));
     } catch (IllegalArgumentException e) {
       throw new PipelineException(where + ": " + e.getMessage());
     }
-    defs.add(new StepDef(t, p, timeout, retry));
+    defs.add(new StepDef(t, p, timeout, retry, (Boolean) idempotent));
   }
 
   private static RetryPolicy retry(JsonObject json, String where) {

@@ -2,7 +2,6 @@ package io.conveyor.queue;
 
 import io.conveyor.redis.QueueStore;
 import io.vertx.core.Future;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +31,12 @@ final class LostWork {
     });
   }
 
-  /** The node stopped: what did not finish in time goes back for another node to run (never fails). */
+  /**
+   * The node stopped: what did not finish in time goes back for another node to run (never fails); what still ran
+   * here is marked as possibly run (a step declared not idempotent then ends maybe-ran rather than run twice).
+   */
   Future<Integer> putBackAll() {
-    return store.requeueLost(nodeId, Set.of()).map(n -> {
+    return store.requeueLost(nodeId, slots.runningIds(), true).map(n -> {
       if (n > 0) {
         log.warn("stopped with {} transactions unfinished: put back on their queues", n);
       }

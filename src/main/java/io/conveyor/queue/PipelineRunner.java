@@ -132,6 +132,12 @@ public final class PipelineRunner {
         // back from a child pipeline: its result is the result of the step that started it
         return next(ar.result(), run, tx.step(), Future.succeededFuture(childResult(tx.child())));
       }
+      if (MaybeRan.applies(ar.result(), tx)) {
+        String type = ar.result().pipeline().steps().get(tx.step()).type();
+        metrics.maybeRan(type);
+        return failed(ar.result(), run, tx.step(), new Failure(TxStatus.INTERNAL_ERROR, MaybeRan.CODE,
+            MaybeRan.note(tx.step(), type), null, false, null));
+      }
       return runFrom(ar.result(), run, tx.step(), tx.stepInput());
     });
   }
@@ -190,8 +196,10 @@ public final class PipelineRunner {
       });
     }
     if (r instanceof StepResult.Failed f) {
-      return failed(p, run, i, new Failure(TxStatus.FAILED, f.code() == null ? "failed" : f.code(), f.note(),
-          f.output(), f.retryable(), f.retryAfter()));
+      // a step that answers maybe-ran (MaybeRan) ends as the runner's own maybe-ran does: internal-error
+      TxStatus ends = MaybeRan.CODE.equals(f.code()) ? TxStatus.INTERNAL_ERROR : TxStatus.FAILED;
+      return failed(p, run, i, new Failure(ends, f.code() == null ? "failed" : f.code(), f.note(), f.output(),
+          f.retryable(), f.retryAfter()));
     }
     if (r instanceof StepResult.Aborted a) {
       return finish(run, TxStatus.ABORTED, a.output(), a.note());

@@ -72,7 +72,7 @@ final class StepInvoker {
         report -> store.progress(tx.txId(), tx.attempt(), report).compose(code -> code == Code.OK
             ? Future.<Void>succeededFuture()
             : Future.<Void>failedFuture(new IllegalStateException("progress not recorded: " + code))),
-        run::cancelled, traceparent);
+        run::cancelled, traceparent, tx.run(), p.pipeline().steps().get(i).idempotent());
     Promise<StepResult> result = Promise.promise();
     if (span != null) {
       result.future().onComplete(ar -> ended(span, ar));

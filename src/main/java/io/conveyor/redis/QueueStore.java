@@ -222,7 +222,10 @@ public final class QueueStore extends Store {
       return new Dequeued(txId, attempt, str(e.get(2)), str(e.get(3)), Integer.parseInt(str(e.get(4))),
           json(e.get(5)), str(e.get(6)), emptyToNull(str(e.get(7))), json(e.get(8)),
           Long.parseLong(str(e.get(9))), str(e.get(10)), child, Integer.parseInt(str(e.get(14))),
-          switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), emptyToNull(str(e.get(17))), null);
+          switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), emptyToNull(str(e.get(17))),
+          // start.lua's hand-off answers without these: a start is a first run, never taken over
+          e.size() > 18 ? Integer.parseInt(str(e.get(18))) : 1,
+          e.size() > 19 && !str(e.get(19)).isEmpty() ? Integer.parseInt(str(e.get(19))) : -1, null);
     } catch (RuntimeException bad) {
       return Dequeued.unreadable(txId, attempt, bad.toString());
     }
@@ -242,10 +245,20 @@ public final class QueueStore extends Store {
    * went back.
    */
   public Future<Integer> requeueLost(String nodeId, Collection<String> running) {
+    return requeueLost(nodeId, running, false);
+  }
+
+  /**
+   * As requeueLost; stopping says the node stops: everything it holds goes back, and the runs in running (whose
+   * step may have been called) are marked takenOver, as a dead node's (a step declared not idempotent then ends
+   * maybe-ran); what it held but never ran is not.
+   */
+  public Future<Integer> requeueLost(String nodeId, Collection<String> running, boolean stopping) {
     List<Future<Integer>> each = new ArrayList<>();
     for (int p : keys.all()) {
-      List<String> args = new ArrayList<>(5 + running.size());
-      args.addAll(List.of(r.now(), keys.stateH(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), nodeId));
+      List<String> args = new ArrayList<>(6 + running.size());
+      args.addAll(List.of(r.now(), keys.stateH(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), nodeId,
+          stopping ? "1" : "0"));
       running.stream().filter(id -> keys.partitionOf(id) == p).forEach(args::add);
       each.add(r.run(r.scripts().requeue, List.of(keys.inflightZ(p, nodeId), keys.processingZ(p)), args)
           .map(Response::toInteger));

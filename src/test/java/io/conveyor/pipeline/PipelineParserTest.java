@@ -148,11 +148,29 @@ class PipelineParserTest {
     assertTrue(refusal(step.formatted("{'url':'http://x/','successStatus':['2xx',700]}"))
         .contains("params.successStatus: expected status codes from 100 to 599"));
     assertTrue(refusal(step.formatted("{'url':'http://x/','header':{}}"))
-        .contains("unknown param 'header' (did you mean headers?) (expected body, headers, method, retryableStatus, "
-            + "successStatus, url)"));
+        .contains("unknown param 'header' (did you mean headers?) (expected body, headers, idempotencyHeader, method, "
+            + "retryableStatus, successStatus, url)"));
+    assertTrue(refusal(step.formatted("{'url':'http://x/','idempotencyHeader':'Idem Key'}"))
+        .contains("params.idempotencyHeader: expected a header name (or \"\" to send no idempotency key), got Idem Key"));
     String delay = "{'name':'d','nodeGroup':'g','steps':[{'type':'util/delay','params':%s}]}";
     assertTrue(refusal(delay.formatted("{'duraton':'1s'}")).contains("unknown param 'duraton' (did you mean duration?)"),
         refusal(delay.formatted("{'duraton':'1s'}")));
+  }
+
+  @Test
+  void idempotent_false_is_kept_in_the_definition_and_the_version_and_anything_but_a_boolean_is_refused() {
+    String text = "{'name':'p','nodeGroup':'g','steps':[{'type':'util/fixed-reply','params':{'reply':{}}%s}]}";
+    CompiledPipeline plain = parser.parse(json(text.formatted("")), "f.json");
+    CompiledPipeline once = parser.parse(json(text.formatted(",'idempotent':false")), "f.json");
+    assertTrue(plain.pipeline().steps().get(0).idempotent());
+    assertEquals(false, once.pipeline().steps().get(0).idempotent());
+    assertEquals(plain.version(), parser.parse(json(text.formatted(",'idempotent':true")), "f.json").version(),
+        "true is the default: the version of a pipeline that says so does not change");
+    assertNotEquals(plain.version(), once.version());
+    assertEquals(false, once.pipeline().toJson().getJsonArray("steps").getJsonObject(0).getBoolean("idempotent"));
+    assertEquals(false, parser.parse(once.pipeline().toJson(), "stored").pipeline().steps().get(0).idempotent());
+    assertTrue(refusal(text.formatted(",'idempotent':'no'")).contains("f.json: step 1 (util/fixed-reply): idempotent: "
+        + "expected true or false"), refusal(text.formatted(",'idempotent':'no'")));
   }
 
   @Test

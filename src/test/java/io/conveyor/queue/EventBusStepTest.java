@@ -29,12 +29,14 @@ class EventBusStepTest {
       AtomicInteger served = new AtomicInteger();
       n.node().vertx().eventBus().<JsonObject>consumer("steps.late", m -> {
         served.incrementAndGet();
-        m.reply(new JsonObject().put("output", new JsonObject().put("a", m.body().getInteger("q") + 1)));
+        m.reply(new JsonObject().put("output", new JsonObject().put("a", m.body().getInteger("q") + 1)
+            .put("key", m.headers().get("idempotencyKey"))));
       }).completion().await();
 
       TxSummary done = n.awaitFinal(txId);
       assertEquals(TxStatus.SUCCESS, done.status(), String.valueOf(done.note()));
-      assertEquals(new JsonObject().put("a", 2), done.output());
+      assertEquals(new JsonObject().put("a", 2).put("key", txId + ":1"), done.output(),
+          "the request carries the step's idempotency key, the same after the sleeps");
       assertTrue(served.get() >= 1);
     }
   }

@@ -37,6 +37,7 @@ class HttpRequestStepTest {
     HttpServer server = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
       seen.add(new JsonObject().put("atNanos", System.nanoTime()).put("method", req.method().name())
           .put("path", req.path()).put("tx", req.getHeader("X-Tx")).put("key", req.getHeader("Idempotency-Key"))
+          .put("requestId", req.getHeader("X-Request-Id"))
           .put("body", body.toString()).put("traceparent", req.getHeader("traceparent")));
       answer.accept(seen.size(), req);
     }));
@@ -192,5 +193,20 @@ class HttpRequestStepTest {
     assertTrue(header != null && header.startsWith("00-" + step.getTraceId() + "-" + step.getSpanId() + "-"),
         header + " against " + step.getSpanContext());
     sdk.close();
+  }
+
+  @Test
+  void the_key_goes_in_the_header_a_step_names_and_a_rerun_sends_a_new_one() {
+    serve((n, req) -> req.response().setStatusCode(n == 1 ? 409 : 200).end("ok"));
+    startNode("{'type':'http/request','params':{'url':'http://127.0.0.1:PORT/','idempotencyHeader':'X-Request-Id'}}",
+        null, true);
+    String txId = node.start("call", new JsonObject());
+    assertEquals(TxStatus.FAILED, node.awaitFinal(txId).status());
+    node.transactions.rerun(txId, "acme", false).await();
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the rerun's call", seen::size, n -> n == 2);
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+    assertEquals(txId + ":1", seen.get(0).getString("requestId"));
+    assertEquals(txId + ":1:r2", seen.get(1).getString("requestId"));
+    assertTrue(seen.stream().allMatch(r -> r.getString("key") == null), "no Idempotency-Key beside it: " + seen);
   }
 }

@@ -113,6 +113,28 @@ class DequeueScriptTest extends ScriptTest {
   }
 
   @Test
+  void a_lost_dequeue_reply_is_not_a_takeover_but_what_a_stopping_node_gives_back_is_and_a_rerun_counts_its_run() {
+    for (String id : List.of("tx-lost", "tx-stopped")) {
+      queued(id, h.keys.qInZ(0, "g"));
+      cmd("HSET", h.keys.stateH(id), "group", "g", "step", 2);
+    }
+    h.store.queue.dequeue(0, "g", "node-a", 1).await();
+    assertEquals(1, h.store.queue.requeueLost("node-a", List.of()).await());
+    Dequeued lost = h.store.queue.dequeue(0, "g", "node-b", 1).await().get(0);
+    assertEquals(-1, lost.takenOver(), "its step was never called: nothing marked");
+    assertEquals(1, lost.run());
+    h.store.queue.dequeue(0, "g", "node-b", 10).await(); // the other one, now held by node-b too, which stops
+    assertEquals(2, h.store.queue.requeueLost("node-b", List.of("tx-stopped"), true).await(), "all goes back");
+    List<Dequeued> back = h.store.queue.dequeue(0, "g", "node-c", 10).await();
+    assertEquals(java.util.Map.of("tx-lost", -1, "tx-stopped", 2), back.stream().collect(java.util.stream.Collectors
+        .toMap(Dequeued::txId, Dequeued::takenOver)), "only the one it ran is marked, at its step (index 2)");
+    cmd("HSET", h.keys.stateH("tx-lost"), "run", 3);
+    cmd("HSET", h.keys.stateH("tx-lost"), "processingState", "queued");
+    TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-lost");
+    assertEquals(3, h.store.queue.dequeue(0, "g", "node-c", 10).await().get(0).run());
+  }
+
+  @Test
   void one_dequeue_pops_a_bounded_number_of_stale_entries_and_rings_so_the_rest_follow_at_once() {
     for (int i = 0; i < 1500; i++) {
       TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-stale-" + i); // no state: dropped when popped

@@ -53,7 +53,7 @@ class HopScriptTest extends ScriptTest {
   @Test
   void hop_refuses_an_older_attempt_an_unknown_pipeline_and_a_wrong_group_writing_nothing() {
     Dequeued stale = new Dequeued("tx-p", parent.attempt() - 1, "order", "v1", 1, new JsonObject(), "acme", null,
-        new JsonObject(), 1, "in", null, 0, null, 1, null, null);
+        new JsonObject(), 1, "in", null, 0, null, 1, null, 1, -1, null);
     assertEquals(Code.FENCED, hop(stale, "warehouse").code());
     assertEquals(Code.GROUP_CHANGED, hop(parent, "elsewhere").code());
     assertEquals("warehouse", hop(parent, "elsewhere").detail());

@@ -118,6 +118,8 @@ class LivenessScriptsTest extends ScriptTest {
     assertEquals(List.of("tx-1", "tx-waiting"), TestRedis.inQueue(h.keys.qInZ(0, "g")));
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
     assertEquals("3", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
+    assertEquals("0", cmd("HGET", h.keys.stateH("tx-1"), "takenOver").toString(), "marked at its step (index 0)");
+    assertNull(cmd("HGET", h.keys.stateH("tx-2"), "takenOver"));
     assertNull(cmd("ZSCORE", h.keys.processingZ(0), "tx-1"));
     assertEquals(0, cmd("EXISTS", h.keys.inflightZ(0, "node-dead")).toInteger());
     assertNull(cmd("ZSCORE", h.keys.nodesZ(), "node-dead"));

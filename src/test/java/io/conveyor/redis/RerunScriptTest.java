@@ -34,6 +34,7 @@ class RerunScriptTest extends ScriptTest {
   @Test
   void a_failed_transaction_is_queued_again_at_its_failed_step_with_that_steps_input() {
     ended("tx-1", "failed", "{\"at\":2}");
+    cmd("HSET", h.keys.stateH("tx-1"), "takenOver", 2); // it ended maybe-ran: the rerun runs the step again
     ControlStore.Reply r = h.store.control.rerun("tx-1", "acme", false, null).await();
     assertEquals(Code.OK, r.code());
     assertEquals("2", r.detail());
@@ -42,6 +43,8 @@ class RerunScriptTest extends ScriptTest {
     assertEquals("{\"at\":2}", field("tx-1", "data"));
     assertNull(field("tx-1", "completed"));
     assertNull(field("tx-1", "output"));
+    assertEquals("2", field("tx-1", "run"), "its steps' idempotency keys get :r2");
+    assertNull(field("tx-1", "takenOver"));
     assertEquals(List.of("tx-1"), queue());
     assertNull(cmd("ZSCORE", h.keys.toArchiveZ(0), "tx-1"), "not archived while it runs again");
     assertEquals(new JsonObject().put("status", "failed").put("note", "no").put("step", 3).put("completed", 5),
@@ -63,6 +66,7 @@ class RerunScriptTest extends ScriptTest {
     assertEquals(new JsonObject().put("summary", true).put("dropped", 3).put("from", 1).put("to", 3)
         .put("statuses", new JsonObject().put("cancelled", 2).put("failed", 1)), runs.getJsonObject(0));
     assertEquals("run 4", runs.getJsonObject(1).getString("note"));
+    assertEquals("5", field("tx-3", "run"), "the run counter counts every rerun, folded ones too: 4 reruns, run 5");
   }
 
   @Test

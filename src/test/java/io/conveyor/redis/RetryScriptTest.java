@@ -102,7 +102,7 @@ class RetryScriptTest extends ScriptTest {
   @Test
   void a_retry_is_refused_for_an_older_attempt_and_when_a_cancel_was_asked_for_writing_nothing() {
     Dequeued stale = new Dequeued("tx-1", tx.attempt() - 1, "p", "v", 2, new JsonObject(), "acme", null,
-        new JsonObject(), 1, "in", null, 0, null, 1, null, null);
+        new JsonObject(), 1, "in", null, 0, null, 1, null, 1, -1, null);
     assertEquals(Code.FENCED, h.store.run.retry(stale, "node-a", 5, 2, new JsonObject(), error(1), null).await());
     cmd("HSET", h.keys.stateH("tx-1"), "cancelRequested", "1");
     assertEquals(Code.CANCELLED, h.store.run.retry(tx, "node-a", 5, 2, new JsonObject(), error(1), null).await());

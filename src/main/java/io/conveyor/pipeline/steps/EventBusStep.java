@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * eventbus: sends the step's input to params.address (request/reply, anywhere in the cluster or through a
  * bridge) and takes the reply {status, output, note} as its result; status is success (the default),
  * failed or aborted; a failed reply may add code (what a retry policy's nonRetryable names) and retryable:
- * false. The headers carry txId, step, attempt, stepAttempt, owner and node, so the consumer can recognise a
- * re-run, and traceparent when the transaction is traced. A consumer that fails the message fails the step (code eventbus-<failure code>); a reply of another
+ * false. The headers carry txId, step (from 0), attempt, stepAttempt, owner and node, so the consumer can
+ * recognise a re-run, idempotencyKey (StepContext.idempotencyKey: one per step and run, the same across retries
+ * and takeovers), and traceparent when the transaction is traced. A consumer that fails the message fails the step (code eventbus-<failure code>); a reply of another
  * shape is an internal error; silence runs into the step's timeout. No consumer at the address is often
  * passing (its node is restarting, or the cluster view is changing after a pause): the step sleeps off the
  * worker and tries again, up to params.noConsumerTries times in all (default 9, about 25 s: 250 ms doubling
@@ -25,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * node's cluster view changed (a member left, joined or merged back, a node went silent; ClusterChanges) is
  * taken the same way: the request or its reply likely went to a member that could not answer or be answered.
  * So the request gives up a little before the step's timeout (a fifth of it, at most 250 ms), and only
- * silence in a steady view runs into the timeout, as before.
+ * silence in a steady view runs into the timeout, as before. A step declared "idempotent": false is not sent again
+ * after such silence (the request may have been handled): it fails with code maybe-ran, never retried.
  */
 public final class EventBusStep extends BuiltInStep {
   /** How often a step with no consumer at its address is tried in all, unless params say otherwise. */
@@ -65,6 +67,12 @@ public final class EventBusStep extends BuiltInStep {
           "eventbus-" + r.failureCode(), true, null));
     }
     boolean moved = r.failureType() == ReplyFailure.TIMEOUT && changes.changedSince(sent);
+    if (moved && !ctx.idempotent()) {
+      // the request may have been handled and its answer lost: a step declared not idempotent is not sent again
+      return Future.succeededFuture(new StepResult.Failed("no answer from " + address + " while the cluster view "
+          + "changed: the request may have been handled, and the step is declared not idempotent", null,
+          "maybe-ran", false, null));
+    }
     if ((r.failureType() == ReplyFailure.NO_HANDLERS || moved) && ctx.retry() + 1 < tries) {
       ctx.log().warn("{} at {} (try {} of {}); trying again off the worker", moved ? "no answer while the cluster "
           + "view changed" : "no consumer", address, ctx.retry() + 1, tries);
@@ -88,7 +96,7 @@ public final class EventBusStep extends BuiltInStep {
     DeliveryOptions o = new DeliveryOptions().setSendTimeout(Math.max(1, ctx.timeout().toMillis() - margin(ctx)))
         .addHeader("txId", ctx.txId()).addHeader("step", Integer.toString(ctx.step()))
         .addHeader("attempt", Long.toString(ctx.attempt())).addHeader("stepAttempt", Integer.toString(ctx.stepAttempt()))
-        .addHeader("owner", ctx.owner())
+        .addHeader("owner", ctx.owner()).addHeader("idempotencyKey", ctx.idempotencyKey())
         .addHeader("node", ctx.nodeId());
     if (ctx.traceparent() != null) {
       o.addHeader("traceparent", ctx.traceparent()); // the step's span: the consumer's work hangs under it

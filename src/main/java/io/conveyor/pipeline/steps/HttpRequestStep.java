@@ -34,11 +34,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * hold placeholders (see Template). The response becomes the output {status, body} (body: JSON when the
  * service says so, else text); a status outside successStatus fails the step with code http-<status>,
  * retryable when listed in retryableStatus (a Retry-After is then the least wait). The request goes out
- * under the step's timeout with Idempotency-Key <txId>:<step>, through the same outbound guard as webhooks.
+ * under the step's timeout with the step's idempotency key (StepContext.idempotencyKey) in the header
+ * params.idempotencyHeader (default Idempotency-Key; "" sends none), through the same outbound guard as webhooks.
  */
 public final class HttpRequestStep extends BuiltInStep {
   private static final Set<String> PARAMS = Set.of("url", "method", "headers", "body", "successStatus",
-      "retryableStatus");
+      "retryableStatus", "idempotencyHeader");
+  static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
   private static final int MAX_BODY = 1 << 20;
   private final Outbound guard;
   private final Map<Vertx, WebClient> clients = new ConcurrentHashMap<>();
@@ -53,6 +55,7 @@ public final class HttpRequestStep extends BuiltInStep {
     Template url = Template.of(Params.text(params, "url", null), "params.url");
     HttpMethod method = method(params);
     Map<String, Template> headers = headers(params);
+    String keyHeader = idempotencyHeader(params);
     Object body = params.getValue("body");
     if (body != null) {
       Template.check(body, "params.body");
@@ -84,7 +87,7 @@ public final class HttpRequestStep extends BuiltInStep {
             "invalid-input", false, null));
       }
       return guard.check(uri)
-          .compose(ok -> send(ctx, method, target, head, payload))
+          .compose(ok -> send(ctx, method, target, keyHeader, head, payload))
           .map(response -> result(response, success, retryable))
           .recover(e -> Future.succeededFuture(failure(e, method + " " + target)));
     };
@@ -114,12 +117,14 @@ public final class HttpRequestStep extends BuiltInStep {
     return false;
   }
 
-  private Future<HttpResponse<Buffer>> send(StepContext ctx, HttpMethod method, String target,
+  private Future<HttpResponse<Buffer>> send(StepContext ctx, HttpMethod method, String target, String keyHeader,
                                             Map<String, String> headers, Object payload) {
     WebClient client = clients.computeIfAbsent(ctx.vertx(), v -> WebClient.create(v, new WebClientOptions()
         .setUserAgent("conveyor").setFollowRedirects(false)));
-    HttpRequest<Buffer> request = client.requestAbs(method, target).timeout(ctx.timeout().toMillis())
-        .putHeader("Idempotency-Key", ctx.txId() + ":" + (ctx.step() + 1));
+    HttpRequest<Buffer> request = client.requestAbs(method, target).timeout(ctx.timeout().toMillis());
+    if (!keyHeader.isEmpty()) {
+      request.putHeader(keyHeader, ctx.idempotencyKey()); // params.headers may still set it: theirs wins
+    }
     if (ctx.traceparent() != null) {
       request.putHeader("traceparent", ctx.traceparent()); // the step's span: the callee's work hangs under it
     }
@@ -191,6 +196,16 @@ public final class HttpRequestStep extends BuiltInStep {
       throw new IllegalArgumentException("params.method: expected GET, POST, PUT, PATCH, DELETE or HEAD, got " + m);
     }
     return HttpMethod.valueOf(m);
+  }
+
+  /** The header the idempotency key goes in: params.idempotencyHeader, a header name or "" (none). */
+  private static String idempotencyHeader(JsonObject params) {
+    Object v = params.getValue("idempotencyHeader", IDEMPOTENCY_HEADER);
+    if (!(v instanceof String h) || !(h.isEmpty() || h.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+"))) {
+      throw new IllegalArgumentException("params.idempotencyHeader: expected a header name (or \"\" to send no "
+          + "idempotency key), got " + v);
+    }
+    return h;
   }
 
   private static Map<String, Template> headers(JsonObject params) {

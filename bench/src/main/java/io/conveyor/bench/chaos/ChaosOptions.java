@@ -7,13 +7,14 @@ import java.util.List;
 /**
  * What the chaos suite was asked to run: the scenarios (all, or one by name), how many runs of each (pause
  * scenarios: pauseRuns, 5 by default, since a pause's outcome varies from run to run), the steady start rate, and
- * how long the load lasts (at least until the fault is over and a margin after it).
+ * how long the load lasts (at least until the fault is over and a margin after it). notIdempotent declares the
+ * pipeline's steps "idempotent": false (at most once: a step a lost node may have run ends maybe-ran).
  */
 record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double rate, int durationSeconds,
-                    int stepMillis, boolean keep) {
+                    int stepMillis, boolean keep, boolean notIdempotent) {
 
   static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--pause-runs N] [--rate R]"
-      + " [--duration S] [--step-ms MS] [--keep]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+      + " [--duration S] [--step-ms MS] [--keep] [--not-idempotent]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
 
   /** How many runs of the scenario: pauseRuns for a SIGSTOP scenario, else runs. */
   int runsOf(Scenario s) {
@@ -29,10 +30,15 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
     int duration = 40;
     int stepMillis = 200;
     boolean keep = false;
+    boolean notIdempotent = false;
     for (int i = 0; i < args.length; i++) {
       String name = args[i];
       if (name.equals("--keep")) {
         keep = true;
+        continue;
+      }
+      if (name.equals("--not-idempotent")) {
+        notIdempotent = true;
         continue;
       }
       if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms)")) {
@@ -51,7 +57,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
         default -> stepMillis = whole(name, v, 0, 10_000);
       }
     }
-    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep);
+    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent);
   }
 
   /** One name or several, comma-separated. */

@@ -22,7 +22,7 @@ final class ChaosRun {
 
   Row run(Scenario scenario, int run, Path dir) throws Exception {
     System.err.println("chaos: " + scenario.label + " run " + run + ": starting 3 nodes (logs in " + dir + ")");
-    Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env());
+    Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env(), options.notIdempotent());
     try {
       SteadyLoad load = new SteadyLoad(rig, options.rate(), scenario.label + "-" + run + "-" + rig.table);
       long loadSeconds = Math.max(options.durationSeconds(), WARMUP_SECONDS + scenario.outageSeconds + 20);
@@ -54,10 +54,11 @@ final class ChaosRun {
           + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + " " + ex.duplicateCauses(outcome.faultedNode())
           + (healthyReaped.isEmpty() ? "" : "; healthy nodes reaped " + healthyReaped) + "; webhooks missing "
           + tally.webhooksMissing + ", repeated " + tally.webhookDuplicates + "; start retries " + load.retries.get()
-          + " " + load.failuresByStatus + (faults.loadWindow == null ? "" : "; "
+          + " " + load.failuresByStatus + "; executions de-duplicated by key " + ex.deduplicated()
+          + (options.notIdempotent() ? "; steps not idempotent" : "") + (faults.loadWindow == null ? "" : "; "
           + Runaway.loadFigures(faults.loadWindow, tally.byExternalId));
       return new Row(scenario.label, run, tally.started, tally.lost(), tally.failed, tally.internalError,
-          ex.duplicates(), outcome.inFlight(), healthyReaped.size(), ex.healthyRequeued(outcome.faultedNode()), outcome.recoverSeconds(),
+          ex.duplicates(), ex.effectsDuplicated(), tally.maybeRan, outcome.inFlight(), healthyReaped.size(), ex.healthyRequeued(outcome.faultedNode()), outcome.recoverSeconds(),
           outcome.boundSeconds(), notes);
     } finally {
       rig.close();

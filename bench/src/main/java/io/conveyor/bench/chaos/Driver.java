@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The suite's own member of the cluster: it serves the pipeline's eventbus step (counting every
- * execution, replying after a pause so nodes have work in flight), hosts the webhook receiver, and speaks
+ * execution with its idempotency key, replying after a pause so nodes have work in flight), hosts the webhook receiver, and speaks
  * HTTP to the nodes' API.
  */
 final class Driver {
@@ -79,7 +79,7 @@ final class Driver {
   private void serveSteps(int stepMillis) {
     vertx.eventBus().<Object>consumer(STEP_ADDRESS, m -> {
       executions.record(m.headers().get("txId"), Integer.parseInt(m.headers().get("step")),
-          Long.parseLong(m.headers().get("attempt")), m.headers().get("node"));
+          Long.parseLong(m.headers().get("attempt")), m.headers().get("node"), m.headers().get("idempotencyKey"));
       JsonObject reply = new JsonObject().put("output", m.body() instanceof JsonObject j ? j : new JsonObject());
       if (stepMillis == 0) {
         m.reply(reply);

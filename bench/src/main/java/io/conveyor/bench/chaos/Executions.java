@@ -5,15 +5,37 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Every step execution the driver served, by transaction: which step, which attempt, on which node, when. */
+/**
+ * Every step execution the driver served, by transaction: which step, which attempt, on which node, when, and
+ * under which idempotency key (the header idempotencyKey; null when none came).
+ */
 final class Executions {
-  record Exec(int step, long attempt, String node, long atNanos) {
+  record Exec(int step, long attempt, String node, long atNanos, String key) {
   }
 
   private final Map<String, List<Exec>> byTx = new ConcurrentHashMap<>();
 
-  void record(String txId, int step, long attempt, String node) {
-    byTx.computeIfAbsent(txId, k -> new CopyOnWriteArrayList<>()).add(new Exec(step, attempt, node, System.nanoTime()));
+  void record(String txId, int step, long attempt, String node, String key) {
+    byTx.computeIfAbsent(txId, k -> new CopyOnWriteArrayList<>()).add(new Exec(step, attempt, node, System.nanoTime(),
+        key));
+  }
+
+  /**
+   * Effects duplicated, as a receiver that de-duplicates by idempotency key sees them: the effects of each
+   * txId#step (one per distinct key; an execution without a key is an effect of its own) beyond the first.
+   */
+  long effectsDuplicated() {
+    return byTx.values().stream().mapToLong(l -> l.stream().map(Exec::step).distinct().mapToLong(step -> {
+      List<Exec> runs = l.stream().filter(e -> e.step() == step).toList();
+      long keyless = runs.stream().filter(e -> e.key() == null).count();
+      return runs.stream().map(Exec::key).filter(java.util.Objects::nonNull).distinct().count() + keyless - 1;
+    }).sum()).sum();
+  }
+
+  /** Executions a receiver that de-duplicates by idempotency key recognised as done already (no effect). */
+  long deduplicated() {
+    return byTx.values().stream().mapToLong(l -> l.stream().filter(e -> e.key() != null).count()
+        - l.stream().map(Exec::key).filter(java.util.Objects::nonNull).distinct().count()).sum();
   }
 
   int total() {

@@ -42,14 +42,14 @@ final class Rig {
   }
 
   /** Starts the driver and the three nodes, and waits until each says it started. */
-  static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv)
-      throws Exception {
+  static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
+                   boolean notIdempotent) throws Exception {
     String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     String cluster = "chaos-" + hex;
     String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     String otherKey = OTHER_OWNER + "-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline());
+    Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline(notIdempotent));
     Path clusterXml = clusterXml(dir, Ports.freeRange(NODES + 1), NODES + 1);
     Path logback = logback(dir);
     Driver driver = Driver.start(clusterXml, cluster, apiKey, Ports.free(), stepMillis);
@@ -74,9 +74,10 @@ final class Rig {
     return rig;
   }
 
-  /** Three eventbus steps, all served by the driver. */
-  private static String pipeline() {
-    String step = "{\"type\":\"eventbus\",\"params\":{\"address\":\"" + Driver.STEP_ADDRESS + "\"}}";
+  /** Three eventbus steps, all served by the driver; declared not idempotent when asked (--not-idempotent). */
+  private static String pipeline(boolean notIdempotent) {
+    String step = "{\"type\":\"eventbus\",\"params\":{\"address\":\"" + Driver.STEP_ADDRESS + "\"}"
+        + (notIdempotent ? ",\"idempotent\":false}" : "}");
     return "{\"name\":\"" + PIPELINE + "\",\"nodeGroup\":\"master\",\"transactionType\":true,\"steps\":["
         + String.join(",", List.of(step, step, step)) + "]}";
   }

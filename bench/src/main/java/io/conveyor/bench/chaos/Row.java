@@ -5,14 +5,14 @@ import java.util.Locale;
 
 /** One run's result, as a line while the suite runs and as a row of the final markdown table. */
 record Row(String scenario, int run, int started, int lost, int failed, int internalError, long duplicates,
-           long inFlightAtFault, long healthyReaped, long healthyRequeued, double recoverSeconds, double recoverBound, String notes) {
+           long effectsDuplicated, long maybeRan, long inFlightAtFault, long healthyReaped, long healthyRequeued, double recoverSeconds, double recoverBound, String notes) {
 
   static final String HEADER = "| scenario | run | started | lost | failed | internal-error | duplicates "
-      + "| in-flight at fault | healthy nodes reaped | healthy requeued | recover s | notes |\n"
-      + "|---|---|---|---|---|---|---|---|---|---|---|---|";
+      + "| effects duplicated | maybe-ran | in-flight at fault | healthy nodes reaped | healthy requeued | recover s | notes |\n"
+      + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
 
   static Row failedRun(String scenario, int run, String why) {
-    return new Row(scenario, run, 0, -1, -1, -1, -1, -1, -1, -1, Double.NaN, 0, "run failed: " + why);
+    return new Row(scenario, run, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, Double.NaN, 0, "run failed: " + why);
   }
 
   /**
@@ -58,12 +58,13 @@ record Row(String scenario, int run, int started, int lost, int failed, int inte
   String markdown() {
     return "| " + String.join(" | ", List.of(scenario, Integer.toString(run), Integer.toString(started),
         Integer.toString(lost), Integer.toString(failed), Integer.toString(internalError), Long.toString(duplicates),
-        Long.toString(inFlightAtFault), Long.toString(healthyReaped), Long.toString(healthyRequeued), recover(), notes.replace("|", "/"))) + " |";
+        Long.toString(effectsDuplicated), Long.toString(maybeRan), Long.toString(inFlightAtFault), Long.toString(healthyReaped), Long.toString(healthyRequeued), recover(), notes.replace("|", "/"))) + " |";
   }
 
   String line() {
     return String.format(Locale.ROOT, "chaos: %s run %d: started %d, lost %d, failed %d, internal-error %d, "
-        + "duplicates %d, in-flight at fault %d, healthy nodes reaped %d, healthy requeued %d, recover %s s; %s", scenario,
-        run, started, lost, failed, internalError, duplicates, inFlightAtFault, healthyReaped, healthyRequeued, recover(), notes);
+        + "duplicates %d, effects duplicated %d, maybe-ran %d, in-flight at fault %d, healthy nodes reaped %d, healthy "
+        + "requeued %d, recover %s s; %s", scenario, run, started, lost, failed, internalError, duplicates,
+        effectsDuplicated, maybeRan, inFlightAtFault, healthyReaped, healthyRequeued, recover(), notes);
   }
 }

@@ -25,6 +25,8 @@ final class Tally {
   int success;
   int failed;
   int internalError;
+  /** Of internalError: ended maybe-ran (a step declared not idempotent that a lost node may have run). */
+  int maybeRan;
   int webhooksMissing;
   int webhookDuplicates;
 
@@ -90,7 +92,14 @@ final class Tally {
         case "not-found" -> notFound++;
         case "running" -> unfinished++;
         case "success" -> success++;
-        case "internal-error" -> internalError++;
+        case "internal-error" -> {
+          internalError++;
+          io.vertx.core.json.JsonArray errors = e.getValue().getJsonArray("errors");
+          if (errors != null && errors.stream().anyMatch(x -> x instanceof JsonObject j
+              && "maybe-ran".equals(j.getString("code")))) {
+            maybeRan++;
+          }
+        }
         default -> failed++;
       }
       String txId = e.getValue().getString("txId");
