@@ -76,8 +76,9 @@ public final class HttpWiring {
     groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys())));
     groups.add(new PipelineRoutes(redis, catalog));
     groups.add(new ClusterRoutes(redis, config));
-    groups.add(new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http()));
-    groups.add(new io.conveyor.api.EventRoutes(io.conveyor.domain.Events.on(tx, catalog, config)));
+    TransactionRoutes starts = new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http());
+    groups.add(starts);
+    groups.add(new io.conveyor.api.EventRoutes(io.conveyor.domain.Events.on(tx, catalog, config), starts));
     groups.add(new AdminRoutes(vertx, redis, tx, search, archive, config));
     groups.add(new ScheduleRoutes(new ScheduleAdmin(new ScheduleStore(redis), tx, redis.clock())));
     groups.add(archiveAdmin);

@@ -14,13 +14,17 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * POST /api/v1/events (client or admin role): a business event for the key's owner, which wakes the owner's
  * flow/await steps of its name and key (see domain/Events). A client key acts for its own owner only; an admin key
- * may name the owner the event is for (absent: its own).
+ * may name the owner the event is for (absent: its own). An event is admitted like a start (starts.admit): not while
+ * Redis is under its memory guard (503), and within the owner's start rate (429), since it is kept for
+ * events.retention and may start a transaction (startOn): one owner's flood of events must not fill the Redis the
+ * others share.
  */
-public record EventRoutes(Events events) implements RouteGroup {
+public record EventRoutes(Events events, TransactionRoutes starts) implements RouteGroup {
   @Override
   public void mount(Router r) {
     r.post("/api/v1/events").handler(ctx -> json(ctx, body(ctx, "name", "key", "payload", "id", "deliver", "owner")
-        .compose(b -> ownerFor(ctx, b).compose(owner -> events.send(owner, b.copy().put("owner", null))))
+        .compose(b -> ownerFor(ctx, b).compose(owner -> starts.admit(ctx, owner)
+            .compose(v -> events.send(owner, b.copy().put("owner", null)))))
         .map(Events.Sent::toJson)));
   }
 

@@ -60,17 +60,29 @@ public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, 
         tx.setSwitch(ctx.pathParam("txId"), owner(ctx), ctx.pathParam("name"), b.getValue("value"))), s -> 200));
   }
 
-  /** An owner's starts are limited by a token bucket kept in Redis (http.startRate per second, startBurst). */
+  /**
+   * What admits a start, and a business event (which may start or wake one): a Redis under its memory guard
+   * refuses first (before the rate token is written), then the owner's start-rate bucket. One owner's flood of
+   * either cannot fill the Redis every owner shares.
+   */
+  public Future<Void> admit(RoutingContext ctx, String owner) {
+    return tx.admitsStarts().compose(v -> withinRate(ctx, owner));
+  }
+
   private Future<Void> withinRate(RoutingContext ctx) {
-    String owner = owner(ctx);
+    return withinRate(ctx, owner(ctx));
+  }
+
+  /** An owner's starts are limited by a token bucket kept in Redis (http.startRate per second, startBurst). */
+  private Future<Void> withinRate(RoutingContext ctx, String owner) {
     return queue.takeStartToken(owner, http.startRate(owner), http.startBurst(owner))
         .compose(waitMs -> {
           if (waitMs == 0) {
             return Future.succeededFuture();
           }
           ctx.response().putHeader("Retry-After", Long.toString((waitMs + 999) / 1000));
-          return Future.failedFuture(new TxException(Kind.RATE_LIMITED, "owner " + owner(ctx)
-              + " starts more than " + http.startRate(owner) + " transactions a second; retry in "
+          return Future.failedFuture(new TxException(Kind.RATE_LIMITED, "owner " + owner
+              + " starts (and sends events) more than " + http.startRate(owner) + " transactions a second; retry in "
               + waitMs + " ms", null, null));
         });
   }

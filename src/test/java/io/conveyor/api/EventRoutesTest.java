@@ -98,4 +98,21 @@ class EventRoutesTest {
     assertEquals(400, deliver.status());
     assertEquals("deliver", deliver.body().getString("field"));
   }
+
+  @Test
+  void one_owners_flood_of_events_is_held_to_its_start_rate_and_another_owner_sends_on() {
+    node.close();
+    int port = TestRedis.freePort();
+    base = "http://127.0.0.1:" + port;
+    node = new TestNode().set("HTTP_PORT", Integer.toString(port)).set("HTTP_START_RATE", "1")
+        .set("HTTP_START_BURST", "2").set("API_KEYS", "acme:client:k-acme,globex:client:k-globex")
+        .start(new TestSteps().registry());
+    assertEquals(200, post("k-acme", event("f-1")).status());
+    assertEquals(200, post("k-acme", event("f-2")).status());
+    Reply flood = post("k-acme", event("f-3"));
+    assertEquals(429, flood.status(), flood.body().encode());
+    assertEquals("rate-limited", flood.body().getString("type"));
+    // nothing kept of the refused one; the other owner's bucket is its own
+    assertEquals(200, post("k-globex", event("f-3")).status());
+  }
 }

@@ -79,10 +79,14 @@ public final class FlowAwaitStep extends BuiltInStep {
     return "await:" + step;
   }
 
-  /** The first run begins the wait; a later one (woken by the event's switch or by the time) ends it. */
+  /**
+   * The first run begins the wait; a later one (woken by the event's switch or by the time) ends it. The waiter is
+   * the waiting step (txId and step index from 0, every run alike: a rerun takes the event the step was given), not
+   * an idempotency key, which StepContext alone builds.
+   */
   private static Future<JsonObject> ask(StepContext ctx, String event, String key, Duration timeout) {
     JsonObject q = new JsonObject().put("owner", ctx.owner()).put("name", event).put("key", key)
-        .put("waiter", ctx.txId() + ":" + ctx.step()).put("timeoutMs", timeout.toMillis())
+        .put("waiter", String.join(":", ctx.txId(), Integer.toString(ctx.step()))).put("timeoutMs", timeout.toMillis())
         .put("ending", ctx.retry() > 0);
     return ctx.vertx().eventBus().<JsonObject>request(ADDRESS, q).map(m -> m.body());
   }
