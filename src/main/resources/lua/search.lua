@@ -3,6 +3,8 @@
 -- only, except that an entry whose transaction Redis no longer holds leaves the index, and so does an entry of a
 -- phase index whose transaction has left the index's phases (the script that puts it back adds it again).
 -- KEYS[1] liveZ, or a phaseZ:<name> (ended: what ended other than success; retrying; waiting)
+-- KEYS[2] stuckH (the partition's stuck list, stuck.lua): asked for the phase stuck, a transaction listed there
+--   matches as stuck whatever it otherwise is
 -- ARGV[1] the stateH key prefix (Keys.stateH("")): the walked txIds, known only once liveZ is read, name their
 --   stateH keys
 -- ARGV[2] the highest created (ms) to look at: '+inf', a number (inclusive), or '(' and a number (exclusive)
@@ -12,25 +14,28 @@
 -- ARGV[5] how many matches to answer at most   ARGV[6] how many entries to look at at most
 -- ARGV[7] owner or '' (any)   ARGV[8] pipeline or ''   ARGV[9] phases, comma-separated between commas
 --   (",queued,failed,") or '' (any): a transaction's phase is its status once final, else where it stands:
---   queued, running, sleeping, waiting (for a child, branches or a switch), retrying, scheduled
+--   queued, running, sleeping, waiting (for a child, branches or a switch), retrying, scheduled; and stuck
+--   (listed in KEYS[2])
 -- ARGV[10] externalId or ''   ARGV[11] text that its metadata JSON must hold, lower case, or ''
 -- ARGV[12] the phases KEYS[1] holds, as ARGV[9] (",failed,cancelled,"), or '' (liveZ: every transaction)
 -- Replies: {matches, next}: matches a flat list txId, created, phase, …; next '' when the walk reached the
 --   lowest created, else "<created> <txId>" of the last entry looked at (everything down to it was looked at)
 
-local indexKey = KEYS[1]
+local indexKey, stuckKey = KEYS[1], KEYS[2]
 local statePrefix, max, skipFrom, min = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local want, budget = tonumber(ARGV[5]), tonumber(ARGV[6])
 local owner, pipeline, phases, ext, text, held = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12] or ''
 
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
+local stuckAsked = string.find(phases, ',stuck,', 1, true) ~= nil
 
 -- a field given and not empty (retry.lua and a plain sleep write waitingSwitch '')
 local function given(v)
   return v and v ~= ''
 end
 
--- Where a transaction stands. A new phase (say, stuck) is one more branch here, a name in Search.PHASES and,
+-- Where a transaction stands (stuck, listed in KEYS[2], is decided where it is matched). A new phase is one more
+-- branch here, a name in Search.PHASES and,
 -- if it is to be found without a scan, a phaseZ the scripts that enter it add to (Search.INDEXES).
 local function phase_of(s)
   if finals[s[3]] then
@@ -81,6 +86,10 @@ while not done and #matches < want * 3 and looked < budget do
           and (ext == '' or s[5] == ext)
           and (text == '' or (s[6] and string.find(string.lower(s[6]), text, 1, true))) then
         local ph = phase_of(s)
+        if phases ~= '' and not string.find(phases, ',' .. ph .. ',', 1, true) and stuckAsked
+            and redis.call('HEXISTS', stuckKey, id) == 1 then
+          ph = 'stuck'
+        end
         if phases == '' or string.find(phases, ',' .. ph .. ',', 1, true) then
           matches[#matches + 1] = id
           matches[#matches + 1] = rows[j + 1]

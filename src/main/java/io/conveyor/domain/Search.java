@@ -31,9 +31,13 @@ import java.util.TreeSet;
  * lies above the highest such stop of a source with more to look at, so nothing below it can be missing.
  */
 public final class Search {
-  /** Phases a search may ask for: where a live transaction stands, or its final status. */
+  /**
+   * Phases a search may ask for: where a live transaction stands, or its final status; and stuck, a live one its
+   * partition's reaper leader lists as stuck (stuckH; found by walking liveZ: the stuck list is not kept by created
+   * time, and GET /api/v1/admin/stuck reads it directly).
+   */
   public static final Set<String> PHASES = Set.of("queued", "running", "sleeping", "waiting", "retrying",
-      "scheduled", "success", "failed", "aborted", "cancelled", "timeout", "internal-error");
+      "scheduled", "stuck", "success", "failed", "aborted", "cancelled", "timeout", "internal-error");
   private static final Set<String> FINAL = Set.of("success", "failed", "aborted", "cancelled", "timeout",
       "internal-error");
   /**

@@ -107,7 +107,7 @@ public final class ReadStore extends Store {
       max = to == null ? "+inf" : "(" + to;
     }
     String walked = index == null ? keys.liveZ(p) : keys.phaseZ(p, index);
-    return r.run(r.scripts().search, List.of(walked), List.of(keys.stateH(p, ""), max, skip,
+    return r.run(r.scripts().search, List.of(walked, keys.stuck(p, "H")), List.of(keys.stateH(p, ""), max, skip,
         from == null ? "-inf" : Long.toString(from), Integer.toString(want), Integer.toString(budget),
         owner == null ? "" : owner, type == null ? "" : type,
         phases.isEmpty() ? "" : "," + String.join(",", phases) + ",", externalId == null ? "" : externalId,

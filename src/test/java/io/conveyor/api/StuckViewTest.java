@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -94,7 +95,7 @@ class StuckViewTest {
     String child = node.keys.newTxId(p);
     long now = clock.millis();
     cmd("HSET", node.keys.stateH(parent), "status", "running", "processingState", "sleeping", "waitingFor", child,
-        "owner", "acme", "type", "order", "created", now);
+        "owner", "acme", "type", "order", "created", now, "updated", now, "attempt", 1);
     cmd("HSET", node.keys.stateH(child), "status", "failed", "processingState", "complete", "completed", now,
         "owner", "acme");
     cmd("ZADD", node.keys.liveZ(p), now, parent);
@@ -116,6 +117,18 @@ class StuckViewTest {
         () -> get("/api/v1/admin/events?kind=stuck", "k-ops").json().getJsonArray("events"), e -> e.size() == 1);
     assertEquals(parent, events.getJsonObject(0).getString("subject"));
     assertTrue(get("/api/v1/admin/stuck?owner=other", "k-ops").json().getJsonArray("stuck").isEmpty());
+    // status=stuck in the search: the listed parent, as stuck; as waiting when waiting is asked; never a child
+    JsonArray found = get("/api/v1/admin/transactions?status=stuck", "k-ops").json().getJsonArray("transactions");
+    assertEquals(1, found.size(), found.encode());
+    assertEquals(parent, found.getJsonObject(0).getString("txId"));
+    assertEquals("stuck", found.getJsonObject(0).getString("phase"));
+    JsonArray both = get("/api/v1/transactions?status=stuck,failed", "k-acme").json().getJsonArray("transactions");
+    assertEquals(List.of(parent), both.stream().map(t -> ((JsonObject) t).getString("txId")).toList(),
+        "acme's own: the child has no owner's live entry");
+    JsonArray waiting = get("/api/v1/admin/transactions?status=waiting,stuck", "k-ops").json()
+        .getJsonArray("transactions");
+    assertEquals("waiting", waiting.getJsonObject(0).getString("phase"), "its own phase first, when asked");
+    assertTrue(get("/api/v1/admin/transactions?status=running", "k-ops").json().getJsonArray("transactions").isEmpty());
   }
 
   @Test
