@@ -9,7 +9,7 @@ async function open(page, txId) {
 }
 
 /** A transaction waiting for an event: the page says which and sends it (asked first), and it goes on. */
-export async function walkAwait(page, seed) {
+export async function walkAwait(page, seed, noSidewaysScroll) {
   // one that waits for nothing is offered no event
   await open(page, seed.fragile[3]);
   if (!(await page.isHidden('#detail-awaiting'))) { throw new Error('a failed transaction shows an await'); }
@@ -25,6 +25,10 @@ export async function walkAwait(page, seed) {
   const presses = await tabReaches(page, '#detail-title', ['#event-payload', '#btn-send-event', '#btn-cancel']);
   console.log('await shown: ' + what + ' (send reached by Tab in ' + presses + ')');
   await page.screenshot({ path: seed.out + '/awaiting.png' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await noSidewaysScroll(page, 'a detail awaiting an event at 390 px');
+  await page.screenshot({ path: seed.out + '/phone-awaiting.png' });
+  await page.setViewportSize({ width: 1400, height: 1000 });
 
   // an approval by keyboard: the payload typed, the button pressed with Enter, the confirmation read and accepted
   await page.fill('#event-payload', '{"approvedBy": "ops", "ok": true}');

@@ -29,7 +29,7 @@ try {
 
   try {
     await walkDetail(page, seed);
-    await walkAwait(page, seed);
+    await walkAwait(page, seed, noSidewaysScroll);
     await walkOverview(page, seed);
     await walkOverviewA11y(page);
     await walkPipeline(page, seed);

@@ -161,7 +161,7 @@ class DashboardIT {
       }
       assertTrue(output.contains("overview reached by Tab"), output);
       for (String shot : List.of("overview.png", "search.png", "tree.png", "detail.png", "retried.png",
-          "pipeline.png", "phone-overview.png", "phone-detail.png", "awaiting.png", "awaited.png", "versions.png")) {
+          "pipeline.png", "phone-overview.png", "phone-detail.png", "awaiting.png", "awaited.png", "versions.png", "phone-awaiting.png")) {
         assertTrue(Files.size(shots.resolve(shot)) > 1000, shot);
       }
     }
