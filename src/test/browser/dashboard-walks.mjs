@@ -202,7 +202,7 @@ export async function walkPipeline(page, seed) {
     await page.textContent('#pipeline-stats'));
 }
 
-async function noSidewaysScroll(page, what) {
+export async function noSidewaysScroll(page, what) {
   const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
   if (w.scroll > w.client) {
     // the outermost elements that reach past the viewport (where the overflow starts)

@@ -1,7 +1,8 @@
 // Drives the dashboard in Debian's Chromium: node dashboard.mjs '<JSON: base, key, sleeping, out, deadNode, fan,
-// fragile: [txId…]>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
+// fragile: [txId…], approval, orderId>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
 import { chromium } from 'playwright-core';
-import { walkDetail, walkOverview, walkPipeline, walkSizes } from './dashboard-walks.mjs';
+import { walkDetail, walkOverview, walkPipeline, walkSizes, noSidewaysScroll } from './dashboard-walks.mjs';
+import { walkAwait, walkVersions, walkOverviewA11y } from './dashboard-more.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -28,8 +29,11 @@ try {
 
   try {
     await walkDetail(page, seed);
+    await walkAwait(page, seed, noSidewaysScroll);
     await walkOverview(page, seed);
+    await walkOverviewA11y(page);
     await walkPipeline(page, seed);
+    await walkVersions(page, seed, noSidewaysScroll);
     await walkSizes(page, seed);
   } catch (e) {
     // what the page showed when a check failed

@@ -32,7 +32,8 @@
 -- group; a completed branch of a parallel step counts in its parent's join, which the branch that decides
 -- it hands back the same way, cancelling the branches still going (lib/fork.lua: through the cancel walk, of
 -- which this call carries on at most 20 entries when it put any on it). Each completion counts as completed
--- and completed.<status> in the stats. One that failed and
+-- and completed.<status> in the stats, and each attempt of this run's steps (stepTimes) in its step's
+-- duration histogram (lib/stats.lua stats_step_times). One that failed and
 -- names an onFailure pipeline starts its compensation, and waits for it before archiving and its webhook;
 -- a compensation that ends lets the transaction it compensated go on to both.
 -- #include publish
@@ -100,7 +101,8 @@ for i = 1, txCount do
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
     'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot', 'stepTimes',
     'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace',
-    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created')
+    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created',
+    'version', 'runTimesFrom')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
     replies[i] = CODE.BAD_STATUS
@@ -156,6 +158,11 @@ for i = 1, txCount do
     end
     stats_tally(counts, 'completed', s[7], s[8], s[4])
     stats_tally(counts, 'completed.' .. status, s[7], s[8], s[4])
+    if s[26] and s[8] then
+      -- this run's step attempts (a rerun's begin at runTimesFrom): their durations per step
+      local times = string.sub(s[13] or '', (tonumber(s[27]) or 0) + 1) .. (stepTime ~= '' and stepTime .. ';' or '')
+      stats_step_times(counts, s[26], s[8], times)
+    end
     if s[5] then
       wakeParent(s[5], s[6], id, status, output, note)
     end

@@ -1,7 +1,8 @@
 -- put-pipeline: publish a pipeline definition; every version stays readable for transactions started on it.
 -- The newest publication wins: one not newer than the current version's (a node starting with a pipeline file
 -- last changed before a version an admin uploaded) stores its definition but leaves the current version.
--- KEYS[1] pipelineH:<name>   KEYS[2] pipelineVersionsH:<name>   KEYS[3] pipelinesS (every pipeline's name)
+-- KEYS[1] pipelineH:<name>   KEYS[2] pipelineVersionsH:<name> (version → definition, and at:<version> → when
+--   that version was first published, ms: the console lists versions by it)   KEYS[3] pipelinesS (every pipeline's name)
 -- ARGV[1] version (hash of the definition)   ARGV[2] node group   ARGV[3] '1' if a transaction type, else '0'
 -- ARGV[4] definition JSON   ARGV[5] now (ms)   ARGV[6] name   ARGV[7] its onFailure pipeline or ''
 -- ARGV[8] when this publication was made (ms): an upload's time, or the pipeline file's last change
@@ -21,6 +22,7 @@ local onFailure, published, priority, rate, cap = ARGV[7], ARGV[8], ARGV[9], ARG
 redis.call('SADD', namesKey, name)
 local current = redis.call('HMGET', key, 'version', 'publishedAt')
 redis.call('HSETNX', versionsKey, version, definition)
+redis.call('HSETNX', versionsKey, 'at:' .. version, published)
 if current[1] == version then
   return {CODE.OK, 0}
 end

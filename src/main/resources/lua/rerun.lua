@@ -65,8 +65,9 @@ local ended = cjson.encode({status = s[2], note = s[9] or '', step = tonumber(s[
 local runs = runs_append(s[11], ended, maxErrors)
 -- run numbers this run (1 + the reruns so far): its steps' idempotency keys are new (<txId>:<step>:r<run>)
 local run = (tonumber(redis.call('HGET', key, 'run')) or 1) + 1
+-- runTimesFrom: this run's step times begin here in stepTimes (complete counts only those in the stats)
 redis.call('HSET', key, 'status', 'running', 'processingState', 'queued', 'step', step, 'data', data,
-  'runs', runs, 'run', run, 'updated', now)
+  'runs', runs, 'run', run, 'runTimesFrom', redis.call('HSTRLEN', key, 'stepTimes'), 'updated', now)
 redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry', 'stepAttempt', 'childStatus',
   'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation', 'takenOver')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)

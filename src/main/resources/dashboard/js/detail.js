@@ -4,6 +4,7 @@ import { $, text, el, txLink } from './dom.js';
 import { detail } from './api.js';
 import { renderTimeline } from './timeline.js';
 import { renderActions } from './actions.js';
+import { renderAwaiting } from './awaiting.js';
 
 let shown = null; // the txId on screen
 let linked = new Set(); // the txIds its tree shows: a completion of one of them redraws it
@@ -100,6 +101,7 @@ function render(d, source) {
   text($('#detail-facts'), facts(d));
   $('#detail-pipeline').href = '#/pipeline/' + encodeURIComponent(s.type);
   renderActions(d, () => openDetail(s.txId, 'action'));
+  renderAwaiting(d, () => openDetail(s.txId, 'action'));
   renderTimeline($('#timeline'), d, Date.now());
   renderTree(d);
   renderSteps(d);

@@ -1,8 +1,10 @@
 // A pipeline drawn (#/pipeline/<name>): its steps top to bottom, what each starts beside it (a child pipeline,
 // chosen by a field or fixed; a parallel step's branches or its forEach pipeline), its onFailure; each pipeline a
-// link to its own drawing, and the pipeline's outcomes over the last hour (stats, per 60 s slot).
-import { $, text, el } from './dom.js';
+// link to its own drawing, and the pipeline's outcomes over the last hour (stats, per 60 s slot); under each step its
+// attempts and p50/p99 durations over the last hour (GET …/versions/<version>: stepStats); then its versions.
+import { $, text, el, duration } from './dom.js';
 import { api } from './api.js';
+import { renderVersions } from './versions.js';
 
 function pipeLink(name, note) {
   const a = el('a', 'pipe-link', name);
@@ -36,7 +38,15 @@ function join(p) {
     (p.continueOnFailure ? ', continue on failure' : '');
 }
 
-function stepNode(step, i, def) {
+function bound(ms) { return ms == null ? '> 33 min' : '≤ ' + duration(ms); }
+
+/** "last hour: 12 attempts · p50 ≤ 5 ms · p99 ≤ 200 ms" (the buckets' upper bounds), or that none was timed. */
+export function timing(s) {
+  return 'last hour: ' + (!s ? 'no attempt timed' : s.attempts + (s.attempts === 1 ? ' attempt' : ' attempts') +
+    ' · p50 ' + bound(s.p50Ms) + ' · p99 ' + bound(s.p99Ms));
+}
+
+function stepNode(step, i, def, stats) {
   const li = el('li', 'graph-step');
   li.dataset.step = i + 1;
   const box = el('div', 'graph-box');
@@ -47,6 +57,7 @@ function stepNode(step, i, def) {
   if (step.retry || def.retry) { facts.push('retries: up to ' + ((step.retry || def.retry).maxAttempts || '?') + ' attempts'); }
   if (step.type === 'flow/parallel') { facts.push(join(step.params || {})); }
   if (facts.length) { box.appendChild(el('small', null, facts.join(' · '))); }
+  if (stats) { box.appendChild(el('small', 'step-stats', timing(stats[String(i + 1)]))); }
   li.appendChild(box);
   const starts = targets(step);
   if (starts.length) {
@@ -66,31 +77,55 @@ function outcomes(stats) {
   return 'Last hour: ' + (parts.length ? parts.join(', ') : 'nothing ran');
 }
 
+/**
+ * A definition drawn: its steps (with their numbers when stats, {step: {attempts, p50Ms, p99Ms}}, is given), its end
+ * and onFailure. mark(i), when given, says how step i differs from another version ('added', 'changed: …', …).
+ */
+export function drawSteps(def, stats, mark) {
+  const list = el('ol', 'graph');
+  (def.steps || []).forEach((s, i) => {
+    const li = stepNode(s, i, def, stats);
+    const m = mark && mark(i);
+    if (m) {
+      li.classList.add('diff-' + m.split(':')[0]);
+      li.querySelector('.graph-box').appendChild(el('span', 'diff-badge', m));
+    }
+    list.appendChild(li);
+  });
+  const end = el('li', 'graph-end');
+  end.appendChild(el('div', 'graph-box', 'ends: its last step\'s output is the output'));
+  if (def.onFailure) {
+    const fail = el('div', 'graph-fan');
+    fail.appendChild(pipeLink(def.onFailure, 'on failure (compensation)'));
+    end.appendChild(fail);
+  }
+  list.appendChild(end);
+  return list;
+}
+
 export async function openPipeline(name) {
   const view = $('#pipeline-view');
   view.dataset.pipeline = name;
+  delete view.dataset.drawn;
   text($('#pipeline-title'), name);
   const graph = $('#pipeline-graph');
+  const path = '/api/v1/pipelines/' + encodeURIComponent(name);
   try {
-    const [p, stats] = await Promise.all([api('GET', '/api/v1/pipelines/' + encodeURIComponent(name)),
+    const [p, stats, versions] = await Promise.all([api('GET', path),
       api('GET', '/api/v1/stats?series=60s&pipeline=' + encodeURIComponent(name) + '&from=' +
-        new Date(Date.now() - 3600000).toISOString())]);
+        new Date(Date.now() - 3600000).toISOString()), api('GET', path + '/versions')]);
+    // when the version's numbers cannot be read, its steps are still drawn (without them)
+    const current = await api('GET', path + '/versions/' + p.version).catch(e => {
+      if (e.message === 'unauthorized') { throw e; }
+      return { stepStats: null };
+    });
     const def = p.definition || {};
     text($('#pipeline-facts'), 'group ' + p.nodeGroup + ' · version ' + p.version + (p.disabled ? ' · disabled' : '') +
       (p.transactionType ? ' · startable' : ' · started only as a child or branch') +
       (def.description ? ' · ' + def.description : ''));
     text($('#pipeline-stats'), outcomes(stats));
-    const list = el('ol', 'graph');
-    (def.steps || []).forEach((s, i) => list.appendChild(stepNode(s, i, def)));
-    const end = el('li', 'graph-end');
-    end.appendChild(el('div', 'graph-box', 'ends: its last step\'s output is the output'));
-    if (def.onFailure) {
-      const fail = el('div', 'graph-fan');
-      fail.appendChild(pipeLink(def.onFailure, 'on failure (compensation)'));
-      end.appendChild(fail);
-    }
-    list.appendChild(end);
-    graph.replaceChildren(list);
+    graph.replaceChildren(drawSteps(def, current.stepStats));
+    renderVersions(name, versions);
     view.dataset.drawn = name;
   } catch (e) {
     if (e.message !== 'unauthorized') { graph.replaceChildren(el('p', 'error', 'not drawn: ' + e.message)); }

@@ -1,12 +1,12 @@
 // A transaction's life on one time axis: a row per step with each attempt as a bar (and the waits between them:
-// queued, sleeping, waiting for children, retry wait), a row for its earlier runs and one for its compensation;
-// below, every attempt in a table with its time, node, outcome and output size.
+// queued, sleeping, waiting for children or an event, retry wait), a row for its earlier runs and one for its
+// compensation; below, every attempt in a table with its time, node, outcome and output size.
 import { el, text, txLink, cell, fillRows, size, duration } from './dom.js';
 
 const WAITS = { 'util/delay': 'sleeping', 'util/wait': 'sleeping', 'util/child-pipeline': 'waiting',
-  'flow/parallel': 'waiting' };
+  'flow/parallel': 'waiting', 'flow/await': 'waiting' };
 const KINDS = { queued: 'queued', running: 'running', failed: 'failed attempt', sleeping: 'sleeping',
-  waiting: 'waiting for children', retry: 'retry wait', rerun: 'ended, then run again' };
+  waiting: 'waiting for children or an event', retry: 'retry wait', rerun: 'ended, then run again' };
 
 /** Pairs each failed attempt's error (summary.errors) with its recorded time: same step, ended within 5 s. */
 function withErrors(attempts, errors) {

@@ -94,6 +94,30 @@ local function stats_apply(statsKeys, now, values, cmd)
   end
 end
 
+-- The upper bounds (ms) of the step-duration buckets, 1-2-5 from 1 ms to about 33 min; longer: 'inf'.
+local STATS_STEP_BOUNDS = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+  200000, 500000, 1000000, 2000000}
+
+-- Tallies each step attempt of times (stepTimes entries, "step:startMs:durationMs:…;", step from 0) as
+-- stepms.<version>.<step from 1>.<bound>|pipeline=<p> (bound: the bucket's upper bound in ms, or inf): a
+-- histogram per step and pipeline version, so a reader gets counts and p50/p99 per step (api/StepStats). Only
+-- the pipeline field: a step's numbers are read per pipeline, and one field per attempt keeps a completion cheap.
+local function stats_step_times(counts, version, pipeline, times)
+  local suffix = '|pipeline=' .. pipeline
+  for step, ms in string.gmatch(times, '(%d+):%d+:(%d+)[^;]*;') do
+    ms = tonumber(ms)
+    local bound = 'inf'
+    for _, b in ipairs(STATS_STEP_BOUNDS) do
+      if ms <= b then
+        bound = b
+        break
+      end
+    end
+    local f = 'stepms.' .. version .. '.' .. (tonumber(step) + 1) .. '.' .. bound .. suffix
+    counts[f] = (counts[f] or 0) + 1
+  end
+end
+
 local function stats_write(statsKeys, now, counts)
   stats_apply({statsKeys[1]}, now, stats_fields(counts), 'HINCRBY')
 end

@@ -62,7 +62,7 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
           }
           String owner = fields.getString("owner");
           return Future.all(tx.status(txId, owner), pipelines.pipelineDefinition(fields.getString("type"),
-                  fields.getString("version")), reads.eventsAbout(txId))
+                  fields.getString("version")), reads.eventsAbout(txId), reads.wakeAt(txId))
               .map(all -> {
                 TxSummary summary = all.resultAt(0);
                 String definition = all.resultAt(1);
@@ -81,7 +81,9 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
                     .put("switches", json(fields.getString("switches")))
                     .put("steps", steps(definition, fields))
                     .put("attempts", attempts(fields))
-                    .put("events", all.<JsonArray>resultAt(2));
+                    .put("events", all.<JsonArray>resultAt(2))
+                    // what it sleeps waiting for: an event (flow/await) or a switch; null otherwise
+                    .put("awaiting", Awaiting.of(txId, fields, definition, all.resultAt(3)));
               });
         });
   }

@@ -82,6 +82,7 @@ public final class ApiGate implements RouteGroup {
       query("GET /api/v1/transactions/[^/]+", "wait"),
       query("POST /api/v1/(admin/)?transactions/[^/]+/retry", "from"),
       query("DELETE /api/v1/pipelines/[^/]+", "force"),
+      query("GET /api/v1/pipelines/[^/]+/graph\\.svg", "version"),
       query("GET /api/v1/stats", "series", "from", "to", "pipeline", "group", "owner"),
       query("GET /api/v1/admin/events", "kind", "node", "subject", "since", "until", "limit"),
       query("GET /api/v1/admin/transactions", "list", "limit", "externalId", "status", "pipeline", "owner", "from",

@@ -14,7 +14,8 @@ import java.util.TreeSet;
  * A pipeline drawn as SVG (GET /api/v1/pipelines/{name}/graph.svg): its steps top to bottom, numbered from 1,
  * each with its type, what it calls and its timeout and retries; the pipelines a step starts (children, parallel
  * branches) to its right, each a link to its own graph; the compensating pipeline (onFailure) below; and the
- * pipeline's counts over the last hour from the stats series. Every text from the definition is escaped and cut,
+ * pipeline's counts over the last hour from the stats series, and each step's attempts and p50/p99 durations
+ * (StepStats) under its box's text. Every text from the definition is escaped and cut,
  * so a definition cannot break out of the drawing. No script, no external reference: safe inline or as an image.
  */
 public final class PipelineGraph {
@@ -22,7 +23,7 @@ public final class PipelineGraph {
   private static final int WIDTH = 760;
   private static final int STEP_X = 20;
   private static final int STEP_W = 440;
-  private static final int STEP_H = 50;
+  private static final int STEP_H = 64;
   private static final int GAP = 26;
   private static final int TOP = 92;
   private static final int CHILD_X = 500;
@@ -37,7 +38,8 @@ public final class PipelineGraph {
 
   /**
    * stored: {version, nodeGroup, definition, disabled} as GET /api/v1/pipelines answers it for one pipeline;
-   * lastHour: counter name → sum over the last hour for this pipeline (started, completed, completed.failed…).
+   * lastHour: counter name → sum over the last hour for this pipeline (started, completed, completed.failed…, and
+   * the step histograms stepms.<version>.<step>.<bound> that StepStats reads for the version drawn).
    */
   public static String svg(String name, JsonObject stored, Map<String, Long> lastHour) {
     JsonObject def = stored.getJsonObject("definition", new JsonObject());
@@ -62,12 +64,15 @@ public final class PipelineGraph {
       line(out, 20, 46, "small", d);
     }
     line(out, 20, 66, "small", "last hour: " + counts(lastHour));
+    Map<Integer, JsonObject> timed = StepStats.of(lastHour, version);
     for (int i = 0; i < steps.size(); i++) {
       JsonObject step = steps.getValue(i) instanceof JsonObject o ? o : new JsonObject();
       int y = TOP + i * (STEP_H + GAP);
       box(out, STEP_X, y, STEP_W, STEP_H, "#eef3fb", false);
       line(out, STEP_X + 10, y + 20, null, (i + 1) + " · " + step.getString("type", "?"));
       line(out, STEP_X + 10, y + 38, "small", detail(step, def));
+      JsonObject t = timed.get(i + 1);
+      line(out, STEP_X + 10, y + 55, "small", "last hour: " + (t == null ? "no attempt timed" : StepStats.label(t)));
       if (i + 1 < steps.size()) {
         arrow(out, STEP_X + STEP_W / 2, y + STEP_H, STEP_X + STEP_W / 2, y + STEP_H + GAP);
       }

@@ -27,7 +27,7 @@ public final class PipelineRoutes implements RouteGroup {
   private final PipelineStore pipelines;
   private final PipelineCatalog catalog;
   private final PipelineAdmin lifecycle;
-  private final io.conveyor.redis.StatsStore stats;
+  private final PipelineVersions versions;
 
   /** An upload is checked by catalog's parser (the node's step types) and published through it. */
   public PipelineRoutes(StoreContext redis, PipelineCatalog catalog) {
@@ -35,13 +35,16 @@ public final class PipelineRoutes implements RouteGroup {
     this.pipelines = new PipelineStore(redis);
     this.catalog = catalog;
     this.lifecycle = new PipelineAdmin(pipelines, new ReadStore(redis));
-    this.stats = new io.conveyor.redis.StatsStore(redis);
+    this.versions = new PipelineVersions(pipelines, new io.conveyor.redis.StatsStore(redis), redis.clock());
   }
 
   @Override
   public void mount(Router r) {
     r.get("/api/v1/pipelines").handler(ctx -> json(ctx, pipelines.pipelines()));
     r.get("/api/v1/pipelines/:name/graph.svg").handler(this::graph);
+    r.get("/api/v1/pipelines/:name/versions").handler(ctx -> json(ctx, versions.list(ctx.pathParam("name"))));
+    r.get("/api/v1/pipelines/:name/versions/:version").handler(ctx -> json(ctx,
+        versions.one(ctx.pathParam("name"), ctx.pathParam("version"))));
     r.get("/api/v1/pipelines/:name").handler(ctx -> json(ctx, pipelines.pipelines().compose(all ->
         all.containsKey(ctx.pathParam("name")) ? Future.succeededFuture(all.getJsonObject(ctx.pathParam("name")))
             : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no pipeline " + ctx.pathParam("name"), null,
@@ -55,27 +58,24 @@ public final class PipelineRoutes implements RouteGroup {
         "true".equals(ctx.request().getParam("force")))));
   }
 
-  /** The pipeline drawn (PipelineGraph), with its counts over the last hour from the 60 s stats series. */
+  /**
+   * The pipeline drawn (PipelineGraph): its current version, or the one ?version= names; with its counts and each
+   * step's attempts and p50/p99 over the last hour from the 60 s stats series.
+   */
   private void graph(RoutingContext ctx) {
     String name = ctx.pathParam("name");
-    io.vertx.core.MultiMap lastHour = io.vertx.core.MultiMap.caseInsensitiveMultiMap().add("series", "60s")
-        .add("pipeline", name);
-    pipelines.pipelines().compose(all -> all.getValue(name) instanceof JsonObject stored
-        ? Stats.read(stats, redis.clock(), lastHour).map(series -> PipelineGraph.svg(name, stored, sum(series)))
-        : Future.failedFuture(new TxException(Kind.NOT_FOUND, "no pipeline " + name, null, null)))
+    String version = ctx.request().getParam("version");
+    if (version != null && !version.matches("[0-9a-f]{1,64}")) {
+      HttpIo.problem(ctx, TxException.invalid("version", "expected a pipeline version (hex digits)"));
+      return;
+    }
+    Future<JsonObject> drawn = version != null ? versions.drawable(name, version)
+        : pipelines.pipelines().compose(all -> all.getValue(name) instanceof JsonObject stored
+            ? Future.succeededFuture(stored) : Future.failedFuture(PipelineVersions.notFound(name)));
+    drawn.compose(stored -> versions.lastHour(name).map(hour -> PipelineGraph.svg(name, stored, hour)))
         .onSuccess(svg -> ctx.response().putHeader("Content-Type", PipelineGraph.CONTENT_TYPE)
             .putHeader("Cache-Control", "no-store").end(svg))
         .onFailure(e -> HttpIo.problem(ctx, e));
-  }
-
-  /** Each counter of a stats answer summed over its slots. */
-  private static Map<String, Long> sum(JsonObject series) {
-    Map<String, Long> total = new java.util.HashMap<>();
-    for (Object slot : series.getJsonArray("slots")) {
-      ((JsonObject) slot).getJsonObject("counters").forEach(e -> total.merge(e.getKey(),
-          Long.parseLong(String.valueOf(e.getValue())), Long::sum));
-    }
-    return total;
   }
 
   /** A pipeline uploaded by an admin: checked like a file (its name must be the path's), then published. */

@@ -98,6 +98,27 @@ public final class PipelineStore extends Store implements PipelineSource {
     return r.send(Request.cmd(Command.HGET).arg(keys.pipelineVersionsH(name)).arg(version)).map(Replies::str);
   }
 
+  /**
+   * Every stored version of a pipeline: version → {definition (JSON text), publishedAt (ms, when it was first
+   * published; absent for versions stored before that was kept)}; empty when the pipeline never was.
+   */
+  public Future<java.util.Map<String, JsonObject>> versions(String name) {
+    return r.send(Request.cmd(Command.HGETALL).arg(keys.pipelineVersionsH(name))).map(reply -> {
+      java.util.Map<String, JsonObject> out = new java.util.TreeMap<>();
+      Replies.hash(reply, (k, v) -> {
+        boolean at = k.startsWith("at:");
+        JsonObject entry = out.computeIfAbsent(at ? k.substring(3) : k, x -> new JsonObject());
+        if (at) {
+          entry.put("publishedAt", Long.parseLong(v.toString()));
+        } else {
+          entry.put("definition", v.toString());
+        }
+      });
+      out.values().removeIf(e -> !e.containsKey("definition"));
+      return out;
+    });
+  }
+
   /** The node group a pipeline currently belongs to, or null when there is no such pipeline. */
   @Override
   public Future<String> pipelineGroup(String name) {

@@ -142,6 +142,12 @@ public final class ReadStore extends Store {
     return r.send(Request.cmd(Command.HGET).arg(keys.stateH(txId)).arg("owner")).map(Replies::str);
   }
 
+  /** When a sleeping transaction wakes at the latest (its sleepingZ score, ms), or null when it does not sleep. */
+  public Future<Long> wakeAt(String txId) {
+    return r.send(Request.cmd(Command.ZSCORE).arg(keys.sleepingZ(keys.partitionOf(txId))).arg(txId))
+        .map(reply -> reply == null ? null : (long) Double.parseDouble(reply.toString()));
+  }
+
   /** Every field of a transaction's state as Redis holds it, or null. */
   public Future<JsonObject> rawState(String txId) {
     return r.send(Request.cmd(Command.HGETALL).arg(keys.stateH(txId))).map(reply -> {

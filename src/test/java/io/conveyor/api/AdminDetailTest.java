@@ -4,13 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.Eventually;
 import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
-/** The admin detail the dashboard's timeline is drawn from: every attempt of every step, counted from 1. */
+/**
+ * The admin detail the dashboard's timeline is drawn from: every attempt of every step, counted from 1; and what a
+ * sleeping transaction awaits (an event by business key, or a switch), which the dashboard shows and sends.
+ */
 class AdminDetailTest {
   @Test
   void the_detail_lists_every_attempt_with_its_time_node_and_output_size_and_counts_steps_from_one() {
@@ -45,6 +50,45 @@ class AdminDetailTest {
       assertEquals("done", stepList.getJsonObject(0).getString("state"));
       assertEquals(2, stepList.getJsonObject(1).getInteger("step"));
       assertEquals("ended", stepList.getJsonObject(1).getString("state"));
+    }
+  }
+
+  private static void awaitSleeping(TestNode node, String txId) {
+    Eventually.until(java.time.Duration.ofSeconds(10), txId + " to sleep", () -> String.valueOf(
+        TestRedis.cmd("HGET", node.keys.stateH(txId), "processingState")), "sleeping"::equals);
+  }
+
+  @Test
+  void a_transaction_waiting_for_an_event_says_which_event_and_key_from_its_steps_input_and_until_when() {
+    try (TestNode node = new TestNode()
+        .pipeline("approve", "{'name':'approve','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{'orderId':'o-17'}}},"
+            + "{'type':'flow/await','params':{'event':'order.approved','key':'order-${input.orderId}','timeout':'2h'}}]}")
+        .pipeline("hold", "{'name':'hold','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/wait','params':{'switch':'go','timeout':'1h'}}]}")
+        .start(new TestSteps().registry())) {
+      long before = System.currentTimeMillis();
+      String txId = node.start("approve", new JsonObject().put("orderId", "not-this-one"));
+      awaitSleeping(node, txId);
+      AdminApi admin = AdminApi.of(node.transactions, null);
+      JsonObject a = admin.detail(txId).await().getJsonObject("awaiting");
+      long deadline = java.time.Instant.parse(a.getString("deadline")).toEpochMilli();
+      assertTrue(deadline >= before + 7_200_000 && deadline <= System.currentTimeMillis() + 7_200_000, a.encode());
+      a.remove("deadline");
+      assertEquals(new JsonObject().put("step", 2).put("stepType", "flow/await").put("kind", "event")
+          .put("event", "order.approved").put("owner", "acme").put("timeout", "2h").put("onTimeout", "fail")
+          .put("key", "order-o-17"), a);
+
+      String held = node.start("hold", new JsonObject());
+      awaitSleeping(node, held);
+      JsonObject s = admin.detail(held).await().getJsonObject("awaiting");
+      assertEquals("switch", s.getString("kind"));
+      assertEquals("go", s.getString("switch"));
+      assertEquals(1, s.getInteger("step"));
+
+      node.transactions.setSwitch(held, "acme", "go", true).await();
+      node.awaitFinal(held);
+      assertNull(admin.detail(held).await().getValue("awaiting"), "an ended transaction awaits nothing");
     }
   }
 }

@@ -21,10 +21,14 @@ import org.junit.jupiter.api.Test;
  * by .ci/run). Against a running node holding 2,000 live transactions and a few failed ones, it searches for the
  * failed, opens one in place (visible without scrolling), reads its timeline, opens a child from its tree,
  * retries it and sees it go green by a pushed completion, works the overview's controls, sees work held back by a
- * rate limit listed as stuck, and fits 390 px and
- * 1920 px screens. Screenshots go to target/dashboard/ (those of docs/console/ were taken from there).
+ * rate limit listed as stuck, sends the event a transaction awaits (a human approval) and sees it go on, draws a
+ * pipeline's two versions side by side with each step's numbers, checks every view's text contrast (WCAG AA) and
+ * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Screenshots go to target/dashboard/
+ * (those of docs/console/ were taken from there).
  */
 class DashboardIT {
+  private static final String PRICED = "{'name':'priced','nodeGroup':'master','transactionType':true,'steps':["
+      + "{'type':'util/fixed-reply','params':{'reply':{'price':1}}},{'type':'util/fixed-reply','params':{'reply':{}}}]}";
   private static final String RETRYING = "'retry':{'maxAttempts':3,'initialInterval':'100ms','maxInterval':'100ms'}";
 
   @Test
@@ -48,6 +52,9 @@ class DashboardIT {
             + "'steps':[{'type':'util/fixed-reply','params':{'reply':{}}}]}")
         .pipeline("fan", "{'name':'fan','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'flow/parallel','params':{'branches':[{'pipeline':'order'},{'pipeline':'fragile'}]}}]}")
+        .pipeline("approval", "{'name':'approval','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'flow/await','params':{'event':'order.approved','key':'${input.orderId}','timeout':'1h'}}]}")
+        .pipeline("priced", PRICED)
         .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
         .start(steps.registry())) {
       // many live ones first (they sleep for hours), then the failures, newest: a search's first page holds them
@@ -77,12 +84,19 @@ class DashboardIT {
       // one hour's one start of throttled runs; the next is held back by its rate limit, and is listed stuck
       node.awaitFinal(node.start("throttled", new JsonObject()));
       String held = node.start("throttled", new JsonObject().put("held", true));
+      // one waiting for an approval the page sends; a pipeline with two versions, each run a few times
+      String orderId = "o-" + Long.toHexString(System.nanoTime());
+      String approval = node.start("approval", new JsonObject().put("orderId", orderId));
+      Eventually.until(Duration.ofSeconds(10), "the approval to wait", () -> String.valueOf(
+          TestRedis.cmd("HGET", node.keys.stateH(approval), "processingState")), "sleeping"::equals);
+      secondVersion(port, 3, node);
       Path shots = Path.of("target", "dashboard");
       Files.createDirectories(shots);
       String deadNode = "node-gone-" + Long.toHexString(System.nanoTime());
       JsonObject seed = new JsonObject().put("base", "http://127.0.0.1:" + port).put("key", "k-ops")
           .put("sleeping", sleeping).put("out", shots.toAbsolutePath().toString()).put("deadNode", deadNode)
-          .put("fan", fan).put("held", held).put("fragile", new io.vertx.core.json.JsonArray(fragile));
+          .put("fan", fan).put("held", held).put("fragile", new io.vertx.core.json.JsonArray(fragile))
+          .put("approval", approval).put("orderId", orderId);
       Process p = new ProcessBuilder("node", "dashboard.mjs", seed.encode()).directory(browser.toFile())
           .redirectErrorStream(true).start();
       StringBuilder lines = new StringBuilder();
@@ -133,10 +147,43 @@ class DashboardIT {
       io.conveyor.model.TxSummary after = node.transactions.status(sleeping, "acme").await();
       assertEquals("running", after.status().wire());
       assertEquals("cancelled", after.toJson().getJsonArray("runs").getJsonObject(0).getString("status"));
+      // the approval sent from the page: its flow/await took the event and the transaction ended with it
+      JsonObject approved = node.awaitFinal(approval).toJson();
+      assertEquals("success", approved.getString("status"));
+      assertEquals("ops", approved.getJsonObject("output").getJsonObject("event").getJsonObject("payload")
+          .getString("approvedBy"), approved.encode());
+      assertTrue(output.contains("event sent from the page: Sent event"), output);
+      assertTrue(output.contains("versions side by side: left: same,diff-changed | right: same,diff-changed,diff-added"),
+          output);
+      for (String view : List.of("the overview", "a failed transaction's detail", "a detail awaiting an event",
+          "the confirmation dialog", "a pipeline drawn", "two versions side by side")) {
+        assertTrue(output.contains("contrast ok in " + view + ": "), view + ": " + output);
+      }
+      assertTrue(output.contains("overview reached by Tab"), output);
       for (String shot : List.of("overview.png", "search.png", "tree.png", "detail.png", "retried.png",
-          "pipeline.png", "phone-overview.png", "phone-detail.png")) {
+          "pipeline.png", "phone-overview.png", "phone-detail.png", "awaiting.png", "awaited.png", "versions.png", "phone-awaiting.png")) {
         assertTrue(Files.size(shots.resolve(shot)) > 1000, shot);
       }
+    }
+  }
+
+  /** Runs priced n times, uploads its second version (step 2 changed, a step 3 added) and runs that twice. */
+  private static void secondVersion(int port, int n, TestNode node) throws Exception {
+    for (int i = 0; i < n; i++) {
+      node.awaitFinal(node.start("priced", new JsonObject()));
+    }
+    JsonObject v2 = new JsonObject(PRICED.replace('\'', '"'));
+    v2.getJsonArray("steps").getJsonObject(1).getJsonObject("params").put("reply", new JsonObject().put("v", 2));
+    v2.getJsonArray("steps").add(new JsonObject().put("type", "util/fixed-reply")
+        .put("params", new JsonObject().put("reply", new JsonObject().put("shipped", true))));
+    java.net.http.HttpResponse<String> put = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+        .newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/api/v1/pipelines/priced"))
+        .header("Authorization", "Bearer k-ops").header("Content-Type", "application/json")
+        .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(v2.encode())).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, put.statusCode(), put.body());
+    for (int i = 0; i < 2; i++) {
+      node.awaitFinal(node.start("priced", new JsonObject()));
     }
   }
 }

@@ -74,6 +74,18 @@ public final class FlowAwaitStep extends BuiltInStep {
     };
   }
 
+  /**
+   * The business key a flow/await step with params waits on, rendered for ctx as the step renders it (the console
+   * shows it and prefills the event to send); an IllegalArgumentException says why there is none.
+   */
+  public static String keyOf(JsonObject params, StepContext ctx) {
+    try {
+      return Template.of(Params.text(params, "key", null), "params.key").render(ctx, false);
+    } catch (Template.Missing e) {
+      throw new IllegalArgumentException("params.key: " + e.getMessage());
+    }
+  }
+
   /** The switch a send sets on a waiting transaction to wake it (not a name a client's switch can take). */
   public static String switchName(int step) {
     return "await:" + step;

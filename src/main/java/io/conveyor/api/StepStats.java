@@ -1,0 +1,77 @@
+package io.conveyor.api;
+
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Per-step numbers of one pipeline version from its stats counters (lua/lib/stats.lua stats_step_times): the
+ * counters stepms.<version>.<step>.<bound> count the step's attempts whose duration was at most bound ms (and above
+ * the next lower bound; inf: above the largest). p50 and p99 are read as the upper bound of the bucket that holds
+ * them, so "p99 200" says 99 % of the attempts took at most 200 ms; null when it lies in the open last bucket.
+ */
+final class StepStats {
+  private static final String PREFIX = "stepms.";
+
+  private StepStats() {
+  }
+
+  /**
+   * counters: a pipeline's stats summed over a window, with the pipeline filter taken off the names (as Stats
+   * answers them for pipeline=…); version: the version asked for. Step (from 1) → {attempts, p50Ms, p99Ms}.
+   */
+  static Map<Integer, JsonObject> of(Map<String, Long> counters, String version) {
+    String prefix = PREFIX + version + ".";
+    // step → bound (Long.MAX_VALUE for inf) → count
+    Map<Integer, TreeMap<Long, Long>> buckets = new TreeMap<>();
+    counters.forEach((name, n) -> {
+      if (!name.startsWith(prefix) || n == null || n <= 0) {
+        return;
+      }
+      String[] parts = name.substring(prefix.length()).split("\\.");
+      if (parts.length != 2) {
+        return;
+      }
+      try {
+        long bound = parts[1].equals("inf") ? Long.MAX_VALUE : Long.parseLong(parts[1]);
+        buckets.computeIfAbsent(Integer.parseInt(parts[0]), s -> new TreeMap<>()).merge(bound, n, Long::sum);
+      } catch (NumberFormatException e) {
+        // not a field this class writes
+      }
+    });
+    Map<Integer, JsonObject> out = new TreeMap<>();
+    buckets.forEach((step, byBound) -> {
+      long total = byBound.values().stream().mapToLong(Long::longValue).sum();
+      out.put(step, new JsonObject().put("attempts", total).put("p50Ms", quantile(byBound, total, 0.50))
+          .put("p99Ms", quantile(byBound, total, 0.99)));
+    });
+    return out;
+  }
+
+  /** The upper bound of the bucket holding quantile q (null: the open last bucket). */
+  static Long quantile(TreeMap<Long, Long> byBound, long total, double q) {
+    long rank = Math.max(1, (long) Math.ceil(q * total));
+    long seen = 0;
+    for (Map.Entry<Long, Long> e : byBound.entrySet()) {
+      seen += e.getValue();
+      if (seen >= rank) {
+        return e.getKey() == Long.MAX_VALUE ? null : e.getKey();
+      }
+    }
+    return null;
+  }
+
+  /** "12 attempts · p50 ≤ 5 ms · p99 ≤ 200 ms" for a drawing's label. */
+  static String label(JsonObject s) {
+    return s.getLong("attempts") + (s.getLong("attempts") == 1 ? " attempt" : " attempts") + " · p50 "
+        + bound(s.getLong("p50Ms")) + " · p99 " + bound(s.getLong("p99Ms"));
+  }
+
+  private static String bound(Long ms) {
+    if (ms == null) {
+      return "> 33 min";
+    }
+    return "≤ " + (ms < 1000 ? ms + " ms" : ms < 60_000 ? ms / 1000 + " s"
+        : String.format(java.util.Locale.ROOT, "%.1f min", ms / 60_000.0));
+  }
+}
