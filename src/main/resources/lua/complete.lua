@@ -43,6 +43,7 @@
 -- #include stats
 -- #include live
 -- #include compensate
+-- #include gate
 -- #include fork
 -- #include errors
 
@@ -100,7 +101,7 @@ for i = 1, txCount do
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
     'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot', 'stepTimes',
     'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace',
-    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created')
+    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created', 'gateH')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
     replies[i] = CODE.BAD_STATUS
@@ -142,6 +143,9 @@ for i = 1, txCount do
       redis.call('ZADD', endedKey, s[25], id)
     end
     live_ended(prefixes.liveOwners, s[4])
+    if s[26] then
+      gate_release(key, id, prefixes, now) -- a singleton's next waiter starts (lib/gate.lua)
+    end
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end
