@@ -281,6 +281,27 @@ class GateTest {
   }
 
   @Test
+  void a_gate_a_pipeline_gains_through_another_nodes_upload_holds_from_this_nodes_next_start() {
+    TestNode n = node();
+    String before = start(n, body("plain", "acme", new JsonObject().put("key", "u"))).txId(); // the catalog knows it
+    assertEquals(TxStatus.SUCCESS, n.awaitFinal(before).status());
+    var parser = n.node().catalog().parser();
+    var gated = parser.parse(new JsonObject(("{'name':'plain','nodeGroup':'master','transactionType':true,"
+        + "'singleton':{'key':'${input.key}','onBusy':'refuse'},'steps':[{'type':'test/hold'}]}").replace('\'', '"')),
+        "upload");
+    new io.conveyor.pipeline.PipelineCatalog(parser).publish(n.store.pipelines, gated, clock.millis() + 60_000)
+        .await();
+    TxSummary live = start(n, body("plain", "acme", new JsonObject().put("key", "u")));
+    assertEquals("singleton", live.gate().getString("kind"));
+    var step = steps.nextHeld();
+    TxException e = assertThrows(TxException.class, () -> start(n, body("plain", "acme",
+        new JsonObject().put("key", "u"))));
+    assertEquals(TxException.Kind.GATE_BUSY, e.kind());
+    step.complete(StepResult.success(new JsonObject()));
+    assertEquals(TxStatus.SUCCESS, n.awaitFinal(live.txId()).status());
+  }
+
+  @Test
   void each_wrong_gate_field_is_refused_with_its_name_and_nothing_is_started() {
     TestNode n = node();
     JsonObject in = new JsonObject().put("docId", "d").put("key", "k");
