@@ -17,6 +17,7 @@
 -- #include stats
 -- #include live
 -- #include compensate
+-- #include gate
 -- #include fork
 
 local walkKey, archiveKey, notifyKey, sleepingKey, stats1, stats2, stats3 = KEYS[1], KEYS[2], KEYS[3], KEYS[4],

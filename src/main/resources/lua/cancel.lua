@@ -39,6 +39,7 @@
 -- #include stats
 -- #include live
 -- #include compensate
+-- #include gate
 -- #include fork
 
 local key, toArchiveKey, notifyKey, sleepingKey, webhookKey, webhooksKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4],

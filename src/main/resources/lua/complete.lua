@@ -44,6 +44,7 @@
 -- #include stats
 -- #include live
 -- #include compensate
+-- #include gate
 -- #include fork
 -- #include errors
 
@@ -101,7 +102,7 @@ for i = 1, txCount do
   local s = redis.call('HMGET', key, 'attempt', 'processingState', 'status', 'owner', 'parentTxId', 'parentGroup',
     'group', 'type', 'cancelRequested', 'errors', 'compensationFor', 'slot', 'stepTimes',
     'webhookUrl', 'webhookUrlHash', 'webhookDelay', 'trace',
-    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created',
+    'childStatus', 'childOutput', 'childNote', 'waitingFor', 'retry', 'stepAttempt', 'data', 'created', 'gateH',
     'version', 'runTimesFrom')
   local cancel = s[9] == '1' and finals[status] and status ~= 'cancelled'
   if not finals[status] then
@@ -144,6 +145,9 @@ for i = 1, txCount do
       redis.call('ZADD', endedKey, s[25], id)
     end
     live_ended(prefixes.liveOwners, s[4])
+    if s[26] then
+      gate_release(key, id, prefixes, now) -- a singleton's next waiter starts (lib/gate.lua)
+    end
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end
@@ -158,10 +162,10 @@ for i = 1, txCount do
     end
     stats_tally(counts, 'completed', s[7], s[8], s[4])
     stats_tally(counts, 'completed.' .. status, s[7], s[8], s[4])
-    if s[26] and s[8] then
+    if s[27] and s[8] then
       -- this run's step attempts (a rerun's begin at runTimesFrom): their durations per step
-      local times = string.sub(s[13] or '', (tonumber(s[27]) or 0) + 1) .. (stepTime ~= '' and stepTime .. ';' or '')
-      stats_step_times(counts, s[26], s[8], times)
+      local times = string.sub(s[13] or '', (tonumber(s[28]) or 0) + 1) .. (stepTime ~= '' and stepTime .. ';' or '')
+      stats_step_times(counts, s[27], s[8], times)
     end
     if s[5] then
       wakeParent(s[5], s[6], id, status, output, note)

@@ -9,6 +9,7 @@
 -- ARGV[9] its default priority (0-9) for starts that name none
 -- ARGV[10] its rate limit in transactions per second (dequeue.lua holds back what exceeds it), or '' for none
 -- ARGV[11] its maxConcurrency (how many may run at once; dequeue.lua holds back the rest), or '' for none
+-- ARGV[12] its gate ({"<debounce|throttle|singleton>": {...}} as Pipeline.gateText writes it) or '' (start.lua)
 -- Replies:
 --   {'OK', 1}            the current version changed
 --   {'OK', 0}            the same version was current already
@@ -17,7 +18,7 @@
 
 local key, versionsKey, namesKey = KEYS[1], KEYS[2], KEYS[3]
 local version, group, isType, definition, now, name = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local onFailure, published, priority, rate, cap = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local onFailure, published, priority, rate, cap, gate = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12] or ''
 
 redis.call('SADD', namesKey, name)
 local current = redis.call('HMGET', key, 'version', 'publishedAt')
@@ -31,5 +32,5 @@ if current[1] and tonumber(current[2] or '0') >= tonumber(published) then
 end
 redis.call('HSET', key, 'version', version, 'nodeGroup', group, 'isTransactionType', isType,
   'definition', definition, 'updated', now, 'onFailure', onFailure, 'publishedAt', published, 'priority', priority,
-  'rate', rate, 'cap', cap)
+  'rate', rate, 'cap', cap, 'gate', gate)
 return {CODE.OK, 1}

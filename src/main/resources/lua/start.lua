@@ -5,42 +5,38 @@
 -- KEYS[5] liveZ (the search index: every transaction started is added, scored by its created time)
 -- KEYS[6..12] the hand-off (below), all of the starting node's group: qAdminL, qOutL, qInZ, qHeldS, groupH,
 --   processingZ, inflightZ:<nodeId> (any names when ARGV[7] is 0)
--- For transaction i (1..n), seven keys from KEYS[12 + 7(i-1) + 1]:
+-- For transaction i (1..n), nine keys from KEYS[12 + 9(i-1) + 1]:
 --   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
 --   qFairH:<group>   qOwnerZ:<group>:<owner>   (fair share: lib/queue.lua queue_share)
+--   gateH:<id>   gateZ:<id> of its gate (lib/gate.lua), or stateH:<txId> twice when it has none (never written then)
 -- KEYS[#KEYS] liveOwnersH (owner -> live transactions in this partition; lib/live.lua), after every other key
 -- ARGV[1] now (ms)   ARGV[2] externalId uniqueness period (ms)   ARGV[3] the head start of one priority level
 --   in the in-queue (ms: transactions.priorityAging / 9; see lib/queue.lua)   ARGV[4] transactions.ownerShare
---   ARGV[5] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner's weight set through
---   the admin API replaces its configured one (lib/queue.lua queue_share); each owner's key is built from it,
---   as an owner is known only from its transaction's args, and its limits are read once per owner of the batch
+--   ARGV[5] the partition's ownerH key prefix (Keys.ownerInPartitionH(p, "")): an owner is known only from its
+--   transaction's args; its limits (weight: lib/queue.lua queue_share) are read once per owner of the batch
 -- ARGV[6] the starting node's id and ARGV[7] its free worker slots it offers (0: none), ARGV[8] its group
--- The hand-off: the caller offers a transaction (its arg 16) when it goes to the starting node's group and starts
--- at once; this script takes an offered one for the starting node when the group has nothing waiting (its admin,
--- out and in-queues and held work are empty, and it is neither paused nor draining) and neither the pipeline nor
--- the owner has a cap or a rate: in this call, as dequeue.lua would take it (processing, attempt 1, in
--- processingZ and inflightZ:<nodeId>; counted queued and started), instead of going on the in-queue: up to
--- ARGV[7] of them; once one of the group goes on the in-queue, the rest of the call's go there too, so nothing
--- passes work that waits. A node that dies before it reads the reply leaves them where the reaper finds them,
--- as after a dequeue.
--- For transaction i, sixteen args from ARGV[8 + 16(i-1) + 1]:
+-- The hand-off: an offered transaction (its arg 16: it goes to the starting node's group and starts at once) is
+-- taken for the starting node, as dequeue.lua would take it (processing, attempt 1, in processingZ and
+-- inflightZ:<nodeId>), up to ARGV[7] of them, when the group has nothing waiting (admin, out and in-queues and held
+-- work empty, neither paused nor draining) and neither pipeline nor owner has a cap or a rate; once one of the
+-- group goes on the in-queue, the rest of the call's go there too. A node that dies before it reads the reply
+-- leaves them where the reaper finds them, as after a dequeue.
+-- For transaction i, eighteen args from ARGV[8 + 18(i-1) + 1]:
 --   txId, owner, type, externalId or '', metadata JSON, input JSON, expected group, webhook URL or '',
---   the URL's hash or '', the delay of its completion webhook's first attempt (ms; see complete.lua) or '',
---   '1' when progress reports go to the webhook too (see progress.lua) or '', when it starts (ms) or '' for
---   at once: a delayed start is 'scheduled' in sleepingZ until then, and the reaper's wake queues it;
---   its priority (0-9) or '' for the pipeline's (pipelineH field priority, else 0), its trace (the W3C
---   traceparent of its start span, kept in field trace: its steps' spans hang under it) or '' (tracing off),
+--   the URL's hash or '', its completion webhook's first delay (ms; complete.lua) or '', '1' when progress reports
+--   go to the webhook too or '', when it starts (ms: 'scheduled' in sleepingZ until the reaper's wake queues it)
+--   or '' (at once), its priority (0-9) or '' (the pipeline's), its trace (W3C traceparent of its start span) or '',
 --   its owner's share of the group's in-queue (transactions.ownerShare x weight; 0: no fair share),
---   '1' when the caller offers it for the hand-off (above) or ''
+--   '1' when the caller offers it for the hand-off (above) or '', its gate as decided (JSON: lib/gate.lua) or '',
+--   the gate JSON of its pipeline the caller went by (pipelineH field gate) or '': another is GROUP_CHANGED
 -- ARGV[#ARGV - 1] limits.maxLive (an owner's own maxLive, field maxLive of its ownerH, replaces it)
 -- ARGV[#ARGV] the number of partitions: each holds the limit split evenly, rounded up (lib/live.lua)
 -- Replies: a list with one {code, detail} per transaction, in order:
---   {'OK', version, processingState}      started: 'queued', or 'scheduled' (it has a start time), or
---                                         {'OK', version, 'processing', entry} when it was taken for the starting
---                                         node (the hand-off), entry shaped as one of dequeue.lua's (one reader
---                                         serves both); the caller reads the state here, never decides it again
+--   {'OK', version, processingState}      started: 'queued', 'scheduled' (it has a start time), 'pending' (waits
+--                                         on its gate), or {'OK', version, 'processing', entry}: the hand-off, entry
+--                                         shaped as dequeue.lua's; the caller reads the state here, never decides it
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
@@ -49,6 +45,7 @@
 --   {'DUPLICATE_EXTERNAL_ID', txId}       the owner used this externalId within the period
 --   {'LIVE_LIMIT', 'limit:here'}          the owner has its share of maxLive live in this partition already
 --                                         (limit: its maxLive; here: the share of it this partition holds)
+--   {'DEBOUNCED', txId} {'THROTTLED', ms} {'GATE_BUSY', txId}   its gate decided (lib/gate.lua gate_plan)
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
 -- Each start counts as queued in the stats.
 -- #include publish
@@ -56,6 +53,7 @@
 -- #include queue
 -- #include stats
 -- #include live
+-- #include gate
 
 local stats1, stats2, stats3, sleepingKey, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local takerAdminKey, takerOutKey, takerInKey, takerHeldKey, takerGroupKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
@@ -64,33 +62,24 @@ local now, period, priorityStep, ownerShare = ARGV[1], ARGV[2], tonumber(ARGV[3]
 local ownerPrefix = ARGV[5]
 local takerNode, offer, takerGroup = ARGV[6], tonumber(ARGV[7]) or 0, ARGV[8]
 local maxLive, partitions = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
-local txCount = (#KEYS - 13) / 7
--- transaction i: stateH, pipelineH, qInZ, qRingL, externalId (or stateH again), qFairH, qOwnerZ
+local txCount = (#KEYS - 13) / 9
+-- transaction i: stateH, pipelineH, qInZ, qRingL, externalId (or stateH again), qFairH, qOwnerZ, gateH, gateZ
 local function tx_keys(i)
-  local k = 12 + 7 * (i - 1)
-  return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], KEYS[k + 7]
+  local k = 12 + 9 * (i - 1)
+  return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], KEYS[k + 7], KEYS[k + 8],
+    KEYS[k + 9]
 end
--- transaction i: its sixteen args, in the header's order
+-- transaction i: its eighteen args, in the header's order
 local function tx_args(i)
-  local a = 8 + 16 * (i - 1)
+  local a = 8 + 18 * (i - 1)
   return ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8],
-    ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12], ARGV[a + 13], ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
+    ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12], ARGV[a + 13], ARGV[a + 14], ARGV[a + 15], ARGV[a + 16],
+    ARGV[a + 17], ARGV[a + 18]
 end
 
 local liveCount = live_batch(liveOwnersKey)
--- each owner's own limits in one read per call: its maxLive (or the default), and whether a cap or a rate holds
--- its runs (then none of its starts is handed off)
 local owners = {}
-local function owner_limits(owner)
-  local o = owners[owner]
-  if not o then
-    local f = redis.call('HMGET', ownerPrefix .. owner, 'maxLive', 'cap', 'rate')
-    o = {maxLive = tonumber(f[1] or '') or maxLive,
-      limited = (tonumber(f[2] or '') or 0) > 0 or (tonumber(f[3] or '') or 0) > 0}
-    owners[owner] = o
-  end
-  return o
-end
+local function owner_limits(owner) return live_owner(owners, ownerPrefix, owner, maxLive) end
 local replies = {}
 local counts = {}
 local live = {}
@@ -118,16 +107,16 @@ local function may_hand(pipelineLimited, owner)
 end
 
 local function start(i)
-  local stateKey, pipelineKey, inKey, ringKey, externalKey, fairKey, ownerQueueKey = tx_keys(i)
+  local stateKey, pipelineKey, inKey, ringKey, externalKey, fairKey, ownerQueueKey, gateKey, gateZKey = tx_keys(i)
   local txId, owner, txType, externalId, metadata, input, group, webhookUrl, webhookHash, webhookDelay,
-    webhookProgress, startAt, givenPriority, trace, shareWeight, offered = tx_args(i)
+    webhookProgress, startAt, givenPriority, trace, shareWeight, offered, gate, pipelineGate = tx_args(i)
   if redis.call('EXISTS', stateKey) == 1 then
     return {CODE.DUPLICATE_TX, ''}
   end
   local p = pipelines[pipelineKey]
   if not p then
     p = redis.call('HMGET', pipelineKey, 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
-      'priority', 'cap', 'rate')
+      'priority', 'cap', 'rate', 'gate')
     p.limited = (tonumber(p[7] or '') or 0) > 0 or (tonumber(p[8] or '') or 0) > 0
     pipelines[pipelineKey] = p
   end
@@ -140,8 +129,17 @@ local function start(i)
   if p[5] == '1' then
     return {CODE.DISABLED, ''}
   end
-  if p[2] ~= group then
+  if p[2] ~= group or (p[9] or '') ~= pipelineGate then
     return {CODE.GROUP_CHANGED, p[2]}
+  end
+  local plan, answer = gate_plan(gate, gateKey, gateZKey, sleepingKey, stateKey, txId, now, metadata, input)
+  if answer then
+    return answer
+  end
+  local held = plan and plan.hold
+  if plan then
+    startAt = plan.startAt -- the caller gives a gated start no time of its own
+    offered = startAt == '' and not held and offered or ''
   end
   local limit = owner_limits(owner).maxLive
   local room, here = live_room(liveCount, owner, limit, partitions)
@@ -158,7 +156,7 @@ local function start(i)
   local share, fair
   -- taken for the starting node: nothing waits in its group, so it needs no share of the in-queue either
   local hand = offered == '1' and may_hand(p.limited, owner)
-  if startAt == '' and not hand then
+  if startAt == '' and not hand and not held then
     share, fair = queue_share(fairKey, ownerQueueKey, owner, tonumber(shareWeight) or 0,
       ownerShare, ownerPrefix .. owner)
   end
@@ -175,7 +173,13 @@ local function start(i)
     fields[#fields + 1] = 'share'
     fields[#fields + 1] = share
   end
+  if held then
+    fields[14] = 'pending'
+  end
   redis.call('HSET', stateKey, unpack(fields))
+  if plan then
+    gate_commit(plan, gateKey, gateZKey, stateKey, txId, now)
+  end
   local priority = tonumber(givenPriority ~= '' and givenPriority or (p[6] or '0')) or 0
   local boost = priority * priorityStep
   if priority ~= 0 then
@@ -195,6 +199,7 @@ local function start(i)
   if startAt ~= '' then
     redis.call('HSET', stateKey, 'processingState', 'scheduled', 'startAt', startAt)
     redis.call('ZADD', sleepingKey, startAt, txId)
+  elseif held then -- waits behind its singleton's live transaction (lib/gate.lua)
   elseif hand then
     offer = offer - 1
     handed[#handed + 1] = now
@@ -223,7 +228,7 @@ local function start(i)
     return {CODE.OK, p[1], 'processing', {txId, 1, txType, p[1], '0', input, owner, externalId, metadata, now,
       'in', '', '', '', '0', '', '1', trace}}
   end
-  return {CODE.OK, p[1], startAt ~= '' and 'scheduled' or 'queued'}
+  return {CODE.OK, p[1], startAt ~= '' and 'scheduled' or held and 'pending' or 'queued'}
 end
 
 for i = 1, txCount do

@@ -30,9 +30,19 @@ function facts(d) {
   if (s.retry && s.retry.nextAttemptAt) {
     parts.push('retry ' + s.retry.attempt + ' of ' + s.retry.maxAttempts + ' due ' + s.retry.nextAttemptAt);
   }
+  if (s.gate) { parts.push(gate(s.gate)); }
   if (s.note) { parts.push('note: ' + s.note); }
   if (d.archived) { parts.push('archived'); }
   return parts.join(' · ');
+}
+
+/** The gate its start passed or waited on (debounce, throttle, singleton), in a few words. */
+function gate(g) {
+  const how = g.outcome === 'waiting' ? 'waiting behind ' + g.behind
+    : g.outcome === 'queued' ? 'queued to ' + g.startAt
+    : g.outcome === 'delayed' ? (g.starts || 1) + ' start(s) folded, due ' + g.startAt
+    : 'passed' + (g.waited ? ' at ' + g.waited : '');
+  return g.kind + ' ' + g.key + ': ' + how;
 }
 
 /** A tree entry: a link to the transaction, what it is to this one, and its pipeline and status once read. */

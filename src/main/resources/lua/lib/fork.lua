@@ -1,4 +1,4 @@
--- fork (included by complete.lua and cancel.lua, after queue, webhooks, stats and compensate): cancelling
+-- fork (included by complete.lua and cancel.lua, after queue, webhooks, stats, compensate and gate): cancelling
 -- down a chain of waiting transactions, and the join of a flow/parallel step (see fork.lua).
 -- env is a table: now, archiveAt, counts (stats), prefixes {state, pipeline, queue, out, ring, webhook, live,
 -- liveOwners (lib/live.lua, included before this), ended (phaseZ:ended, the search index of what ended other
@@ -27,6 +27,7 @@ local function fork_end_cancelled(key, id, note, owner, group, type, env)
     redis.call('ZADD', env.prefixes.ended, created, id)
   end
   live_ended(env.prefixes.liveOwners, owner)
+  gate_release(key, id, env.prefixes, env.now)
   local compensating = compensate_start(key, id, 'cancelled', note, env.now, env.prefixes, env.counts)
   if not compensating then
     redis.call('ZADD', env.archiveKey, env.archiveAt, id)

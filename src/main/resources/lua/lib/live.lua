@@ -11,6 +11,19 @@ local function live_batch(key)
   return {key = key, read = {}, delta = {}, reserved = {}}
 end
 
+-- An owner's own limits, read once per call into cache (start.lua): its maxLive (its ownerH field, else the
+-- default), and whether a cap or a rate holds its runs (then none of its starts is handed off).
+local function live_owner(cache, ownerPrefix, owner, default)
+  local o = cache[owner]
+  if not o then
+    local f = redis.call('HMGET', ownerPrefix .. owner, 'maxLive', 'cap', 'rate')
+    o = {maxLive = tonumber(f[1] or '') or default,
+      limited = (tonumber(f[2] or '') or 0) > 0 or (tonumber(f[3] or '') or 0) > 0}
+    cache[owner] = o
+  end
+  return o
+end
+
 local function live_began(batch, owner)
   if owner and owner ~= '' then
     batch.delta[owner] = (batch.delta[owner] or 0) + 1

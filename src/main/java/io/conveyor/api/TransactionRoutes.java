@@ -40,7 +40,7 @@ public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, 
         .compose(b -> tx.admitsStarts().compose(v -> withinRate(ctx))
         .compose(v -> tx.start(b.put("owner", owner(ctx)), ctx.request().getHeader("traceparent"))))
         .compose(s -> awaitOutcome(ctx, s)),
-        s -> s.status().isFinal() ? 200 : 202));
+        s -> s.status().isFinal() || s.debounced() ? 200 : 202));
     // ?externalId=… alone is the lookup it always was (one transaction, or 404); any other query is a search
     r.get("/api/v1/transactions").handler(ctx -> {
       Map<String, String> params = params(ctx);

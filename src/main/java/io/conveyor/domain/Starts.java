@@ -3,6 +3,7 @@ package io.conveyor.domain;
 import io.conveyor.bus.MemoryJudged;
 import io.conveyor.config.Config;
 import io.conveyor.model.Durations;
+import io.conveyor.model.Gate;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.StartRequest;
 import io.conveyor.model.TxException;
@@ -86,18 +87,15 @@ final class Starts {
    */
   Future<TxSummary> start(JsonObject body, String traceparent) {
     StartRequest req;
+    Gate own;
     try {
       req = StartRequest.fromJson(body, limits);
+      own = Gate.of(body, "");
     } catch (TxException e) {
       return Future.failedFuture(e);
     }
     if (req.startAt() != null && req.startAt().toEpochMilli() > redis.clock().millis() + 366L * 86_400_000) {
       return Future.failedFuture(TxException.invalid("startAt", "at most 366 days ahead, got " + req.startAt()));
-    }
-    String txId = queue.newTxId(req.owner(), req.externalId());
-    TxException full = memory.refusal(redis.keys().partitionOf(txId), txId);
-    if (full != null) {
-      return Future.failedFuture(full);
     }
     Future<Void> allowed = Future.succeededFuture();
     if (req.webhook() != null) {
@@ -107,6 +105,33 @@ final class Starts {
       }
       allowed = WebhookGuard.check(URI.create(req.webhook()), webhooks);
     }
+    return allowed.compose(v -> catalog.startOf(pipelines, req.type()))
+        .compose(p -> p == null ? Future.failedFuture(unknownType(req.type())) : begin(req, own, p, traceparent, true));
+  }
+
+  /**
+   * Starts it in its pipeline's group, under its gate (its own, else its pipeline's): a gated start's txId is in
+   * its gate's partition, so start.lua decides the gate with the write (lib/gate.lua).
+   */
+  private Future<TxSummary> begin(StartRequest req, Gate own, PipelineCatalog.Startable p, String traceparent,
+                                  boolean mayRetry) {
+    Gate gate = own != null ? own : p.gate();
+    QueueStore.GateStart gated = null;
+    String txId;
+    if (gate != null) {
+      try {
+        gated = gated(req, gate);
+      } catch (TxException e) {
+        return Future.failedFuture(e);
+      }
+      txId = queue.newGatedTxId(req.owner(), req.type(), gated);
+    } else {
+      txId = queue.newTxId(req.owner(), req.externalId());
+    }
+    TxException full = memory.refusal(redis.keys().partitionOf(txId), txId);
+    if (full != null) {
+      return Future.failedFuture(full);
+    }
     Span span = tracing.start("start " + req.type(), SpanKind.PRODUCER,
         Tracing.wellFormed(traceparent) ? traceparent : null);
     String trace = null;
@@ -115,10 +140,11 @@ final class Starts {
           .setAttribute(Tracing.OWNER, req.owner());
       trace = Tracing.traceparent(span);
     }
-    String kept = trace;
-    Future<TxSummary> started = allowed.compose(v -> catalog.groupOf(pipelines, req.type()))
-        .compose(group -> group == null ? Future.failedFuture(unknownType(req.type()))
-            : start(txId, req, group, kept, true))
+    Future<TxSummary> started = start(txId, req, p, gated, trace)
+        .compose(r -> r != null ? Future.succeededFuture(r) : mayRetry
+            ? catalog.refreshStart(pipelines, req.type()).compose(q -> q == null
+                ? Future.failedFuture(unknownType(req.type())) : begin(req, own, q, traceparent, false))
+            : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group")))
         .recover(e -> e instanceof RedisUnavailable.NotReplicated ? Future.failedFuture(new TxException(
             Kind.UNAVAILABLE, e.getMessage() + "; " + txId + " is started but not known to survive: read it, or "
             + "start again with the same externalId", null, txId))
@@ -134,6 +160,20 @@ final class Starts {
     return started;
   }
 
+  /** A gated start's key value and decision input; a start that names its own time or externalId is refused. */
+  private static QueueStore.GateStart gated(StartRequest req, Gate gate) {
+    if (req.startAt() != null || req.delay() != null) {
+      throw TxException.invalid(req.startAt() != null ? "startAt" : "delay", "a start under a " + gate.kind()
+          + " gate starts when its gate lets it: give no startAt or delay");
+    }
+    if (req.externalId() != null) {
+      throw TxException.invalid("externalId", "a start under a " + gate.kind() + " gate is placed by its gate key,"
+          + " not by an externalId: give no externalId (docs/decisions.md)");
+    }
+    String value = gate.keyFor(req.input(), req.metadata());
+    return new QueueStore.GateStart(gate.kind(), value, gate.decided(value).encode());
+  }
+
   /**
    * Redis failed somewhere around the start, so it may or may not have happened. Look: a start that
    * landed answers as one (a client retrying after a 503 would otherwise start it twice); else the
@@ -147,23 +187,28 @@ final class Starts {
             + "); the start may or may not have happened: read " + txId + " to know", null, txId)));
   }
 
-  private Future<TxSummary> start(String txId, StartRequest req, String group, String trace, boolean mayRetry) {
+  /** One start through start.lua: its summary, or null when the pipeline's group or gate changed (read them again). */
+  private Future<TxSummary> start(String txId, StartRequest req, PipelineCatalog.Startable p,
+                                  QueueStore.GateStart gated, String trace) {
     // a client that will long-poll may ask that its reply cancel the webhook: give it time to
     Duration webhookDelay = req.webhook() != null
         && Boolean.TRUE.equals(req.metadata().getValue("pollReplyCancelsWebhook")) ? webhooks.pollGrace()
         : Duration.ZERO;
-    return starts.add(new QueueStore.NewTx(txId, req, group, webhookDelay, trace,
-        settings.shareOf(req.owner()))).compose(r -> switch (r.code()) {
+    return starts.add(new QueueStore.NewTx(txId, req, p.group(), webhookDelay, trace,
+        settings.shareOf(req.owner()), gated, p.gateText())).compose(r -> switch (r.code()) {
       // start.lua's answer says how it went in (queued, scheduled, or handed to this node's workers, which is
-      // attempt 1 as start.lua stored it)
-      case OK -> started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
+      // attempt 1 as start.lua stored it); a gated one is read back, as its gate decided its state
+      case OK -> gated != null ? reads.getState(txId).compose(this::started)
+          : started(new TxSummary(txId, req.owner(), req.externalId(), req.type(), TxStatus.RUNNING,
           r.state(), "processing".equals(r.state()) ? 1 : 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null, req.metadata(),
           null, null, null,
           req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
-          null, null, null, null, r.startAt() == 0 ? null : Instant.ofEpochMilli(r.startAt())));
-      case GROUP_CHANGED -> mayRetry
-          ? catalog.refreshGroup(pipelines, req.type()).compose(g -> start(txId, req, r.detail(), trace, false))
-          : Future.failedFuture(new IllegalStateException("pipeline " + req.type() + " keeps changing group"));
+          null, null, null, null, r.startAt() == 0 ? null : Instant.ofEpochMilli(r.startAt()), null));
+      case GROUP_CHANGED -> Future.succeededFuture(null);
+      case DEBOUNCED -> reads.getState(r.detail()).map(s -> s.withGate(s.gate() == null ? null
+          : s.gate().copy().put("debounced", true)));
+      case THROTTLED -> Future.failedFuture(Gates.throttled(gated.value(), r.detail(), redis.clock().millis()));
+      case GATE_BUSY -> Future.failedFuture(Gates.busy(gated.value(), r.detail()));
       case UNKNOWN_TYPE -> Future.failedFuture(unknownType(req.type()));
       case DISABLED -> Future.failedFuture(new TxException(Kind.PIPELINE_DISABLED, "type: pipeline " + req.type()
           + " is disabled: it takes no new starts (an admin enables it with POST /api/v1/pipelines/" + req.type()

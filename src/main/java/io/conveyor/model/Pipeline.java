@@ -17,11 +17,12 @@ import java.util.TreeSet;
  * transaction of this one that failed or was cancelled; priority (0-9) that of its starts that name none;
  * rateLimit (or null) how many of its transactions may be taken per second, minute or hour ("100/s");
  * maxConcurrency (0: no cap) how many of its transactions may run at once across the cluster. startOn (or null)
- * names a business event that starts a transaction of it when no step waits for it (signal-with-start).
+ * names a business event that starts a transaction of it when no step waits for it (signal-with-start). gate (or
+ * null) debounces, throttles or makes a singleton of its starts (Gate; a start's own gate replaces it).
  */
 public record Pipeline(String name, String nodeGroup, boolean transactionType, String description,
                        Duration timeout, RetryPolicy retry, String onFailure, int priority, String rateLimit,
-                       int maxConcurrency, List<StepDef> steps, String startOn) {
+                       int maxConcurrency, List<StepDef> steps, String startOn, Gate gate) {
 
   /** What a rate limit looks like: a count from 1 to 9999999 per second, minute or hour ("100/s"). */
   public static final String RATE_LIMIT = "[1-9][0-9]{0,6}/[smh]";
@@ -84,7 +85,15 @@ public record Pipeline(String name, String nodeGroup, boolean transactionType, S
     if (startOn != null) {
       j.put("startOn", new JsonObject().put("event", startOn));
     }
+    if (gate != null) {
+      j.put(gate.kind(), gate.toJson());
+    }
     return j.put("steps", s);
+  }
+
+  /** The gate as pipelineH field gate holds it ({"<kind>": {...}}, what start.lua compares), or "" for none. */
+  public String gateText() {
+    return gate == null ? "" : new JsonObject().put(gate.kind(), gate.toJson()).encode();
   }
 
   public String version() {

@@ -19,10 +19,16 @@ public interface PipelineSource {
    */
   Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
                                 String definition, String onFailure, int priority, double ratePerSecond,
-                                int maxConcurrency, long publishedAt);
+                                int maxConcurrency, String gate, long publishedAt);
 
   /** The definition JSON of one version of a pipeline, or null. */
   Future<String> pipelineDefinition(String name, String version);
+
+  /**
+   * What a start needs of a pipeline: {node group, gate text (pipelineH field gate, "" for none)}, or null when
+   * there is no such pipeline.
+   */
+  Future<String[]> pipelineStart(String name);
 
   /** The node group a pipeline currently belongs to, or null when there is no such pipeline. */
   Future<String> pipelineGroup(String name);

@@ -18,9 +18,12 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
                            Duration delay, Integer priority) {
   /** How far ahead a start may be scheduled. */
   private static final Duration LONGEST_DELAY = Duration.ofDays(366);
-  /** What a start body may hold; anything else is refused (a misspelt field must not be dropped). */
+  /**
+   * What a start body may hold; anything else is refused (a misspelt field must not be dropped). debounce,
+   * throttle and singleton declare a gate (Gate.of reads them).
+   */
   public static final Set<String> FIELDS = Set.of("type", "owner", "externalId", "metadata", "input",
-      "webhook", "startAt", "delay", "priority");
+      "webhook", "startAt", "delay", "priority", "debounce", "throttle", "singleton");
   /** Pipeline names, as in pipeline files. */
   private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
   /** No ':' in an owner: it ends the owner in the key externalId:<owner>:<externalId>, so owners cannot collide. */

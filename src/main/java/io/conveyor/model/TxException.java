@@ -26,6 +26,10 @@ public final class TxException extends RuntimeException {
     RATE_LIMITED("rate-limited", 429),
     /** The owner has limits.maxLive (or its own maxLive) transactions live: a start waits until some end. */
     LIVE_LIMIT("live-limit", 429),
+    /** A throttle gate that refuses had its limit of starts in the period for that key (Retry-After: when it frees). */
+    THROTTLED("throttled", 429),
+    /** A singleton gate that refuses has a live transaction for that key (txId names it). */
+    GATE_BUSY("gate-busy", 409),
     /** A bug, not the client's doing: the errorId names the one log line that has the details. */
     INTERNAL("internal", 500);
 
@@ -67,6 +71,13 @@ public final class TxException extends RuntimeException {
   public static TxException redisFull(String message, String txId, int retryAfterSeconds) {
     TxException e = new TxException(Kind.REDIS_MEMORY, message, null, txId, null);
     e.retryAfter = retryAfterSeconds;
+    return e;
+  }
+
+  /** A throttle gate refused a start: a slot for its key frees in that many seconds (Retry-After). */
+  public static TxException throttled(String message, int retryAfterSeconds) {
+    TxException e = new TxException(Kind.THROTTLED, message, "throttle", null, null);
+    e.retryAfter = Math.max(1, retryAfterSeconds);
     return e;
   }
 

@@ -8,20 +8,22 @@ import java.time.Instant;
  * What a client learns of a transaction. Times are absent until they happen; output only once final. retry
  * (or null) is the step attempt a retry policy has scheduled or runs; errors (or null) the failed attempts;
  * runs (or null) the earlier runs of a transaction run again (retry); compensation (or null) its onFailure
- * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin.
+ * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin; gate (or null)
+ * the gate its start passed or waited on (stateH field gate, lib/gate.lua; debounced: true on the answer to a start
+ * that was folded into it).
  */
 public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                         String processingState, long attempt, Instant created, Instant updated, Instant completed,
                         JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
                         JsonObject webhook, JsonObject retry, JsonArray errors, JsonArray runs,
-                        JsonObject compensation, Instant startAt) {
+                        JsonObject compensation, Instant startAt, JsonObject gate) {
 
   public TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                    String processingState, long attempt, Instant created, Instant updated, Instant completed,
                    JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
                    JsonObject webhook) {
     this(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed, metadata,
-        output, note, progressReport, webhook, null, null, null, null, null);
+        output, note, progressReport, webhook, null, null, null, null, null, null);
   }
 
   public JsonObject toJson() {
@@ -55,6 +57,12 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     }
     if (startAt != null) {
       j.put("startAt", startAt.toString());
+    }
+    if (gate != null) {
+      j.put("gate", gateView(gate));
+      if (gate.getBoolean("debounced", false)) {
+        j.put("debounced", true);
+      }
     }
     if (status.isFinal()) {
       j.put("output", output);
@@ -100,6 +108,33 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     return out;
   }
 
+  /** A stored gate with its times as ISO-8601 text and its period and maxWait as durations (500ms, 10s). */
+  private static JsonObject gateView(JsonObject stored) {
+    JsonObject v = stored.copy();
+    for (String t : new String[] {"startAt", "waited"}) {
+      if (v.getValue(t) instanceof Number n) {
+        v.put(t, Instant.ofEpochMilli(n.longValue()).toString());
+      }
+    }
+    for (String d : new String[] {"period", "maxWait"}) {
+      if (v.getValue(d) instanceof Number n) {
+        v.put(d, Durations.format(java.time.Duration.ofMillis(n.longValue())));
+      }
+    }
+    return v;
+  }
+
+  /** Whether this is the answer to a start a debounce folded into this (earlier) transaction. */
+  public boolean debounced() {
+    return gate != null && gate.getBoolean("debounced", false);
+  }
+
+  /** The same summary with another gate view. */
+  public TxSummary withGate(JsonObject view) {
+    return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
+        metadata, output, note, progressReport, webhook, retry, errors, runs, compensation, startAt, view);
+  }
+
   /** A stored attempt error ({step, stepType, attempt, code, message, at in ms}) with at as ISO-8601 text. */
   private static JsonObject errorView(JsonObject stored) {
     JsonObject v = stored.copy();
@@ -121,7 +156,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         instant(j.getString("completed")), j.getJsonObject("metadata"), j.getJsonObject("output"),
         j.getString("note"), j.getJsonObject("progressReport"), j.getJsonObject("webhook"), j.getJsonObject("retry"),
         j.getJsonArray("errors"), j.getJsonArray("runs"), j.getJsonObject("compensation"),
-        instant(j.getString("startAt")));
+        instant(j.getString("startAt")), j.getJsonObject("gate"));
   }
 
   /**
@@ -135,7 +170,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         millis(field.apply("completed")), object(field.apply("metadata")), object(field.apply("output")),
         blankToNull(field.apply("note")), object(field.apply("progress")), webhook(field),
         object(field.apply("retry")), array(field.apply("errors")), array(field.apply("runs")),
-        object(field.apply("compensation")), millis(field.apply("startAt")));
+        object(field.apply("compensation")), millis(field.apply("startAt")), object(field.apply("gate")));
   }
 
   /**
@@ -165,7 +200,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
   /** The same summary with another webhook state. */
   public TxSummary withWebhook(JsonObject state) {
     return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
-        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt);
+        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt, gate);
   }
 
   private static String blankToNull(String s) {

@@ -1,5 +1,6 @@
 package io.conveyor.pipeline;
 
+import io.conveyor.model.Gate;
 import io.conveyor.model.PipelineSource;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -14,6 +15,15 @@ public final class PipelineCatalog {
   private final PipelineParser parser;
   private final Map<String, CompiledPipeline> versions = new ConcurrentHashMap<>();
   private final Map<String, String> groups = new ConcurrentHashMap<>();
+  /** What a start needs of each pipeline (group and gate), refreshed when start.lua says it moved or changed. */
+  private final Map<String, Startable> startables = new ConcurrentHashMap<>();
+
+  /**
+   * What a start needs of a pipeline: its group and its gate, as the text pipelineH holds ("" for none: start.lua
+   * compares it) and parsed (null for none).
+   */
+  public record Startable(String group, String gateText, Gate gate) {
+  }
   /** Event name → the transaction type that starts on it (startOn), as last published through this catalog. */
   private final Map<String, String> startOn = new ConcurrentHashMap<>();
 
@@ -33,7 +43,7 @@ public final class PipelineCatalog {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
         p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(),
-        p.pipeline().ratePerSecond(), p.pipeline().maxConcurrency(), publishedAt)
+        p.pipeline().ratePerSecond(), p.pipeline().maxConcurrency(), p.pipeline().gateText(), publishedAt)
         .compose(published -> {
           remember(p);
           startOn.values().remove(p.pipeline().name());
@@ -41,9 +51,12 @@ public final class PipelineCatalog {
             startOn.put(p.pipeline().startOn(), p.pipeline().name());
           }
           if (published.kept() != null) {
+            startables.remove(p.pipeline().name());
             return refreshGroup(store, p.pipeline().name()).map(published);
           }
           groups.put(p.pipeline().name(), p.pipeline().nodeGroup());
+          startables.put(p.pipeline().name(), new Startable(p.pipeline().nodeGroup(), p.pipeline().gateText(),
+              p.pipeline().gate()));
           return Future.succeededFuture(published);
         });
   }
@@ -73,6 +86,27 @@ public final class PipelineCatalog {
   public Future<String> groupOf(PipelineSource store, String name) {
     String g = groups.get(name);
     return g != null ? Future.succeededFuture(g) : refreshGroup(store, name);
+  }
+
+  /** The group and gate a pipeline is started with, or null when Redis knows no such pipeline. */
+  public Future<Startable> startOf(PipelineSource store, String name) {
+    Startable s = startables.get(name);
+    return s != null ? Future.succeededFuture(s) : refreshStart(store, name);
+  }
+
+  /** The same, read from Redis again (start.lua answered that the group or the gate changed). */
+  public Future<Startable> refreshStart(PipelineSource store, String name) {
+    return store.pipelineStart(name).map(f -> {
+      if (f == null) {
+        startables.remove(name);
+        return null;
+      }
+      Startable s = new Startable(f[0], f[1], f[1].isEmpty() ? null
+          : Gate.of(new JsonObject(f[1]), "pipeline " + name + ": "));
+      startables.put(name, s);
+      groups.put(name, f[0]);
+      return s;
+    });
   }
 
   public Future<String> refreshGroup(PipelineSource store, String name) {

@@ -1,10 +1,12 @@
 package io.conveyor.pipeline;
 
 import io.conveyor.model.Durations;
+import io.conveyor.model.Gate;
 import io.conveyor.model.Identifiers;
 import io.conveyor.model.Pipeline;
 import io.conveyor.model.RetryPolicy;
 import io.conveyor.model.StepDef;
+import io.conveyor.model.TxException;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -21,7 +23,8 @@ import java.util.stream.Stream;
 /** Reads and checks pipeline definitions; step params are checked here by their step type, not at run time. */
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
-      "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps", "startOn");
+      "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps", "startOn", "debounce", "throttle",
+      "singleton");
   private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry", "idempotent");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
@@ -102,8 +105,27 @@ public final class PipelineParser {
     }
     Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, retry,
         onFailure, (Integer) priority, (String) rate, (Integer) cap, List.copyOf(defs),
-        startOn(json, (Boolean) startable, source + ": startOn"));
+        startOn(json, (Boolean) startable, source + ": startOn"), gate(json, (Boolean) startable, source));
     return new CompiledPipeline(p, p.version(), List.copyOf(created), 0);
+  }
+
+  /** debounce, throttle or singleton (model/Gate): at most one, on a transaction type only; null when absent. */
+  private static Gate gate(JsonObject json, boolean startable, String source) {
+    Gate g;
+    try {
+      g = Gate.of(json, source + ": ");
+    } catch (TxException e) {
+      throw new PipelineException(e.getMessage());
+    }
+    if (g != null && !startable) {
+      throw new PipelineException(source + ": " + g.kind() + ": only a transaction type (transactionType: true) "
+          + "gates its starts");
+    }
+    if (g != null && json.getValue("startOn") != null) {
+      throw new PipelineException(source + ": " + g.kind() + ": a pipeline that starts on an event (startOn) takes "
+          + "no gate: its starts are placed by their event's externalId (docs/decisions.md, \"Gates at start\")");
+    }
+    return g;
   }
 
   /** startOn {"event": name}: the business event that starts a transaction of this type; null when absent. */

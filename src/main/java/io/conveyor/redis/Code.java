@@ -68,7 +68,13 @@ public enum Code {
   /** event-send: no waiter, and a pipeline starts on the event (startOn). */
   START,
   /** event-send: an event of that id was recorded within the retention; nothing written. */
-  DUPLICATE;
+  DUPLICATE,
+  /** start: a debounce gate's transaction waits to start; its input and metadata are this start's now (its txId). */
+  DEBOUNCED,
+  /** start: a throttle gate that refuses has had its limit of starts in the period (when a slot frees, ms). */
+  THROTTLED,
+  /** start: a singleton gate that refuses has a live transaction (its txId). */
+  GATE_BUSY;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

@@ -26,12 +26,12 @@ public final class PipelineStore extends Store implements PipelineSource {
   @Override
   public Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
                                        String definition, String onFailure, int priority, double ratePerSecond,
-                                       int maxConcurrency, long publishedAt) {
+                                       int maxConcurrency, String gate, long publishedAt) {
     return r.run(r.scripts().putPipeline, List.of(keys.pipelineH(name), keys.pipelineVersionsH(name),
             keys.pipelinesS()), List.of(version, group, transactionType ? "1" : "0", definition, r.now(), name,
             onFailure == null ? "" : onFailure, Long.toString(publishedAt), Integer.toString(priority),
             ratePerSecond > 0 ? Double.toString(ratePerSecond) : "", maxConcurrency > 0
-                ? Integer.toString(maxConcurrency) : ""))
+                ? Integer.toString(maxConcurrency) : "", gate == null ? "" : gate))
         .map(reply -> Code.of(reply) == Code.KEPT ? new Published(false, reply.get(1).toString())
             : new Published(reply.get(1).toInteger() == 1, null))
         .compose(p -> copy(name).map(p));
@@ -48,7 +48,7 @@ public final class PipelineStore extends Store implements PipelineSource {
     }
     return r.send(Request.cmd(Command.HMGET).arg(keys.pipelineH(name)).arg("version").arg("nodeGroup")
         .arg("isTransactionType").arg("updated").arg("onFailure").arg("disabled").arg("priority").arg("rate")
-        .arg("cap"))
+        .arg("cap").arg("gate"))
         .compose(p -> {
           if (p.get(0) == null) {
             return Future.succeededFuture();
@@ -56,7 +56,8 @@ public final class PipelineStore extends Store implements PipelineSource {
           List<String> args = List.of(str(p.get(0)), str(p.get(1)), str(p.get(2)),
               p.get(3) == null ? "0" : str(p.get(3)), p.get(4) == null ? "" : str(p.get(4)),
               "1".equals(str(p.get(5))) ? "1" : "0", p.get(6) == null ? "0" : str(p.get(6)),
-              p.get(7) == null ? "" : str(p.get(7)), p.get(8) == null ? "" : str(p.get(8)));
+              p.get(7) == null ? "" : str(p.get(7)), p.get(8) == null ? "" : str(p.get(8)),
+              p.get(9) == null ? "" : str(p.get(9)));
           List<Future<Response>> copies = new ArrayList<>();
           for (int part : keys.all()) {
             copies.add(r.run(r.scripts().pipelineCopy, List.of(keys.pipelineInPartitionH(part, name)), args));
@@ -117,6 +118,13 @@ public final class PipelineStore extends Store implements PipelineSource {
       out.values().removeIf(e -> !e.containsKey("definition"));
       return out;
     });
+  }
+
+  /** A pipeline's node group and gate (pipelineH fields nodeGroup and gate; "" for none), or null when none. */
+  @Override
+  public Future<String[]> pipelineStart(String name) {
+    return r.send(Request.cmd(Command.HMGET).arg(keys.pipelineH(name)).arg("nodeGroup").arg("gate"))
+        .map(g -> g.get(0) == null ? null : new String[] {str(g.get(0)), g.get(1) == null ? "" : str(g.get(1))});
   }
 
   /** The node group a pipeline currently belongs to, or null when there is no such pipeline. */

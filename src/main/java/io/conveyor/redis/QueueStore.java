@@ -30,10 +30,46 @@ public final class QueueStore extends Store {
    * delay of its completion webhook's first attempt, its trace (traceparent) or null, and its owner's share of
    * the group's in-queue (0: no fair share; see lib/queue.lua).
    */
-  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay, String trace, int share) {
+  public record NewTx(String txId, StartRequest req, String group, Duration webhookDelay, String trace, int share,
+                      GateStart gate, String pipelineGate) {
     public NewTx(String txId, StartRequest req, String group) {
       this(txId, req, group, Duration.ZERO, null, 0);
     }
+
+    public NewTx(String txId, StartRequest req, String group, Duration webhookDelay, String trace, int share) {
+      this(txId, req, group, webhookDelay, trace, share, null, "");
+    }
+  }
+
+  /**
+   * A start's gate as decided at the edge (lib/gate.lua): the key's value for this start, and what start.lua is
+   * given (model/Gate.decided, as JSON text). pipelineGate on NewTx is the pipeline's gate text the caller went by.
+   */
+  public record GateStart(String kind, String value, String decided) {
+    /** What names the gate after its owner and pipeline: its kind and key value (debounce:d-1). */
+    String id() {
+      return kind + ":" + value;
+    }
+  }
+
+  /**
+   * The partition of a gate (owner, pipeline, kind and key value; GateStart.id): its gated transactions live there
+   * too.
+   */
+  public int gatePartition(String owner, String type, GateStart gate) {
+    return keys.partitionFor(owner, "gate:" + type + ":" + gate.id());
+  }
+
+  /** A fresh txId for a gated start: in its gate's partition, so the decision is part of the start's script. */
+  public String newGatedTxId(String owner, String type, GateStart gate) {
+    return keys.newTxId(gatePartition(owner, type, gate));
+  }
+
+  /** gateH and gateZ of a gate, in its partition (lib/gate.lua). */
+  List<String> gateKeys(String owner, String type, GateStart gate) {
+    int p = gatePartition(owner, type, gate);
+    String id = owner.length() + ":" + owner + ":" + type + ":" + gate.id();
+    return List.of(keys.in(p, "gateH:" + id), keys.in(p, "gateZ:" + id));
   }
 
   /**
@@ -82,11 +118,11 @@ public final class QueueStore extends Store {
     String group = handoff.group();
     int mine = 0;
     long[] startAts = new long[txs.size()];
-    List<String> k = new ArrayList<>(12 + 7 * txs.size());
+    List<String> k = new ArrayList<>(12 + 9 * txs.size());
     k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
-    List<String> args = new ArrayList<>(8 + 16 * txs.size());
+    List<String> args = new ArrayList<>(8 + 18 * txs.size());
     args.add(Long.toString(now));
     args.add(Long.toString(externalIdPeriod.toMillis()));
     args.add(Long.toString(priorityStepMillis));
@@ -108,16 +144,22 @@ public final class QueueStore extends Store {
       if (req.externalId() != null && keys.partitionFor(req.owner(), req.externalId()) != p) {
         throw new IllegalArgumentException(tx.txId() + " is not in the partition of its externalId");
       }
+      GateStart gate = tx.gate();
+      if (gate != null && gatePartition(req.owner(), req.type(), gate) != p) {
+        throw new IllegalArgumentException(tx.txId() + " is not in the partition of its gate");
+      }
       k.addAll(List.of(state, keys.pipelineInPartitionH(p, req.type()), keys.qInZ(p, tx.group()),
           keys.qRingL(p, tx.group()), req.externalId() == null ? state : keys.externalId(req.owner(),
           req.externalId()), keys.qFairH(p, tx.group()), keys.qOwnerZ(p, tx.group(), req.owner())));
+      k.addAll(gate == null ? List.of(state, state) : gateKeys(req.owner(), req.type(), gate));
       args.addAll(List.of(tx.txId(), req.owner(), req.type(), req.externalId() == null ? "" : req.externalId(),
           req.metadataJson(), req.inputJson(), tx.group(), webhook ? req.webhook() : "",
           webhook ? WebhookUrl.hash(req.webhook()) : "", webhook ? Long.toString(tx.webhookDelay().toMillis()) : "",
           webhook && Boolean.TRUE.equals(req.metadata().getValue("progressReports")) ? "1" : "",
           startAt == 0 ? "" : Long.toString(startAt),
           req.priority() == null ? "" : Integer.toString(req.priority()), tx.trace() == null ? "" : tx.trace(),
-          Integer.toString(tx.share()), offered ? "1" : ""));
+          Integer.toString(tx.share()), offered ? "1" : "", gate == null ? "" : gate.decided(),
+          tx.pipelineGate() == null ? "" : tx.pipelineGate()));
     }
     int offers = mine;
     // slots are reserved last, once nothing above can throw: every reservation ends in handed or lost

@@ -269,8 +269,11 @@ public final class ScheduleVerticle extends VerticleBase {
       if (e instanceof TxException t && t.kind() == TxException.Kind.DUPLICATE_EXTERNAL_ID) {
         return Future.succeededFuture(t.txId()); // started before, by a leader that died before it said so
       }
+      // a start its body can never make (e.g. a pipeline that gained a gate refuses its fires' externalIds) pauses
+      // the schedule too, rather than driving the fire again forever
       if (e instanceof TxException t && (t.kind() == TxException.Kind.UNKNOWN_TYPE
-          || t.kind() == TxException.Kind.PIPELINE_DISABLED || t.kind() == TxException.Kind.NOT_STARTABLE)) {
+          || t.kind() == TxException.Kind.PIPELINE_DISABLED || t.kind() == TxException.Kind.NOT_STARTABLE
+          || t.kind() == TxException.Kind.INVALID_INPUT)) {
         return Future.failedFuture(new Paused(t.getMessage()));
       }
       return Future.failedFuture(e);
@@ -287,7 +290,10 @@ public final class ScheduleVerticle extends VerticleBase {
     });
   }
 
-  /** Its pipeline cannot be started (gone, disabled, not a transaction type): the schedule is paused. */
+  /**
+   * Its pipeline cannot be started (gone, disabled, not a transaction type, or refuses the schedule's start body):
+   * the schedule is paused.
+   */
   private static final class Paused extends RuntimeException {
     Paused(String message) {
       super(message, null, false, false);

@@ -99,6 +99,26 @@ class BusApiTest {
   }
 
   @Test
+  void a_program_starts_under_a_debounce_and_a_refusing_throttle_over_the_bus() {
+    JsonObject debounce = new JsonObject().put("type", "order").put("owner", "acme")
+        .put("input", new JsonObject().put("doc", "d-1")).put("debounce", new JsonObject()
+            .put("key", "${input.doc}").put("period", "1h"));
+    JsonObject first = request(Addresses.TX_START, debounce);
+    JsonObject again = request(Addresses.TX_START, debounce);
+    assertEquals(first.getString("txId"), again.getString("txId"));
+    assertEquals(true, again.getBoolean("debounced"));
+    JsonObject throttled = new JsonObject().put("type", "order").put("owner", "acme")
+        .put("input", new JsonObject().put("k", "x")).put("throttle", new JsonObject().put("key", "${input.k}")
+            .put("limit", 1).put("period", "1m").put("onLimit", "refuse"));
+    request(Addresses.TX_START, throttled);
+    ReplyException refused = assertThrows(ReplyException.class, () -> request(Addresses.TX_START, throttled));
+    assertEquals(429, refused.failureCode());
+    TxException problem = TxException.fromJson(new JsonObject(refused.getMessage()));
+    assertEquals(TxException.Kind.THROTTLED, problem.kind());
+    assertEquals(60, problem.retryAfter());
+  }
+
+  @Test
   void a_switch_value_over_max_payload_bytes_is_refused_413_naming_the_limit() {
     String txId = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme"))
         .getString("txId");

@@ -622,12 +622,46 @@ class HttpApiTest {
   }
 
   @Test
+  void gates_answer_200_debounced_429_throttled_with_retry_after_and_409_gate_busy_naming_the_live_one() {
+    JsonObject debounce = new JsonObject().put("key", "${input.doc}").put("period", "1h");
+    JsonObject first = order().put("input", new JsonObject().put("doc", "d-1")).put("debounce", debounce);
+    Reply opened = call("POST", "/api/v1/transactions", "k-acme", first);
+    assertEquals(202, opened.status());
+    assertEquals("delayed", opened.body().getJsonObject("gate").getString("outcome"));
+    Reply folded = call("POST", "/api/v1/transactions", "k-acme", first.copy().put("input",
+        new JsonObject().put("doc", "d-1").put("v", 2)));
+    assertEquals(200, folded.status());
+    assertEquals(opened.body().getString("txId"), folded.body().getString("txId"));
+    assertEquals(true, folded.body().getBoolean("debounced"));
+    JsonObject throttle = new JsonObject().put("key", "${input.k}").put("limit", 1).put("period", "1m")
+        .put("onLimit", "refuse");
+    JsonObject limited = order().put("input", new JsonObject().put("k", "x")).put("throttle", throttle);
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", limited).status());
+    Reply refused = call("POST", "/api/v1/transactions", "k-acme", limited);
+    assertEquals(429, refused.status());
+    assertEquals("throttled", refused.body().getString("type"));
+    assertEquals("60", refused.retryAfter());
+    JsonObject singleton = new JsonObject().put("key", "${input.k}").put("onBusy", "refuse");
+    JsonObject held = new JsonObject().put("type", "held").put("input", new JsonObject().put("k", "s"))
+        .put("singleton", singleton);
+    Reply live = call("POST", "/api/v1/transactions", "k-acme", held);
+    assertEquals(202, live.status());
+    Reply busy = call("POST", "/api/v1/transactions", "k-acme", held);
+    assertEquals(409, busy.status());
+    assertEquals("gate-busy", busy.body().getString("type"));
+    assertEquals(live.body().getString("txId"), busy.body().getString("txId"));
+    Reply bad = call("POST", "/api/v1/transactions", "k-acme", order().put("throttle", throttle.copy().put("limit", 0)));
+    assertEquals(400, bad.status());
+    assertEquals("throttle.limit", bad.body().getString("field"));
+  }
+
+  @Test
   void a_misspelt_field_or_query_parameter_is_refused_naming_it_and_nothing_starts() {
     long before = TestRedis.keys(node.prefix + "stateH:").size();
     Reply typo = call("POST", "/api/v1/transactions", "k-acme", order().put("inxut", new JsonObject()));
     assertEquals(400, typo.status());
     assertEquals("inxut", typo.body().getString("field"));
-    assertTrue(typo.body().getString("detail").contains("unknown field (did you mean input?); accepted: delay, "
+    assertTrue(typo.body().getString("detail").contains("unknown field (did you mean input?); accepted: debounce, delay, "
         + "externalId, input, metadata"), typo.body().getString("detail"));
     assertEquals(400, call("POST", "/api/v1/transactions", "k-acme", order().put("__proto__", 1)).status());
     Reply wait = call("POST", "/api/v1/transactions?wait=abc", "k-acme", order());

@@ -40,9 +40,9 @@ class ReadScriptsTest extends ScriptTest {
 
   @Test
   void put_pipeline_publishes_a_new_version_and_keeps_the_old_one_readable() {
-    assertTrue(h.store.pipelines.putPipeline("order", "v1", "shop", true, "{\"n\":1}", null, 0, 0, 0, 10).await().changed());
-    assertFalse(h.store.pipelines.putPipeline("order", "v1", "shop", true, "{\"n\":1}", null, 0, 0, 0, 11).await().changed());
-    assertTrue(h.store.pipelines.putPipeline("order", "v2", "other", false, "{\"n\":2}", null, 0, 0, 0, 20).await().changed());
+    assertTrue(h.store.pipelines.putPipeline("order", "v1", "shop", true, "{\"n\":1}", null, 0, 0, 0, null, 10).await().changed());
+    assertFalse(h.store.pipelines.putPipeline("order", "v1", "shop", true, "{\"n\":1}", null, 0, 0, 0, null, 11).await().changed());
+    assertTrue(h.store.pipelines.putPipeline("order", "v2", "other", false, "{\"n\":2}", null, 0, 0, 0, null, 20).await().changed());
     assertEquals("v2", cmd("HGET", h.keys.pipelineH("order"), "version").toString());
     assertEquals("other", cmd("HGET", h.keys.pipelineH("order"), "nodeGroup").toString());
     assertEquals("0", cmd("HGET", h.keys.pipelineH("order"), "isTransactionType").toString());
@@ -52,15 +52,15 @@ class ReadScriptsTest extends ScriptTest {
 
   @Test
   void an_older_publication_never_replaces_a_newer_one_but_its_version_stays_readable() {
-    h.store.pipelines.putPipeline("order", "uploaded", "shop", true, "{\"n\":2}", null, 0, 0, 0, 2_000).await();
-    PipelineStore.Published old = h.store.pipelines.putPipeline("order", "file", "shop", true, "{\"n\":1}", null, 0, 0, 0,
+    h.store.pipelines.putPipeline("order", "uploaded", "shop", true, "{\"n\":2}", null, 0, 0, 0, null, 2_000).await();
+    PipelineStore.Published old = h.store.pipelines.putPipeline("order", "file", "shop", true, "{\"n\":1}", null, 0, 0, 0, null,
         1_000).await();
     assertEquals("uploaded", old.kept());
     assertFalse(old.changed());
     assertEquals("uploaded", cmd("HGET", h.keys.pipelineH("order"), "version").toString());
     assertEquals("{\"n\":1}", h.store.pipelines.pipelineDefinition("order", "file").await());
     // a file changed after the upload is newer, and wins
-    assertTrue(h.store.pipelines.putPipeline("order", "edited", "shop", true, "{\"n\":3}", null, 0, 0, 0, 3_000).await()
+    assertTrue(h.store.pipelines.putPipeline("order", "edited", "shop", true, "{\"n\":3}", null, 0, 0, 0, null, 3_000).await()
         .changed());
     assertEquals("edited", cmd("HGET", h.keys.pipelineH("order"), "version").toString());
   }

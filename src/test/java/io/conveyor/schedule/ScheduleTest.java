@@ -39,6 +39,8 @@ class ScheduleTest {
         .pipeline("tick", "{'name':'tick','nodeGroup':'master','transactionType':true,'steps':[{'type':'test/record'}]}")
         .pipeline("long", "{'name':'long','nodeGroup':'master','transactionType':true,'steps':[{'type':'test/hold'},"
             + "{'type':'test/record'}]}")
+        .pipeline("gated", "{'name':'gated','nodeGroup':'master','transactionType':true,"
+            + "'singleton':{'key':'${input.account}'},'steps':[{'type':'test/record'}]}")
         .schedule("s", schedule);
   }
 
@@ -174,6 +176,17 @@ class ScheduleTest {
     List<String> events = cmd("LRANGE", node.keys.eventsL(node.keys.partitionOfSchedule("s")), 0, -1).stream()
         .map(Object::toString).toList();
     assertTrue(events.stream().anyMatch(e -> e.contains("schedule-paused")), events.toString());
+    assertEquals(0, steps.recorded.size());
+  }
+
+  @Test
+  void a_schedule_of_a_gated_pipeline_pauses_itself_naming_why_rather_than_driving_its_fire_forever() {
+    node = node("{'pipeline':'gated','owner':'acme','every':'1s','input':{'account':'a-1'}}").start(steps.registry());
+    clock.advance(Duration.ofSeconds(1));
+    Eventually.until(Duration.ofSeconds(10), "the schedule to pause", () -> state(node).getString("paused"),
+        "1"::equals);
+    assertTrue(state(node).getString("pauseReason").contains("externalId"), state(node).encode());
+    assertEquals(0, purgatory(node));
     assertEquals(0, steps.recorded.size());
   }
 }
