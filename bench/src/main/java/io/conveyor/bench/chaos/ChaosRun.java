@@ -54,7 +54,8 @@ final class ChaosRun {
           + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + " " + ex.duplicateCauses(outcome.faultedNode())
           + (healthyReaped.isEmpty() ? "" : "; healthy nodes reaped " + healthyReaped) + "; webhooks missing "
           + tally.webhooksMissing + ", repeated " + tally.webhookDuplicates + "; start retries " + load.retries.get()
-          + " " + load.failuresByStatus + "; executions de-duplicated by key " + ex.deduplicated()
+          + " " + load.failuresByStatus + (load.hung.get() > 0 ? "; driver calls hung " + load.hung.get() : "")
+          + "; executions de-duplicated by key " + ex.deduplicated()
           + (options.notIdempotent() ? "; steps not idempotent" : "") + (faults.loadWindow == null ? "" : "; "
           + Runaway.loadFigures(faults.loadWindow, tally.byExternalId));
       return new Row(scenario.label, run, tally.started, tally.lost(), tally.failed, tally.internalError,
