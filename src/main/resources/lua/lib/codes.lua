@@ -6,7 +6,7 @@ for _, c in ipairs({'OK', 'NOT_FOUND', 'FENCED', 'CANCELLED', 'BAD_STATUS', 'DUP
     'NOT_STARTABLE', 'GROUP_CHANGED', 'DUPLICATE_EXTERNAL_ID', 'UNKNOWN_PIPELINE', 'CANCEL_REQUESTED',
     'ALREADY_FINAL', 'SET', 'SLEEPING', 'REQUEUED', 'TOO_LATE', 'NOT_PENDING', 'LATE', 'NOT_RERUNNABLE',
     'NO_STEP_INPUT', 'KEPT', 'DISABLED', 'LIVE_LIMIT', 'DEPTH_EXCEEDED', 'DESCENDANTS_EXCEEDED',
-    'DELIVERED', 'WAITING', 'TIMED_OUT', 'START', 'DUPLICATE'}) do
+    'DELIVERED', 'WAITING', 'TIMED_OUT', 'START', 'DUPLICATE', 'PAUSED', 'NOT_PAUSED'}) do
   CODE[c] = c
 end
 setmetatable(CODE, {__index = function(_, name) error('unknown reply code ' .. tostring(name)) end})

@@ -8,20 +8,31 @@ import java.time.Instant;
  * What a client learns of a transaction. Times are absent until they happen; output only once final. retry
  * (or null) is the step attempt a retry policy has scheduled or runs; errors (or null) the failed attempts;
  * runs (or null) the earlier runs of a transaction run again (retry); compensation (or null) its onFailure
- * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin.
+ * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin; paused (or null)
+ * the pause that holds it (pause.lua: {since in ms, by, reason, root}), shown while it has not ended.
  */
 public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                         String processingState, long attempt, Instant created, Instant updated, Instant completed,
                         JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
                         JsonObject webhook, JsonObject retry, JsonArray errors, JsonArray runs,
-                        JsonObject compensation, Instant startAt) {
+                        JsonObject compensation, Instant startAt, JsonObject paused) {
 
   public TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                    String processingState, long attempt, Instant created, Instant updated, Instant completed,
                    JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
                    JsonObject webhook) {
     this(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed, metadata,
-        output, note, progressReport, webhook, null, null, null, null, null);
+        output, note, progressReport, webhook, null, null, null, null, null, null);
+  }
+
+  /** As the canonical constructor, not paused. */
+  public TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
+                   String processingState, long attempt, Instant created, Instant updated, Instant completed,
+                   JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
+                   JsonObject webhook, JsonObject retry, JsonArray errors, JsonArray runs,
+                   JsonObject compensation, Instant startAt) {
+    this(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed, metadata,
+        output, note, progressReport, webhook, retry, errors, runs, compensation, startAt, null);
   }
 
   public JsonObject toJson() {
@@ -55,6 +66,9 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     }
     if (startAt != null) {
       j.put("startAt", startAt.toString());
+    }
+    if (paused != null && !status.isFinal()) {
+      j.put("paused", pausedView(paused));
     }
     if (status.isFinal()) {
       j.put("output", output);
@@ -94,6 +108,18 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     return out;
   }
 
+  /** The stored pause ({since in ms, by, reason, root}) with since as ISO-8601 text and no empty reason. */
+  private static JsonObject pausedView(JsonObject stored) {
+    JsonObject v = stored.copy();
+    if (v.getValue("since") instanceof Number n) {
+      v.put("since", Instant.ofEpochMilli(n.longValue()).toString());
+    }
+    if ("".equals(v.getValue("reason"))) {
+      v.remove("reason");
+    }
+    return v;
+  }
+
   private static JsonArray errorsView(JsonArray stored) {
     JsonArray out = new JsonArray();
     stored.forEach(e -> out.add(e instanceof JsonObject o ? errorView(o) : e));
@@ -121,7 +147,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         instant(j.getString("completed")), j.getJsonObject("metadata"), j.getJsonObject("output"),
         j.getString("note"), j.getJsonObject("progressReport"), j.getJsonObject("webhook"), j.getJsonObject("retry"),
         j.getJsonArray("errors"), j.getJsonArray("runs"), j.getJsonObject("compensation"),
-        instant(j.getString("startAt")));
+        instant(j.getString("startAt")), j.getJsonObject("paused"));
   }
 
   /**
@@ -135,7 +161,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         millis(field.apply("completed")), object(field.apply("metadata")), object(field.apply("output")),
         blankToNull(field.apply("note")), object(field.apply("progress")), webhook(field),
         object(field.apply("retry")), array(field.apply("errors")), array(field.apply("runs")),
-        object(field.apply("compensation")), millis(field.apply("startAt")));
+        object(field.apply("compensation")), millis(field.apply("startAt")), object(field.apply("paused")));
   }
 
   /**
@@ -165,7 +191,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
   /** The same summary with another webhook state. */
   public TxSummary withWebhook(JsonObject state) {
     return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
-        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt);
+        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt, paused);
   }
 
   private static String blankToNull(String s) {

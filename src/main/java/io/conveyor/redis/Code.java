@@ -68,7 +68,11 @@ public enum Code {
   /** event-send: no waiter, and a pipeline starts on the event (startOn). */
   START,
   /** event-send: an event of that id was recorded within the retention; nothing written. */
-  DUPLICATE;
+  DUPLICATE,
+  /** checkpoint: the transaction is paused: the step's result is kept and it has left the node (pause.lua). */
+  PAUSED,
+  /** resume: the transaction is not paused; nothing written. */
+  NOT_PAUSED;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {
