@@ -2,7 +2,8 @@
 -- branches, down the chain) until resume.lua. A running one finishes its step (its result is kept) and is parked
 -- by checkpoint.lua before the next; a queued one is parked by dequeue.lua when its turn comes; a sleeping,
 -- retrying, waiting or delayed one stays where it is and wake.lua parks it when its time comes (keeping the
--- time for resume: fire or skip). Parked, it holds no worker and no concurrency slot. See lib/pause.lua.
+-- time for resume: fire or skip). Parked, it holds no worker and no concurrency slot. A child or branch its
+-- running step starts after the pause (with tree) starts paused too (lib/child.lua). See lib/pause.lua.
 -- KEYS[1] stateH:<txId>   KEYS[2] phaseZ:paused (a search index: each one paused here is added, by created)
 -- KEYS[3] eventsL (one tx-paused event per call that paused its root)
 -- ARGV[1] txId   ARGV[2] owner asking   ARGV[3] now (ms)   ARGV[4] by (who asks: the key's owner)
@@ -31,7 +32,7 @@ if s[1] == 'complete' then
   return {CODE.ALREADY_FINAL, s[2]}
 end
 
-local mark = cjson.encode({since = tonumber(now), by = by, reason = reason, root = root})
+local mark = cjson.encode({since = tonumber(now), by = by, reason = reason, root = root, tree = tree})
 local paused = 0
 local _, left = pause_walk(txId, tree, budget, statePrefix, {'paused', 'created'}, function(id, k, t)
   if not t[4] then

@@ -1,5 +1,5 @@
 -- pause (included by pause.lua and resume.lua): the walk over a transaction's tree (issue 34). A paused
--- transaction carries the field paused, JSON {since (ms), by, reason, root}; where it stood is kept as it was:
+-- transaction carries the field paused, JSON {since (ms), by, reason, root, tree}; where it stood is kept as it was:
 -- queued ones stay on their queue until dequeue.lua pops them and parks them (pausedQueue: the queue it came
 -- from, admin, out or in), sleepers stay in sleepingZ until wake.lua finds them due and parks them (pausedWake:
 -- the time they fell due), and a running one is parked by checkpoint.lua at its next step boundary. A walk is

@@ -9,7 +9,7 @@ import java.time.Instant;
  * (or null) is the step attempt a retry policy has scheduled or runs; errors (or null) the failed attempts;
  * runs (or null) the earlier runs of a transaction run again (retry); compensation (or null) its onFailure
  * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin; paused (or null)
- * the pause that holds it (pause.lua: {since in ms, by, reason, root}), shown while it has not ended.
+ * the pause that holds it (pause.lua: {since in ms, by, reason, root, tree}), shown while it has not ended.
  */
 public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                         String processingState, long attempt, Instant created, Instant updated, Instant completed,
@@ -108,7 +108,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     return out;
   }
 
-  /** The stored pause ({since in ms, by, reason, root}) with since as ISO-8601 text and no empty reason. */
+  /** The stored pause ({since in ms, by, reason, root, tree}) with since as ISO-8601 text and no empty reason. */
   private static JsonObject pausedView(JsonObject stored) {
     JsonObject v = stored.copy();
     if (v.getValue("since") instanceof Number n) {

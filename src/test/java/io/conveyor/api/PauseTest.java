@@ -53,6 +53,8 @@ class PauseTest {
         .pipeline("parent", "{'name':'parent','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/child-pipeline','params':{'pipeline':'child'}},{'type':'test/record'}]}")
         .pipeline("child", "{'name':'child','nodeGroup':'master','steps':[{'type':'test/hold'},{'type':'test/record'}]}")
+        .pipeline("hopper", "{'name':'hopper','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/hold'},{'type':'test/record'}]}")
         .pipeline("capped", "{'name':'capped','nodeGroup':'master','transactionType':true,'maxConcurrency':1,"
             + "'steps':[{'type':'test/hold'},{'type':'test/record'}]}")
         .start(steps.registry());
@@ -207,6 +209,22 @@ class PauseTest {
     until(child, "pausedQueue", "in");
     assertEquals(0, steps.recorded.size(), "the child's next step did not start");
     resume(parent, "fire");
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(parent).status());
+    assertEquals(2, steps.recorded.size(), "the child's last step, then the parent's");
+  }
+
+  @Test
+  void a_child_its_running_step_starts_after_the_root_was_paused_starts_paused_and_resumes_with_it() {
+    String parent = node.start("hopper", new JsonObject());
+    Promise<StepResult> step = steps.nextHeld();
+    pause(parent);
+    step.complete(new StepResult.Child("child", new JsonObject()));
+    until(parent, "processingState", "sleeping");
+    String child = field(parent, "waitingFor");
+    until(child, "pausedQueue", "in");
+    assertTrue(steps.held.isEmpty(), "the child's first step never started");
+    resume(parent, "fire");
+    steps.nextHeld().complete(StepResult.success(new JsonObject()));
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(parent).status());
     assertEquals(2, steps.recorded.size(), "the child's last step, then the parent's");
   }
