@@ -139,6 +139,25 @@ class PauseTest {
     assertNull(cmd("HGET", node.keys.qRunH(0, "master"), "capped"), "no slot left taken");
   }
 
+  @Test
+  void a_pause_asked_while_its_step_runs_holds_when_the_node_stops_and_a_new_node_takes_the_run_back() {
+    node.close();
+    node = start(new TestNode().set("NODE_DRAIN_TIME", "100ms"));
+    String txId = node.start("two", new JsonObject());
+    steps.nextHeld(); // never answered: the node stops with the step running, and puts the run back
+    pause(txId);
+    TestNode first = node;
+    first.stopKeepingData();
+    node = start(first.sibling());
+    until(txId, "pausedQueue", "in");
+    assertEquals("queued", field(txId, "processingState"));
+    assertTrue(steps.held.isEmpty(), "the new node did not run its step");
+    assertNotNull(field(txId, "paused"), "still paused");
+    resume(txId, "fire");
+    steps.nextHeld().complete(StepResult.success(new JsonObject()));
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+  }
+
   private String asleep() {
     String txId = node.start("sleepy", new JsonObject());
     until(txId, "processingState", "sleeping");
