@@ -53,6 +53,8 @@ class PauseTest {
         .pipeline("parent", "{'name':'parent','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/child-pipeline','params':{'pipeline':'child'}},{'type':'test/record'}]}")
         .pipeline("child", "{'name':'child','nodeGroup':'master','steps':[{'type':'test/hold'},{'type':'test/record'}]}")
+        .pipeline("flaky", "{'name':'flaky','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/flaky','params':{'failures':1}}],'retry':{'maxAttempts':3,'initialInterval':'1h'}}")
         .pipeline("hopper", "{'name':'hopper','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'test/hold'},{'type':'test/record'}]}")
         .pipeline("capped", "{'name':'capped','nodeGroup':'master','transactionType':true,'maxConcurrency':1,"
@@ -201,6 +203,40 @@ class PauseTest {
     assertEquals("sleeping", field(txId, "processingState"));
     clock.advance(Duration.ofMillis(at - clock.millis() + 1));
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+  }
+
+  @Test
+  void a_delayed_start_whose_time_comes_while_paused_does_not_start_until_resumed() {
+    String txId = node.transactions.start(new JsonObject().put("type", "sleepy").put("owner", "acme")
+        .put("delay", "1h")).await().txId();
+    assertEquals("scheduled", field(txId, "processingState"));
+    pause(txId);
+    clock.advance(Duration.ofHours(2));
+    Eventually.until(Duration.ofSeconds(10), "the wake to park it", () -> field(txId, "pausedWake"),
+        v -> v != null);
+    assertEquals("scheduled", field(txId, "processingState"), "it did not start");
+    resume(txId, "fire");
+    until(txId, "processingState", "sleeping"); // it started: its first step sleeps for an hour
+    assertNull(field(txId, "paused"));
+  }
+
+  @Test
+  void a_retry_that_falls_due_while_paused_and_is_skipped_runs_its_next_attempt_later_by_the_time_paused() {
+    String txId = node.start("flaky", new JsonObject());
+    until(txId, "processingState", "sleeping"); // its first attempt failed: the next is due in an hour
+    TxSummary paused = pause(txId);
+    long since = java.time.Instant.parse(paused.toJson().getJsonObject("paused").getString("since")).toEpochMilli();
+    clock.advance(Duration.ofHours(3));
+    Eventually.until(Duration.ofSeconds(10), "the wake to park it", () -> field(txId, "pausedWake"),
+        v -> v != null);
+    assertEquals(1, steps.attempts.size(), "no attempt while paused");
+    long due = Long.parseLong(field(txId, "pausedWake"));
+    resume(txId, "skip");
+    assertEquals(due + (clock.millis() - since), cmd("ZSCORE", node.keys.sleepingZ(node.keys.partitionOf(txId)), txId)
+        .toLong());
+    clock.advance(Duration.ofHours(2));
+    assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
+    assertEquals(2, steps.attempts.size());
   }
 
   @Test
