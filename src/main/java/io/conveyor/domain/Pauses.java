@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Pause and resume one transaction (issue 34): it stops at its next step boundary and holds no worker or slot until
@@ -103,7 +104,7 @@ public final class Pauses {
   }
 
   private Future<TxSummary> outcome(String txId, String owner, PauseStore.Reply r, String done,
-                                    java.util.function.Function<String, Future<PauseStore.Reply>> again) {
+                                    Function<String, Future<PauseStore.Reply>> again) {
     return switch (r.code()) {
       case OK -> rest(r.left(), again).compose(v -> tx.status(txId, owner));
       // Redis holds none: an archived one of this owner has ended (409); else there is none (404)
@@ -116,12 +117,12 @@ public final class Pauses {
   }
 
   /** The rest of a tree the first call did not reach, a call at a time, at most MAX_CALLS calls. */
-  private static Future<Void> rest(List<String> left, java.util.function.Function<String, Future<PauseStore.Reply>> again) {
+  private static Future<Void> rest(List<String> left, Function<String, Future<PauseStore.Reply>> again) {
     Deque<String> todo = new ArrayDeque<>(left);
     return next(todo, again, MAX_CALLS);
   }
 
-  private static Future<Void> next(Deque<String> todo, java.util.function.Function<String, Future<PauseStore.Reply>> again,
+  private static Future<Void> next(Deque<String> todo, Function<String, Future<PauseStore.Reply>> again,
                                    int calls) {
     if (todo.isEmpty() || calls <= 0) {
       return Future.succeededFuture();
