@@ -110,6 +110,17 @@ export async function walkDetail(page, seed) {
   if (!['btn-cancel', 'btn-wake', 'btn-switch'].every(b => onSleeping.includes(b)) || onSleeping.includes('btn-retry')) {
     throw new Error('actions offered on a sleeping transaction: ' + onSleeping.join(','));
   }
+  // paused, it offers resume instead of pause; resumed, pause again
+  if (!onSleeping.includes('btn-pause') || onSleeping.includes('btn-resume')) {
+    throw new Error('pause not offered on a sleeping transaction: ' + onSleeping.join(','));
+  }
+  await confirmAction(page, '#btn-pause', 'Hold it where it stands');
+  await page.waitForFunction(() => document.querySelector('#detail-status').textContent.includes('paused since')
+    && document.querySelector('#btn-resume') !== null);
+  console.log('after pause: ' + await page.textContent('#detail-status'));
+  await confirmAction(page, '#btn-resume', 'where it stood');
+  await page.waitForFunction(() => !document.querySelector('#detail-status').textContent.includes('paused')
+    && document.querySelector('#btn-pause') !== null);
   await confirmAction(page, '#btn-cancel', 'cancelled');
   await page.waitForFunction(() => document.querySelector('#detail').dataset.status === 'cancelled');
   console.log('after cancel: ' + await page.textContent('#detail-status'));

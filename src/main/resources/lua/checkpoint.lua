@@ -1,19 +1,26 @@
 -- checkpoint: record that a step finished, so a recovered transaction resumes at the next step.
--- KEYS[1] stateH:<txId>
+-- KEYS[1] stateH:<txId>   KEYS[2] processingZ (when given: a paused one leaves it, below)
 -- ARGV[1] attempt the node was given   ARGV[2] index of the next step   ARGV[3] next step's input JSON
 -- ARGV[4] now (ms)   ARGV[5] the step just run, "step:startMs:durationMs:node:outputSize", or '' (appended to stepTimes)
+-- ARGV[6] txId   ARGV[7] the partition's inflightZ key prefix (Keys.inflightZ(p, "")): with KEYS[2], the node
+--   running it is known only from its state
 -- Replies:
 --   {'OK'}
 --   {'NOT_FOUND'}                               no such transaction
 --   {'FENCED', attempt, processingState}        the caller no longer owns the transaction; nothing written
 --   {'CANCELLED'}                               its owner asked to cancel it: nothing written; the caller
 --                                               completes it cancelled instead of running the next step
+--   {'PAUSED'}                                  it is paused (pause.lua): the step's result is kept as for OK, and
+--                                               it leaves the node (slot freed) parked, queued for resume.lua
+-- #include publish
 -- #include codes
 -- #include fence
+-- #include queue
 
-local key = KEYS[1]
+local key, processingKey = KEYS[1], KEYS[2]
 local attempt, nextStep, nextInput, now, stepTime = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequested')
+local txId, inflightPrefix = ARGV[6], ARGV[7]
+local s = redis.call('HMGET', key, 'attempt', 'processingState', 'cancelRequested', 'paused', 'node')
 if not s[1] then
   return {CODE.NOT_FOUND}
 end
@@ -29,4 +36,10 @@ end
 -- and the next step starts its own attempts
 redis.call('HDEL', key, 'childStatus', 'childOutput', 'childNote', 'waitingFor', 'stepRetry', 'waitingSwitch',
   'stepAttempt', 'retry')
+if s[4] and processingKey then
+  -- paused: the next step waits, off this node and its slot, until resume.lua queues it
+  redis.call('HSET', key, 'processingState', 'queued', 'pausedQueue', 'in')
+  queue_leave_node(key, processingKey, inflightPrefix .. (s[5] or ''), txId)
+  return {CODE.PAUSED}
+end
 return {CODE.OK}

@@ -27,7 +27,8 @@
 --   where queue is 'admin', 'out' or 'in', and the child fields are set when a child pipeline the
 --   transaction waited for has ended (its result stands for the step at 'step'); stepAttempt is the
 --   step's attempt under its retry policy (1 unless retry.lua raised it).
--- A txId whose state is not 'queued' (a stale duplicate, or gone) is dropped from the queue. One call pops
+-- A txId whose state is not 'queued' (a stale duplicate, or gone) is dropped from the queue. A paused one (field
+-- paused, pause.lua) leaves it too, parked: pausedQueue names the queue resume.lua puts it back on. One call pops
 -- at most max + 1000 entries, so a queue full of stale entries never holds Redis long; when it stops
 -- there with work left, it rings the group so a node comes back at once.
 -- Taking is recorded in processingZ and inflightZ:<nodeId> in the same script, so a node that dies
@@ -94,14 +95,21 @@ local function take(q, held)
       local key = statePrefix .. id
       local s = redis.call('HMGET', key, 'processingState', 'type', 'version', 'step', 'data', 'input',
         'owner', 'externalId', 'metadata', 'created', 'childStatus', 'childOutput', 'childNote', 'stepRetry',
-        'switches', 'stepAttempt', 'trace', 'share', 'attempt', 'run', 'takenOver')
+        'switches', 'stepAttempt', 'trace', 'share', 'attempt', 'run', 'takenOver', 'paused')
       local admitted = s[18] == 'in'
       if admitted then
         released[s[7]] = (released[s[7]] or 0) + 1
       end
-      local both = s[1] == 'queued' and limits_for(lim, s[2], s[7])
+      local parked = s[1] == 'queued' and s[22]
+      local both = s[1] == 'queued' and not parked and limits_for(lim, s[2], s[7])
       local blocked = both and limits_blocked(q, both)
-      if blocked then
+      if parked then
+        -- paused (pause.lua): off the queue and every worker until resume.lua puts it back on the one it came from
+        redis.call('HSET', key, 'pausedQueue', names[q])
+        if admitted then
+          redis.call('HDEL', key, 'share')
+        end
+      elseif blocked then
         -- over its pipeline's or owner's rate or cap: held, off any worker, until tokens or a slot come
         redis.call('ZADD', heldPrefix .. blocked, q >= 3 and scores[i] or 0, id)
         redis.call('SADD', heldKey, blocked)

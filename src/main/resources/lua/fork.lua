@@ -87,6 +87,7 @@ for i = 1, n do
   if trace ~= '' then
     redis.call('HSET', stateKey, 'trace', trace)
   end
+  child_paused(parentKey, stateKey)
   if i <= max then
     queue_push_in(inKey, ringKey, child, now, parent[8], false, i)
   end

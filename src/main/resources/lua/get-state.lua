@@ -3,7 +3,8 @@
 -- ARGV: none
 -- Replies: {} when there is no such transaction, else
 --   {owner, externalId, type, version, status, processingState, attempt, created, updated, completed,
---    output, note, progress, metadata, step, webhookUrl, webhook, retry, errors, runs, compensation, startAt, gate, then of webhookH: status, attempts,
+--    output, note, progress, metadata, step, webhookUrl, webhook, retry, errors, runs, compensation, startAt, gate,
+--    paused, then of webhookH: status, attempts,
 --    lastError, lastCode, nextAttempt, lastAttempt}
 -- (nil entries come back as false; the caller maps them to absent fields)
 -- #include summary

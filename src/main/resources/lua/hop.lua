@@ -66,6 +66,7 @@ end
 if trace and trace ~= '' then
   redis.call('HSET', childKey, 'trace', trace)
 end
+child_paused(parentKey, childKey)
 queue_push_in(inKey, ringKey, child, now, parent[8])
 redis.call('ZADD', liveKey, now, child)
 local liveCount = live_batch(liveOwnersKey)

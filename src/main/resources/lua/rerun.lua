@@ -69,7 +69,8 @@ local run = (tonumber(redis.call('HGET', key, 'run')) or 1) + 1
 redis.call('HSET', key, 'status', 'running', 'processingState', 'queued', 'step', step, 'data', data,
   'runs', runs, 'run', run, 'runTimesFrom', redis.call('HSTRLEN', key, 'stepTimes'), 'updated', now)
 redis.call('HDEL', key, 'completed', 'output', 'note', 'cancelRequested', 'retry', 'stepAttempt', 'childStatus',
-  'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation', 'takenOver')
+  'childOutput', 'childNote', 'waitingFor', 'waitingSwitch', 'stepRetry', 'webhook', 'compensation', 'takenOver',
+  'paused', 'pausedQueue', 'pausedWake')
 -- it is not finished any more: archiving waits for its next completion (archive.lua leaves it alone)
 redis.call('ZREM', toArchiveKey, id)
 local liveCount = live_batch(liveOwnersKey)

@@ -2,7 +2,7 @@
 -- those that match, for the transaction search (GET /api/v1/transactions, GET /api/v1/admin/transactions). Reads
 -- only, except that an entry whose transaction Redis no longer holds leaves the index, and so does an entry of a
 -- phase index whose transaction has left the index's phases (the script that puts it back adds it again).
--- KEYS[1] liveZ, or a phaseZ:<name> (ended: what ended other than success; retrying; waiting)
+-- KEYS[1] liveZ, or a phaseZ:<name> (ended: what ended other than success; retrying; waiting; paused)
 -- KEYS[2] stuckH (the partition's stuck list, stuck.lua): asked for the phase stuck, a transaction listed there
 --   matches as stuck whatever it otherwise is
 -- ARGV[1] the stateH key prefix (Keys.stateH("")): the walked txIds, known only once liveZ is read, name their
@@ -14,7 +14,8 @@
 -- ARGV[5] how many matches to answer at most   ARGV[6] how many entries to look at at most
 -- ARGV[7] owner or '' (any)   ARGV[8] pipeline or ''   ARGV[9] phases, comma-separated between commas
 --   (",queued,failed,") or '' (any): a transaction's phase is its status once final, else where it stands:
---   queued, running, sleeping, waiting (for a child, branches or a switch), retrying, scheduled; and stuck
+--   paused (pause.lua), else queued, running, sleeping, waiting (for a child, branches or a switch), retrying,
+--   scheduled; and stuck
 --   (listed in KEYS[2])
 -- ARGV[10] externalId or ''   ARGV[11] text that its metadata JSON must hold, lower case, or ''
 -- ARGV[12] the phases KEYS[1] holds, as ARGV[9] (",failed,cancelled,"), or '' (liveZ: every transaction)
@@ -40,6 +41,9 @@ end
 local function phase_of(s)
   if finals[s[3]] then
     return s[3]
+  end
+  if given(s[10]) then
+    return 'paused'
   end
   local p = s[4]
   if p == 'processing' then
@@ -77,7 +81,7 @@ while not done and #matches < want * 3 and looked < budget do
       looked = looked + 1
       lastScore, lastId = score, id
       local s = redis.call('HMGET', statePrefix .. id, 'owner', 'type', 'status', 'processingState', 'externalId',
-        'metadata', 'waitingFor', 'waitingSwitch', 'retry')
+        'metadata', 'waitingFor', 'waitingSwitch', 'retry', 'paused')
       if not s[1] then
         redis.call('ZREM', indexKey, id)
       elseif held ~= '' and not string.find(held, ',' .. phase_of(s) .. ',', 1, true) then

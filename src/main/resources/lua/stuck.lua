@@ -17,7 +17,8 @@
 -- a delayed start past its wake time by more than grace: the wake is behind, reported), retrying (the same for a
 -- retry's next attempt), waiting (a parent waiting for a child, or for branches, that all ended more than grace
 -- ago: reported), held (queued, held back by a rate or concurrency limit for more than held after: reported).
--- A sleeper or retry in no sleepingZ would never wake: it is repaired (put in sleepingZ due now, so the next
+-- A paused transaction (pause.lua) is none of these: it stands still on purpose, parked off its queue or
+-- sleepingZ. A sleeper or retry in no sleepingZ would never wake: it is repaired (put in sleepingZ due now, so the next
 -- wake queues it; the step runs again as after any sleep) and an event says so; it is not listed.
 -- Replies: {walk cursor, second-look cursor, found (newly listed), repaired, cleared (left the list)}
 -- #include events
@@ -37,12 +38,13 @@ local function running_of(i)
 end
 
 local tally = {found = 0, repaired = 0, cleared = 0}
-local FIELDS = {'status', 'processingState', 'waitingFor', 'retry', 'fork', 'attempt', 'step', 'node', 'owner', 'type'}
+local FIELDS = {'status', 'processingState', 'waitingFor', 'retry', 'fork', 'attempt', 'step', 'node', 'owner', 'type',
+  'paused'}
 
 local function state_of(id)
   local s = redis.call('HMGET', statePrefix .. id, unpack(FIELDS))
   return {status = s[1], ps = s[2], waitingFor = s[3], retry = s[4], fork = s[5], attempt = s[6], step = s[7],
-    node = s[8], owner = s[9], type = s[10]}
+    node = s[8], owner = s[9], type = s[10], paused = s[11]}
 end
 
 -- when what a waiting parent waits for ended (ms; 0 when gone), or nil while some of it still runs (or is pending)
@@ -68,7 +70,7 @@ end
 
 -- why a transaction found in an index or on the walk is stuck: reason, details, and true when it is to be repaired
 local function classify(id, s)
-  if s.status ~= 'running' then
+  if s.status ~= 'running' or s.paused then
     return nil
   end
   if s.ps == 'sleeping' and s.waitingFor and s.waitingFor ~= '' then
@@ -156,7 +158,7 @@ for g = 1, groupCount do
       heldLeft)) do
       heldLeft = heldLeft - 1
       local s = state_of(id)
-      if s.status == 'running' and s.ps == 'queued' then
+      if s.status == 'running' and s.ps == 'queued' and not s.paused then
         list(id, s, 'held', {limit = limit, heldKey = heldKey})
       end
     end
@@ -177,7 +179,8 @@ local function still(id, e)
   if e.reason == 'running' then
     return s.status == 'running' and s.ps == 'processing' and s.attempt == e.attempt and s.step == e.step
   elseif e.reason == 'held' then
-    return s.status == 'running' and s.ps == 'queued' and redis.call('ZSCORE', e.heldKey, id) ~= false
+    return s.status == 'running' and s.ps == 'queued' and not s.paused
+      and redis.call('ZSCORE', e.heldKey, id) ~= false
   end
   return (classify(id, s)) == e.reason
 end

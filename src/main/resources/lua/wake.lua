@@ -8,7 +8,8 @@
 -- ARGV[6], ARGV[7], ARGV[8] (with the lease keys) nodeId, lease (ms), grace (ms)
 -- Replies: the number woken, or -1 when lease keys were given and the caller does not lead. A member that
 -- is not sleeping any more (cancelled, woken by a switch) only leaves sleepingZ. A scheduled start (see
--- start.lua) whose time has come is queued like a sleeper.
+-- start.lua) whose time has come is queued like a sleeper. A paused one (pause.lua) is not queued: it leaves
+-- sleepingZ with the time it fell due kept in pausedWake (resume.lua fires or skips it).
 -- #include publish
 -- #include queue
 -- #include lease
@@ -21,13 +22,17 @@ if lock1 and not lease_hold(lock1, lock2, nodeId, lease, grace, true) then
   return -1
 end
 
-local due = redis.call('ZRANGEBYSCORE', sleepingKey, '-inf', now, 'LIMIT', 0, tonumber(most))
+local due = redis.call('ZRANGEBYSCORE', sleepingKey, '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(most))
 local woken = 0
-for _, id in ipairs(due) do
+for j = 1, #due, 2 do
+  local id = due[j]
   redis.call('ZREM', sleepingKey, id)
   local key = statePrefix .. id
-  local s = redis.call('HMGET', key, 'processingState', 'group', 'qBoost')
-  if s[1] == 'sleeping' or s[1] == 'scheduled' then
+  local s = redis.call('HMGET', key, 'processingState', 'group', 'qBoost', 'paused')
+  if s[4] and (s[1] == 'sleeping' or s[1] == 'scheduled') then
+    -- paused (pause.lua): parked off sleepingZ with the time it fell due, for resume.lua to fire or skip
+    redis.call('HSET', key, 'pausedWake', due[j + 1])
+  elseif s[1] == 'sleeping' or s[1] == 'scheduled' then
     redis.call('HSET', key, 'processingState', 'queued', 'updated', now)
     queue_push_in(inPrefix .. s[2], ringPrefix .. s[2], id, now, s[3])
     woken = woken + 1

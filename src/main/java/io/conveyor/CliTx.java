@@ -174,6 +174,11 @@ final class CliTx {
     if (t.note() != null) {
       s.out.println("  note: " + t.note());
     }
+    JsonObject paused = j.getJsonObject("paused");
+    if (paused != null) {
+      s.out.println("  paused since " + paused.getString("since") + " by " + paused.getString("by")
+          + (paused.getString("reason") == null ? "" : ": " + paused.getString("reason")));
+    }
   }
 
   /** Polls until the transaction ends or the deadline (Ticker.SYSTEM) passes. */

@@ -80,6 +80,7 @@ public final class HttpWiring {
     groups.add(starts);
     groups.add(new io.conveyor.api.EventRoutes(io.conveyor.domain.Events.on(tx, catalog, config), starts));
     groups.add(new AdminRoutes(vertx, redis, tx, search, archive, config));
+    groups.add(new io.conveyor.api.PauseRoutes(redis, tx, search, archive));
     groups.add(new ScheduleRoutes(new ScheduleAdmin(new ScheduleStore(redis), tx, redis.clock())));
     groups.add(archiveAdmin);
     groups.add(new StuckAdmin(new StuckStore(redis)));

@@ -34,6 +34,16 @@ export function applicable(d) {
   }
   if (s.status !== 'running') { return out; }
   const children = d.child || (d.branches && d.branches.length);
+  if (s.paused) {
+    out.push({ name: 'resume', label: 'Resume', method: 'POST', suffix: '/resume',
+      says: 'Let it go on where it stood' + (children ? ', with the paused children and branches it waits for' : '') +
+        '; a timer that fell due while it was paused fires at once.' });
+  } else {
+    out.push({ name: 'pause', label: 'Pause', method: 'POST', suffix: '/pause',
+      says: (s.processingState === 'processing' ? 'Stop it at its next step boundary: its running step finishes'
+        : 'Hold it where it stands') + (children ? ', with the children and branches it waits for' : '') +
+        '; it holds no worker or slot until resumed.' });
+  }
   out.push({ name: 'cancel', label: 'Cancel', method: 'POST', suffix: '/cancel',
     says: (s.processingState === 'processing' ? 'Ask it to stop: it ends cancelled at its next step boundary'
       : 'End it cancelled now') + (children ? ', with the children and branches it waits for' : '') +
@@ -89,7 +99,8 @@ export function renderActions(d, done) {
         (a.switch ? '/switches/' + encodeURIComponent(body.name) : a.suffix);
       try {
         const s = await api(a.method, path, a.switch ? { value: body.value } : undefined);
-        text($('#action-result'), a.label + ': now ' + s.status + ' / ' + s.processingState);
+        text($('#action-result'), a.label + ': now ' + s.status + ' / ' + s.processingState +
+          (s.paused ? ' (paused)' : ''));
       } catch (e) {
         text($('#action-result'), a.label + ' refused: ' + e.message);
       }

@@ -106,7 +106,8 @@ function render(d, source) {
   box.dataset.source = source;
   text($('#detail-tx'), s.txId);
   const status = $('#detail-status');
-  text(status, s.status + ' / ' + s.processingState);
+  text(status, s.status + ' / ' + s.processingState + (s.paused ? ' - paused since ' + s.paused.since + ' by ' +
+    s.paused.by + (s.paused.reason ? ': ' + s.paused.reason : '') : ''));
   status.className = 'badge status-' + s.status;
   text($('#detail-facts'), facts(d));
   $('#detail-pipeline').href = '#/pipeline/' + encodeURIComponent(s.type);

@@ -38,3 +38,13 @@ end
 local function child_count(tree)
   redis.call('HINCRBY', tree.key, 'descendants', tree.n)
 end
+
+-- A parent paused with its tree (pause.lua; its mark says "tree":true) while the step that starts this child ran:
+-- the child starts paused under the same mark, and dequeue parks it when its turn comes; a resume of the parent
+-- with its tree finds it through waitingFor or the parallel step's ids.
+local function child_paused(parentKey, childKey)
+  local mark = redis.call('HGET', parentKey, 'paused')
+  if mark and string.find(mark, '"tree":true', 1, true) then
+    redis.call('HSET', childKey, 'paused', mark)
+  end
+end

@@ -138,6 +138,26 @@ class CliTest {
   }
 
   @Test
+  void pause_and_resume_act_on_any_owners_transaction_and_a_resume_of_one_not_paused_is_refused() {
+    String sleeper = node.transactions.start(new JsonObject().put("type", "later").put("owner", "bolt")).await()
+        .txId();
+    Eventually.until(Duration.ofSeconds(10), "it sleeps", () -> node.store.reads.getState(sleeper).await()
+        .processingState(), "sleeping"::equals);
+    Ran paused = cli("pause", sleeper, "--reason", "fix step 2", "--json");
+    assertEquals(0, paused.code(), paused.err());
+    assertEquals("cli", paused.json().getJsonObject("paused").getString("by"));
+    assertEquals("fix step 2", paused.json().getJsonObject("paused").getString("reason"));
+    assertTrue(cli("status", sleeper).out().contains("paused since"), "the readable line says it is paused");
+    Ran resumed = cli("resume", sleeper, "--timers", "skip", "--json");
+    assertEquals(0, resumed.code(), resumed.err());
+    assertFalse(resumed.json().containsKey("paused"));
+    Ran again = cli("resume", sleeper);
+    assertEquals(1, again.code(), "not paused: refused");
+    assertTrue(again.err().contains("is not paused"), again.err());
+    assertEquals(2, cli("resume", sleeper, "--timers", "later").code(), "a bad --timers is bad usage");
+  }
+
+  @Test
   void group_schedule_and_owner_commands_change_what_the_node_sees() {
     assertEquals("paused", cli("group", "pause", "master", "--json").json().getString("state"));
     assertEquals("paused", node.transactions.group("master", "read", "t").await().state());
@@ -203,8 +223,8 @@ class CliTest {
   void usage_help_and_exit_codes() {
     Ran help = cli("help");
     assertEquals(0, help.code());
-    for (String command : List.of("start", "status", "list", "cancel", "retry", "switch", "wake", "event", "tail", "group",
-        "schedule", "owner", "new-key")) {
+    for (String command : List.of("start", "status", "list", "cancel", "retry", "pause", "resume", "switch", "wake",
+        "event", "tail", "group", "schedule", "owner", "new-key")) {
       assertTrue(help.out().contains("  " + command), command + " in: " + help.out());
     }
     assertTrue(cli("list", "--help").out().contains("conveyor list --status failed"));
@@ -216,7 +236,8 @@ class CliTest {
     assertTrue(typo.err().contains("no command lsit (did you mean list?)"), typo.err());
     Ran unknownCommand = cli("frobnicate");
     assertEquals(2, unknownCommand.code());
-    assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, switch, wake, event, tail, group,"
+    assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, pause, resume, switch, wake, event,"
+        + " tail, group,"
         + " schedule, owner, archive-quarantine, new-key, completion, help"), unknownCommand.err());
     assertTrue(Cli.handles(new String[] {"frobnicate"}), "the jar hands an unknown command to the command line");
     assertFalse(Cli.handles(new String[0]), "no argument starts a node");

@@ -157,7 +157,8 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
     }
   }
 
-  private Future<String> ownerOf(String txId) {
+  /** The owner of any transaction, from Redis or the archive; 404 when neither has it. */
+  public Future<String> ownerOf(String txId) {
     if (!Ids.isTxId(txId)) {
       return Future.failedFuture(TxException.invalid("txId", "expected tx- and 32 hex digits"));
     }

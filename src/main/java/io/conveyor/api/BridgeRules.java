@@ -30,7 +30,7 @@ final class BridgeRules {
   /** The bridge's own address filter (a second fence behind check). */
   <T extends BridgeOptions> T permit(T options) {
     for (String a : List.of(Addresses.TX_START, Addresses.TX_STATUS, Addresses.TX_CANCEL, Addresses.TX_SWITCH,
-        Addresses.TX_RETRY, Addresses.EVENT_SEND)) {
+        Addresses.TX_RETRY, Addresses.TX_PAUSE, Addresses.TX_RESUME, Addresses.EVENT_SEND)) {
       options.addInboundPermitted(new PermittedOptions().setAddress(a));
     }
     options.addOutboundPermitted(new PermittedOptions().setAddressRegex(
@@ -115,12 +115,13 @@ final class BridgeRules {
     }
     return who.has("step") ? null : "a key without the step role may send only to " + String.join(", ",
         Addresses.TX_START, Addresses.TX_STATUS, Addresses.TX_CANCEL, Addresses.TX_SWITCH, Addresses.TX_RETRY,
-        Addresses.EVENT_SEND);
+        Addresses.TX_PAUSE, Addresses.TX_RESUME, Addresses.EVENT_SEND);
   }
 
   private static boolean isPublic(String address) {
     return address.equals(Addresses.TX_START) || address.equals(Addresses.TX_STATUS)
         || address.equals(Addresses.TX_CANCEL) || address.equals(Addresses.TX_SWITCH)
-        || address.equals(Addresses.TX_RETRY) || address.equals(Addresses.EVENT_SEND);
+        || address.equals(Addresses.TX_RETRY) || address.equals(Addresses.TX_PAUSE)
+        || address.equals(Addresses.TX_RESUME) || address.equals(Addresses.EVENT_SEND);
   }
 }

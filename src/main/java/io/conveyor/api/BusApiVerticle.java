@@ -2,10 +2,12 @@ package io.conveyor.api;
 
 import io.conveyor.bus.Addresses;
 import io.conveyor.domain.Events;
+import io.conveyor.domain.Pauses;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
+import io.conveyor.redis.PauseStore;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
@@ -14,7 +16,10 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import java.util.function.Function;
 
-/** Start and status as request/reply event-bus addresses, for programs in the same (clustered) Vert.x. */
+/**
+ * Start, status, cancel, retry, pause, resume and switches as request/reply event-bus addresses, for programs in the
+ * same (clustered) Vert.x.
+ */
 public final class BusApiVerticle extends VerticleBase {
   private final RedisAccess redis;
   private final Function<StoreContext, Transactions> transactions;
@@ -35,8 +40,9 @@ public final class BusApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     tx = transactions.apply(redis.open(vertx));
+    Pauses pauses = new Pauses(new PauseStore(tx.context()), tx);
     Events events = eventsOn.apply(tx);
-    return Future.all(
+    return Future.all(java.util.List.of(
         // the owner is the body's: a clustered client is trusted, and the bridges put the key's owner there
         vertx.eventBus().consumer(Addresses.EVENT_SEND, m -> replyJson(m, body(m, "owner", "name", "key", "payload",
             "id", "deliver").compose(b -> b.getValue("owner") instanceof String owner && !owner.isEmpty()
@@ -54,9 +60,24 @@ public final class BusApiVerticle extends VerticleBase {
                 : c.summary().toJson().put("cancelPending", c.pending())))).completion(),
         vertx.eventBus().consumer(Addresses.TX_RETRY, m -> reply(m, body(m, "txId", "owner", "from")
             .compose(b -> tx.rerun(text(b, "txId"), text(b, "owner"), fromStart(b))))).completion(),
+        // who paused is the body's owner (as above)
+        vertx.eventBus().consumer(Addresses.TX_PAUSE, m -> reply(m, body(m, "txId", "owner", "reason", "tree")
+            .compose(b -> pauses.pause(text(b, "txId"), text(b, "owner"), text(b, "owner"),
+                Pauses.pauseAsk(rest(b)))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_RESUME, m -> reply(m, body(m, "txId", "owner", "timers", "tree")
+            .compose(b -> pauses.resume(text(b, "txId"), text(b, "owner"), text(b, "owner"),
+                Pauses.resumeAsk(rest(b)))))).completion(),
         vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, body(m, "txId", "owner", "name", "value")
             .compose(b -> tx.setSwitch(text(b, "txId"), text(b, "owner"), text(b, "name"), b.getValue("value")))))
-            .completion());
+            .completion()));
+  }
+
+  /** The body less txId and owner: what a pause or resume asks. */
+  private static JsonObject rest(JsonObject body) {
+    JsonObject out = body.copy();
+    out.remove("txId");
+    out.remove("owner");
+    return out;
   }
 
   /** A retry's from: absent or failed (the step that failed), or start. */

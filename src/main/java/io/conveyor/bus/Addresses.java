@@ -20,6 +20,13 @@ public final class Addresses {
    * that failed, the default) or start. One that runs or succeeded fails 409 not-rerunnable.
    */
   public static final String TX_RETRY = "conveyor.tx.retry";
+  /**
+   * Pause a transaction at its next step boundary: {txId, owner, reason?, tree?} → its summary (with paused);
+   * an ended one fails 409 already-final, a paused one answers as it is (see PauseRoutes).
+   */
+  public static final String TX_PAUSE = "conveyor.tx.pause";
+  /** Resume a paused transaction: {txId, owner, timers? (fire or skip), tree?} → its summary; 409 not-paused. */
+  public static final String TX_RESUME = "conveyor.tx.resume";
   /** Set a switch: {txId, owner, name, value} → the summary; a transaction sleeping on it wakes at once. */
   public static final String TX_SWITCH = "conveyor.tx.switch";
   /**

@@ -37,18 +37,19 @@ public final class Search {
    * time, and GET /api/v1/admin/stuck reads it directly).
    */
   public static final Set<String> PHASES = Set.of("queued", "running", "sleeping", "waiting", "retrying",
-      "scheduled", "stuck", "success", "failed", "aborted", "cancelled", "timeout", "internal-error");
+      "scheduled", "paused", "stuck", "success", "failed", "aborted", "cancelled", "timeout", "internal-error");
   private static final Set<String> FINAL = Set.of("success", "failed", "aborted", "cancelled", "timeout",
       "internal-error");
   /**
    * The phase indexes (Keys.phaseZ) and the phases each holds: a live transaction is added by the script that
    * brings it into one of them (complete and the cancels: ended other than success; retry, and a sleep of a step
-   * a retry runs again: retrying; sleep on a switch, hop, fork: waiting), and leaves when archived or when a
+   * a retry runs again: retrying; sleep on a switch, hop, fork: waiting; pause: paused), and leaves when archived
+   * (or resumed, from paused) or when a
    * search finds it has left them. Operators look for these all day, and few transactions are in them.
    */
   private static final Map<String, Set<String>> HELD = Map.of(
       "ended", Set.of("failed", "aborted", "cancelled", "timeout", "internal-error"),
-      "retrying", Set.of("retrying"), "waiting", Set.of("waiting"));
+      "retrying", Set.of("retrying"), "waiting", Set.of("waiting"), "paused", Set.of("paused"));
   /** Each indexed phase's index. */
   private static final Map<String, String> INDEXED = indexed();
 

@@ -203,7 +203,7 @@ final class Starts {
           r.state(), "processing".equals(r.state()) ? 1 : 0, Instant.ofEpochMilli(r.created()), Instant.ofEpochMilli(r.created()), null, req.metadata(),
           null, null, null,
           req.webhook() == null ? null : new JsonObject().put("url", req.webhook()).put("status", "waiting"),
-          null, null, null, null, r.startAt() == 0 ? null : Instant.ofEpochMilli(r.startAt()), null));
+          null, null, null, null, r.startAt() == 0 ? null : Instant.ofEpochMilli(r.startAt()), null, null));
       case GROUP_CHANGED -> Future.succeededFuture(null);
       case DEBOUNCED -> reads.getState(r.detail()).map(s -> s.withGate(s.gate() == null ? null
           : s.gate().copy().put("debounced", true)));

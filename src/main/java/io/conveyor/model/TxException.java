@@ -15,6 +15,8 @@ public final class TxException extends RuntimeException {
     NOT_FOUND("not-found", 404),
     ALREADY_FINAL("already-final", 409),
     NOT_RERUNNABLE("not-rerunnable", 409),
+    /** A resume of a transaction that is not paused (pause.lua, resume.lua). */
+    NOT_PAUSED("not-paused", 409),
     PIPELINE_DISABLED("pipeline-disabled", 409),
     PIPELINE_IN_USE("pipeline-in-use", 409),
     UNAVAILABLE("unavailable", 503),

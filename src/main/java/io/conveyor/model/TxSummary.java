@@ -10,20 +10,31 @@ import java.time.Instant;
  * runs (or null) the earlier runs of a transaction run again (retry); compensation (or null) its onFailure
  * pipeline's run: {txId, pipeline, status}; startAt (or null) when a delayed start was to begin; gate (or null)
  * the gate its start passed or waited on (stateH field gate, lib/gate.lua; debounced: true on the answer to a start
- * that was folded into it).
+ * that was folded into it); paused (or null) the pause that holds it (pause.lua: {since in ms, by, reason, root,
+ * tree}), shown while it has not ended.
  */
 public record TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                         String processingState, long attempt, Instant created, Instant updated, Instant completed,
                         JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
                         JsonObject webhook, JsonObject retry, JsonArray errors, JsonArray runs,
-                        JsonObject compensation, Instant startAt, JsonObject gate) {
+                        JsonObject compensation, Instant startAt, JsonObject gate, JsonObject paused) {
 
   public TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
                    String processingState, long attempt, Instant created, Instant updated, Instant completed,
                    JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
                    JsonObject webhook) {
     this(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed, metadata,
-        output, note, progressReport, webhook, null, null, null, null, null, null);
+        output, note, progressReport, webhook, null, null, null, null, null, null, null);
+  }
+
+  /** As the canonical constructor, with no gate, not paused. */
+  public TxSummary(String txId, String owner, String externalId, String type, TxStatus status,
+                   String processingState, long attempt, Instant created, Instant updated, Instant completed,
+                   JsonObject metadata, JsonObject output, String note, JsonObject progressReport,
+                   JsonObject webhook, JsonObject retry, JsonArray errors, JsonArray runs,
+                   JsonObject compensation, Instant startAt) {
+    this(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed, metadata,
+        output, note, progressReport, webhook, retry, errors, runs, compensation, startAt, null, null);
   }
 
   public JsonObject toJson() {
@@ -64,6 +75,9 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         j.put("debounced", true);
       }
     }
+    if (paused != null && !status.isFinal()) {
+      j.put("paused", pausedView(paused));
+    }
     if (status.isFinal()) {
       j.put("output", output);
       if (note != null) {
@@ -102,6 +116,18 @@ public record TxSummary(String txId, String owner, String externalId, String typ
     return out;
   }
 
+  /** The stored pause ({since in ms, by, reason, root, tree}) with since as ISO-8601 text and no empty reason. */
+  private static JsonObject pausedView(JsonObject stored) {
+    JsonObject v = stored.copy();
+    if (v.getValue("since") instanceof Number n) {
+      v.put("since", Instant.ofEpochMilli(n.longValue()).toString());
+    }
+    if ("".equals(v.getValue("reason"))) {
+      v.remove("reason");
+    }
+    return v;
+  }
+
   private static JsonArray errorsView(JsonArray stored) {
     JsonArray out = new JsonArray();
     stored.forEach(e -> out.add(e instanceof JsonObject o ? errorView(o) : e));
@@ -132,7 +158,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
   /** The same summary with another gate view. */
   public TxSummary withGate(JsonObject view) {
     return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
-        metadata, output, note, progressReport, webhook, retry, errors, runs, compensation, startAt, view);
+        metadata, output, note, progressReport, webhook, retry, errors, runs, compensation, startAt, view, paused);
   }
 
   /** A stored attempt error ({step, stepType, attempt, code, message, at in ms}) with at as ISO-8601 text. */
@@ -156,7 +182,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         instant(j.getString("completed")), j.getJsonObject("metadata"), j.getJsonObject("output"),
         j.getString("note"), j.getJsonObject("progressReport"), j.getJsonObject("webhook"), j.getJsonObject("retry"),
         j.getJsonArray("errors"), j.getJsonArray("runs"), j.getJsonObject("compensation"),
-        instant(j.getString("startAt")), j.getJsonObject("gate"));
+        instant(j.getString("startAt")), j.getJsonObject("gate"), j.getJsonObject("paused"));
   }
 
   /**
@@ -170,7 +196,8 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         millis(field.apply("completed")), object(field.apply("metadata")), object(field.apply("output")),
         blankToNull(field.apply("note")), object(field.apply("progress")), webhook(field),
         object(field.apply("retry")), array(field.apply("errors")), array(field.apply("runs")),
-        object(field.apply("compensation")), millis(field.apply("startAt")), object(field.apply("gate")));
+        object(field.apply("compensation")), millis(field.apply("startAt")), object(field.apply("gate")),
+        object(field.apply("paused")));
   }
 
   /**
@@ -200,7 +227,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
   /** The same summary with another webhook state. */
   public TxSummary withWebhook(JsonObject state) {
     return new TxSummary(txId, owner, externalId, type, status, processingState, attempt, created, updated, completed,
-        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt, gate);
+        metadata, output, note, progressReport, state, retry, errors, runs, compensation, startAt, gate, paused);
   }
 
   private static String blankToNull(String s) {

@@ -192,6 +192,7 @@ public final class PipelineRunner {
       return write(tx, () -> store.checkpoint(tx.txId(), tx.attempt(), i + 1, s.output(), time)).compose(o -> switch (o) {
         case OK -> runFrom(p, run, i + 1, s.output());
         case CANCELLED -> finish(run, TxStatus.CANCELLED, null, "cancelled by its owner after " + step);
+        case PAUSED -> Future.<Void>succeededFuture(); // paused: parked off this node until resumed (pause.lua)
         default -> dropped(tx, "checkpoint", o);
       });
     }

@@ -74,7 +74,11 @@ public enum Code {
   /** start: a throttle gate that refuses has had its limit of starts in the period (when a slot frees, ms). */
   THROTTLED,
   /** start: a singleton gate that refuses has a live transaction (its txId). */
-  GATE_BUSY;
+  GATE_BUSY,
+  /** checkpoint: the transaction is paused: the step's result is kept and it has left the node (pause.lua). */
+  PAUSED,
+  /** resume: the transaction is not paused; nothing written. */
+  NOT_PAUSED;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

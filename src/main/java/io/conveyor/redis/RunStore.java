@@ -20,13 +20,15 @@ public final class RunStore extends Store {
 
   /**
    * Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs:node"),
-   * to which the size of its output (characters of JSON) is added.
+   * to which the size of its output (characters of JSON) is added. OK, CANCELLED, FENCED, or PAUSED: the
+   * transaction is paused and has left this node (checkpoint.lua).
    */
   public Future<Code> checkpoint(String txId, long attempt, int nextStep, JsonObject data, String stepTime) {
     String encoded = data.encode();
-    return r.run(r.scripts().checkpoint, List.of(keys.stateH(txId)),
+    int p = keys.partitionOf(txId);
+    return r.run(r.scripts().checkpoint, List.of(keys.stateH(txId), keys.processingZ(p)),
             List.of(Long.toString(attempt), Integer.toString(nextStep), encoded, r.now(),
-                stepTime == null ? "" : stepTime + ":" + encoded.length()))
+                stepTime == null ? "" : stepTime + ":" + encoded.length(), txId, keys.inflightZ(p, "")))
         .map(Code::of);
   }
 

@@ -12,7 +12,8 @@ final class Summaries {
   /** The fields, in the order lua/lib/summary.lua lists them (LuaFilesTest keeps the two equal). */
   static final List<String> STATE_FIELDS = List.of("owner", "externalId", "type", "version", "status",
       "processingState", "attempt", "created", "updated", "completed", "output", "note", "progress", "metadata",
-      "step", "webhookUrl", "webhook", "retry", "errors", "runs", "compensation", "startAt", "gate");
+      "step", "webhookUrl", "webhook", "retry", "errors", "runs", "compensation", "startAt", "gate",
+      "paused");
 
   private Summaries() {
   }

@@ -63,6 +63,33 @@ class BusApiTest {
   }
 
   @Test
+  void a_program_pauses_a_running_transaction_at_its_step_boundary_and_resumes_it() {
+    String txId = request(Addresses.TX_START, new JsonObject().put("type", "held").put("owner", "acme"))
+        .getString("txId");
+    io.vertx.core.Promise<io.conveyor.pipeline.StepResult> step = steps.nextHeld();
+    JsonObject paused = request(Addresses.TX_PAUSE, new JsonObject().put("txId", txId).put("owner", "acme")
+        .put("reason", "hold on"));
+    assertEquals("hold on", paused.getJsonObject("paused").getString("reason"));
+    assertEquals("acme", paused.getJsonObject("paused").getString("by"));
+    step.complete(io.conveyor.pipeline.StepResult.success(new JsonObject()));
+    Eventually.until(Duration.ofSeconds(10), "it to park at the boundary", () -> String.valueOf(
+        io.conveyor.testing.TestRedis.cmd("HGET", node.keys.stateH(txId), "pausedQueue")), "in"::equals);
+    assertEquals(0, steps.recorded.size(), "the next step did not start");
+    ReplyException unknown = assertThrows(ReplyException.class, () -> request(Addresses.TX_RESUME,
+        new JsonObject().put("txId", txId).put("owner", "acme").put("timer", "skip")));
+    assertEquals("timer", TxException.fromJson(new JsonObject(unknown.getMessage())).field());
+    ReplyException other = assertThrows(ReplyException.class, () -> request(Addresses.TX_RESUME,
+        new JsonObject().put("txId", txId).put("owner", "globex")));
+    assertEquals(404, other.failureCode(), "another owner's is not found");
+    JsonObject resumed = request(Addresses.TX_RESUME, new JsonObject().put("txId", txId).put("owner", "acme"));
+    assertTrue(!resumed.containsKey("paused"));
+    assertEquals("success", node.awaitFinal(txId).status().wire());
+    ReplyException notPaused = assertThrows(ReplyException.class, () -> request(Addresses.TX_RESUME,
+        new JsonObject().put("txId", txId).put("owner", "acme")));
+    assertEquals(409, notPaused.failureCode());
+  }
+
+  @Test
   void a_program_starts_a_transaction_and_reads_its_outcome() {
     JsonObject started = request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme")
         .put("externalId", "o-1").put("input", new JsonObject().put("amount", 5)));

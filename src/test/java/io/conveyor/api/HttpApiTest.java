@@ -317,6 +317,37 @@ class HttpApiTest {
   }
 
   @Test
+  void pause_and_resume_over_http_one_by_txId_and_many_by_search_with_bad_input_refused() {
+    String waiting = call("POST", "/api/v1/transactions", "k-acme", new JsonObject().put("type", "approval"))
+        .body().getString("txId");
+    io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the wait to sleep",
+        () -> TestRedis.cmd("HGET", node.keys.stateH(waiting), "processingState").toString(), "sleeping"::equals);
+    String path = "/api/v1/transactions/" + waiting;
+    assertEquals(400, call("POST", path + "/pause", "k-acme", new JsonObject().put("why", "x")).status());
+    assertEquals(400, call("POST", "/api/v1/transactions/tx-1/pause", "k-acme", null).status());
+    assertEquals(404, call("POST", path + "/pause", "k-globex", null).status(), "another owner's");
+    assertEquals(409, call("POST", path + "/resume", "k-acme", null).status(), "not paused");
+    Reply paused = call("POST", path + "/pause", "k-acme", new JsonObject().put("reason", "audit"));
+    assertEquals(200, paused.status(), paused.body().encode());
+    assertEquals("acme", paused.body().getJsonObject("paused").getString("by"));
+    assertEquals(200, call("POST", path + "/pause", "k-acme", null).status(), "again: idempotent");
+    Reply found = call("GET", "/api/v1/transactions?status=paused", "k-acme", null);
+    assertEquals(waiting, found.body().getJsonArray("transactions").getJsonObject(0).getString("txId"));
+    assertEquals(400, call("POST", "/api/v1/transactions/resume?statu=paused", "k-acme", null).status());
+    Reply bulk = call("POST", "/api/v1/transactions/resume?pipeline=approval", "k-acme",
+        new JsonObject().put("timers", "skip"));
+    assertEquals(1, bulk.body().getInteger("resumed"), bulk.body().encode());
+    Reply admin = call("POST", "/api/v1/admin/transactions/" + waiting + "/pause", "k-ops", null);
+    assertEquals("ops", admin.body().getJsonObject("paused").getString("by"));
+    assertEquals(403, call("POST", "/api/v1/admin/transactions/pause", "k-acme", null).status());
+    Reply all = call("POST", "/api/v1/admin/transactions/resume?owner=acme", "k-ops", null);
+    assertEquals(1, all.body().getInteger("resumed"), all.body().encode());
+    assertEquals(200, call("PUT", path + "/switches/approve", "k-acme", new JsonObject().put("value", 1)).status());
+    assertEquals("success", call("GET", path + "?wait=10", "k-acme", null).body().getString("status"));
+    assertEquals(409, call("POST", path + "/pause", "k-acme", null).status(), "ended");
+  }
+
+  @Test
   void an_operator_runs_every_failed_transaction_of_a_pipeline_in_a_time_range_again() {
     String since = java.time.Instant.now().minusSeconds(60).toString();
     List<String> failed = new java.util.ArrayList<>();
