@@ -1,13 +1,11 @@
 package io.conveyor.domain;
 
 import io.conveyor.model.Identifiers;
-import io.conveyor.model.Ids;
 import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.model.TxSummary;
 import io.conveyor.redis.PauseStore;
-import io.conveyor.redis.RedisUnavailable;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
@@ -81,26 +79,26 @@ public final class Pauses {
 
   /** Pauses one of an owner's transactions; by names who asked. Pausing a paused one changes nothing (idempotent). */
   public Future<TxSummary> pause(String txId, String owner, String by, Ask ask) {
-    TxException bad = badReference(txId, owner);
+    TxException bad = Transactions.badReference(txId, owner);
     if (bad != null) {
       return Future.failedFuture(bad);
     }
     return store.pause(txId, owner, by, ask.reason(), ask.tree(), txId, PER_CALL)
         .compose(r -> outcome(txId, owner, r, "paused", left -> store.pause(left, owner, by, ask.reason(), true,
             txId, PER_CALL)))
-        .recover(Pauses::asRefusal);
+        .recover(Transactions::asRefusal);
   }
 
   /** Resumes one of an owner's paused transactions where it stood; a resume of one not paused is refused 409. */
   public Future<TxSummary> resume(String txId, String owner, String by, Ask ask) {
-    TxException bad = badReference(txId, owner);
+    TxException bad = Transactions.badReference(txId, owner);
     if (bad != null) {
       return Future.failedFuture(bad);
     }
     return store.resume(txId, owner, by, ask.skip(), ask.tree(), txId, PER_CALL)
         .compose(r -> outcome(txId, owner, r, "resumed", left -> store.resume(left, owner, by, ask.skip(), true,
             txId, PER_CALL)))
-        .recover(Pauses::asRefusal);
+        .recover(Transactions::asRefusal);
   }
 
   private Future<TxSummary> outcome(String txId, String owner, PauseStore.Reply r, String done,
@@ -136,20 +134,5 @@ public final class Pauses {
   private static TxException ended(String txId, String status, String done) {
     return new TxException(Kind.ALREADY_FINAL, "transaction " + txId + " has ended already (" + status
         + "); only a running one can be " + done, null, txId);
-  }
-
-  private static TxException badReference(String txId, String owner) {
-    if (!Ids.isTxId(txId)) {
-      return TxException.invalid("txId", "expected tx- and 32 hex digits");
-    }
-    if (owner == null || owner.isEmpty()) {
-      return TxException.invalid("owner", "is required");
-    }
-    String unclean = Identifiers.problem(owner);
-    return unclean == null ? null : TxException.invalid("owner", unclean);
-  }
-
-  private static <T> Future<T> asRefusal(Throwable e) {
-    return Future.failedFuture(e instanceof RedisUnavailable ? Transactions.unavailable(e) : e);
   }
 }

@@ -313,7 +313,7 @@ public final class Transactions {
   }
 
   /** What is wrong with a {txId, owner} a client sent, or null. */
-  private static TxException badReference(String txId, String owner) {
+  static TxException badReference(String txId, String owner) {
     if (!Ids.isTxId(txId)) {
       return TxException.invalid("txId", "expected tx- and 32 hex digits");
     }
@@ -326,7 +326,7 @@ public final class Transactions {
 
 
   /** Redis not answering becomes a refusal a client can act on (503); anything else stays what it is. */
-  private static <T> Future<T> asRefusal(Throwable e) {
+  static <T> Future<T> asRefusal(Throwable e) {
     return Future.failedFuture(e instanceof RedisUnavailable ? unavailable(e) : e);
   }
 
