@@ -16,13 +16,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Pauses (or resumes) every transaction a search matches (the transaction search's parameters: status, pipeline,
  * externalId, from, to, q, and owner on the admin route), page after page, each as its own pause would, at most
- * limit of them (default 1000, at most 10000). status defaults to every live phase (pause) or paused (resume).
+ * limit of them (default 1000, at most 10000). status defaults to every live phase (pause) or paused (resume); a
+ * pause names at least one of status, pipeline, externalId, from, to or q.
  * The answer counts what was matched, paused or resumed, and what was refused (the first 100, with why).
  */
 record BulkPause(Search search, Pauses pauses) {
   private static final Logger log = LoggerFactory.getLogger(BulkPause.class);
   private static final String LIVE = "queued,running,sleeping,waiting,retrying,scheduled";
   private static final int PAGE = 100;
+  /** The parameters that narrow a bulk pause (owner alone does not: on the admin route it is still everything). */
+  private static final List<String> NARROWING = List.of("status", "pipeline", "externalId", "from", "to", "q");
   static final int MAX = 10_000;
 
   /** forcedOwner: the client's own (its transactions only), or null (admin: any owner's, or ?owner=…). */
@@ -38,6 +41,12 @@ record BulkPause(Search search, Pauses pauses) {
           throw TxException.invalid(e.getKey(), "unknown search parameter" + io.conveyor.model.Strict.suggestion(
               e.getKey(), Search.params()) + "; a bulk pause or resume walks every page itself (no cursor)");
         }
+      }
+      // a pause with nothing to narrow it would stop every live transaction of the caller (of every owner, on the
+      // admin route): a typo that drops the query must not do that, so it needs one filter, status at least
+      if (!resume && q.keySet().stream().noneMatch(NARROWING::contains)) {
+        throw TxException.invalid("status", "a bulk pause needs at least one of " + NARROWING
+            + " (to pause every live transaction, say so: status=" + LIVE + ")");
       }
       limit = Search.limit(q, 1000, MAX);
       q.remove("limit");

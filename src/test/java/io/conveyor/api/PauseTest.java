@@ -301,6 +301,12 @@ class PauseTest {
     assertNull(field(one, "paused"));
     assertEquals(TxException.Kind.INVALID_INPUT, refusal(() -> bulk.run(Map.of("statuss", "paused"), "acme", "ops",
         true, Pauses.resumeAsk(null)).await()).kind());
+    // a pause with no filter (a query lost on the way) is refused, and pauses nothing
+    TxException unnarrowed = refusal(() -> bulk.run(Map.of("limit", "5"), "acme", "ops", false,
+        Pauses.pauseAsk(null)).await());
+    assertEquals("status", unnarrowed.field());
+    assertNull(field(one, "paused"));
+    assertNull(field(two, "paused"));
   }
 
   @Test
