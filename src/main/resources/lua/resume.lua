@@ -61,6 +61,9 @@ local _, left = pause_walk(txId, tree, budget, statePrefix, fields, function(id,
   elseif (ps == 'sleeping' or ps == 'scheduled') and due then
     if skip then
       redis.call('ZADD', sleepingKey, string.format('%d', due + shift), id)
+      if ps == 'scheduled' then
+        redis.call('HSET', k, 'startAt', string.format('%d', due + shift)) -- what the summary shows moves too
+      end
     else
       redis.call('HSET', k, 'processingState', 'queued')
       queue_push_in(inPrefix .. group, ring, id, now, t[8])
@@ -69,6 +72,9 @@ local _, left = pause_walk(txId, tree, budget, statePrefix, fields, function(id,
     local at = tonumber(redis.call('ZSCORE', sleepingKey, id))
     if at then
       redis.call('ZADD', sleepingKey, string.format('%d', at + shift), id)
+      if ps == 'scheduled' then
+        redis.call('HSET', k, 'startAt', string.format('%d', at + shift))
+      end
     end
   end
   resumed = resumed + 1

@@ -221,6 +221,19 @@ class PauseTest {
   }
 
   @Test
+  void a_delayed_start_resumed_with_skip_shows_its_later_start_time() {
+    String txId = node.transactions.start(new JsonObject().put("type", "sleepy").put("owner", "acme")
+        .put("delay", "1h")).await().txId();
+    long startAt = Long.parseLong(field(txId, "startAt"));
+    pause(txId);
+    clock.advance(Duration.ofMinutes(10));
+    resume(txId, "skip");
+    long at = cmd("ZSCORE", node.keys.sleepingZ(node.keys.partitionOf(txId)), txId).toLong();
+    assertEquals(startAt + Duration.ofMinutes(10).toMillis(), at, "its start moved by the time paused");
+    assertEquals(Long.toString(at), field(txId, "startAt"), "and the summary says so");
+  }
+
+  @Test
   void a_retry_that_falls_due_while_paused_and_is_skipped_runs_its_next_attempt_later_by_the_time_paused() {
     String txId = node.start("flaky", new JsonObject());
     until(txId, "processingState", "sleeping"); // its first attempt failed: the next is due in an hour
