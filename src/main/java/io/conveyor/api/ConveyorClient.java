@@ -23,7 +23,8 @@ import java.time.Duration;
  * when sending it twice does no harm: a status read, a switch, and a start with an externalId (the second
  * send finds the first one's transaction and answers its summary). Those get three tries of a third of the
  * timeout each; a start without an externalId, a cancel and a retry get one try of the whole timeout, as
- * their silence cannot tell "not done" from "done, answer lost".
+ * their silence cannot tell "not done" from "done, answer lost". A pause is sent again like a status read; a resume
+ * once.
  *
  * <pre>
  * ConveyorClient conveyor = new ConveyorClient(vertx);
@@ -89,6 +90,27 @@ public final class ConveyorClient {
   public Future<TxSummary> setSwitch(String txId, String owner, String name, Object value) {
     return call(Addresses.TX_SWITCH, new JsonObject().put("txId", txId).put("owner", owner).put("name", name)
         .put("value", value), true);
+  }
+
+  /**
+   * Pauses it, and its children and branches, at their next step boundary (README, Pause and resume); reason may
+   * be null. Pausing a paused one answers it as it is, so a pause that got no answer is sent again.
+   */
+  public Future<TxSummary> pause(String txId, String owner, String reason) {
+    JsonObject body = new JsonObject().put("txId", txId).put("owner", owner);
+    if (reason != null) {
+      body.put("reason", reason);
+    }
+    return call(Addresses.TX_PAUSE, body, true);
+  }
+
+  /**
+   * Resumes a paused one (and its tree) where it stood: a timer that fell due while paused fires at once, or with
+   * skipTimers moves later by the time it was paused. One not paused is refused (409 not-paused).
+   */
+  public Future<TxSummary> resume(String txId, String owner, boolean skipTimers) {
+    return call(Addresses.TX_RESUME, new JsonObject().put("txId", txId).put("owner", owner)
+        .put("timers", skipTimers ? "skip" : "fire"), false);
   }
 
   private Future<TxSummary> call(String address, JsonObject body, boolean idempotent) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.conveyor.bus.Addresses;
+import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
@@ -67,6 +68,21 @@ class ConveyorClientTest {
       }
       ctx.next();
     });
+  }
+
+  @Test
+  void a_pause_whose_answer_was_lost_is_sent_again_and_a_resume_once() {
+    TxSummary started = new ConveyorClient(vertx).start(new JsonObject().put("type", "order").put("owner", "acme")
+        .put("delay", "1h")).await();
+    loseFirstAnswerTo(Addresses.TX_PAUSE);
+    ConveyorClient client = new ConveyorClient(vertx, Duration.ofSeconds(3));
+    TxSummary paused = client.pause(started.txId(), "acme", "hold on").await();
+    assertEquals("hold on", paused.paused().getString("reason"));
+    assertEquals(2, delivered.get(), "the pause was sent again after its lost answer, and answered");
+    TxSummary resumed = client.resume(started.txId(), "acme", true).await();
+    assertEquals(null, resumed.paused());
+    TxException again = assertThrows(TxException.class, () -> client.resume(started.txId(), "acme", false).await());
+    assertEquals(TxException.Kind.NOT_PAUSED, again.kind());
   }
 
   @Test
