@@ -63,6 +63,7 @@ class MigrateTest {
     node = new TestNode().clock(clock).set("REAPER_INTERVAL", "20ms").set("NODE_IDLE_WAIT", "200ms")
         .set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
         .pipeline("mig", V1)
+        .pipeline("kid", "{'name':'kid','nodeGroup':'master','steps':[{'type':'util/delay','params':{'duration':'1h'}}]}")
         .start(steps.registry().register(mode()));
   }
 
@@ -94,6 +95,8 @@ class MigrateTest {
                   : new StepResult.Sleep(Duration.ofDays(1), "go"));
             case "fail":
               return Future.succeededFuture(StepResult.failed("step 2 of v1 is broken"));
+            case "child":
+              return Future.succeededFuture(new StepResult.Child("kid", ctx.input()));
             case "hold":
               Promise<StepResult> p = Promise.promise();
               held.add(p);
@@ -167,7 +170,8 @@ class MigrateTest {
         .put("input", new JsonObject().put("mode", "pass")).put("delay", "1h")).await().txId();
     String running = start("hold");
     Promise<StepResult> runningStep = nextHeld();
-    for (String txId : List.of(sleeper, waiter, retrying)) {
+    String parent = start("child");
+    for (String txId : List.of(sleeper, waiter, retrying, parent)) {
       until(txId, "processingState", "sleeping");
     }
     assertNotNull(field(retrying, "retry"), "the third is retrying");
@@ -182,6 +186,7 @@ class MigrateTest {
     assertEquals(v2, dry.getString("to"), "to the current version by default");
     assertEquals(4L, dry.getLong("moved"), dry.encode());
     assertEquals(1L, dry.getLong("atBoundary"), "the running one moves at its next step boundary: " + dry.encode());
+    assertEquals(new JsonObject().put("waiting-child", 1L), dry.getJsonObject("cannot"), "its step waits for a child");
     assertEquals(v1, field(sleeper, "version"), "a dry run writes nothing");
     assertNull(field(running, "migrateTo"));
 
@@ -197,7 +202,11 @@ class MigrateTest {
     assertEquals(v1, entry.getString("from"));
     assertEquals(2, entry.getInteger("toStep"));
     assertEquals("ops", entry.getString("by"));
-    assertEquals(1, new JsonArray(field(sleeper, "migrations")).size(), "its history keeps the move");
+    JsonArray history = new JsonObject(send("GET", "/api/v1/admin/transactions/" + sleeper, null).body())
+        .getJsonArray("migrations");
+    assertEquals(1, history.size(), "its history keeps the move: " + history.encode());
+    assertEquals(v2, history.getJsonObject(0).getString("to"));
+    assertEquals(v1, field(parent, "version"), "one waiting for its child stays");
     assertEquals(v1, field(running, "version"), "the running one runs its v1 step to its end");
     assertNotNull(field(running, "migrateTo"));
 
@@ -212,6 +221,8 @@ class MigrateTest {
       assertEquals(new JsonObject().put("v", 2), s.output(), "it ended as v2 says: " + txId);
       assertEquals(Map.of(1, 1L, 3, 1L), records(txId), "each recording step ran once: " + txId);
     }
+    assertEquals(new JsonObject().put("v", 1), node.awaitFinal(parent).output(), "the parent ended as v1 says");
+    assertEquals(Map.of(1, 1L, 3, 1L), records(parent));
     assertEquals(new JsonObject().put("mode", "hold").put("held", "done"),
         steps.recorded.stream().filter(r -> r.getString("txId").equals(running) && r.getInteger("step") == 2)
             .findFirst().orElseThrow().getJsonObject("input"), "the running one went on with its step's result");
