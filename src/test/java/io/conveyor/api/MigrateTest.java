@@ -43,10 +43,10 @@ import org.junit.jupiter.api.Test;
  */
 class MigrateTest {
   /** v1: step 2 (test/mode) sleeps, waits, fails or holds as the input says; v2 fixes it; the last step says which. */
-  private static final String V1 = "{'name':'mig','nodeGroup':'master','transactionType':true,"
+  static final String V1 = "{'name':'mig','nodeGroup':'master','transactionType':true,"
       + "'retry':{'maxAttempts':5,'initialInterval':'1h'},'steps':[{'type':'test/record'},{'type':'test/mode'},"
       + "{'type':'test/record'},{'type':'util/fixed-reply','params':{'reply':{'v':1}}}]}";
-  private static final JsonObject V2 = new JsonObject(V1.replace('\'', '"').replace("{\"type\":\"test/mode\"}",
+  static final JsonObject V2 = new JsonObject(V1.replace('\'', '"').replace("{\"type\":\"test/mode\"}",
       "{\"type\":\"test/mode\",\"params\":{\"fixed\":true}}").replace("{\"v\":1}", "{\"v\":2}"));
 
   private final TestSteps steps = new TestSteps();
@@ -64,7 +64,7 @@ class MigrateTest {
         .set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
         .pipeline("mig", V1)
         .pipeline("kid", "{'name':'kid','nodeGroup':'master','steps':[{'type':'util/delay','params':{'duration':'1h'}}]}")
-        .start(steps.registry().register(mode()));
+        .start(steps.registry().register(mode(held)));
   }
 
   @AfterEach
@@ -73,7 +73,7 @@ class MigrateTest {
   }
 
   /** test/mode: with params fixed, passes its input on; else as input.mode says: sleep, wait (switch go), fail, hold. */
-  private StepType mode() {
+  static StepType mode(LinkedBlockingQueue<Promise<StepResult>> held) {
     return new StepType() {
       @Override
       public String name() {
