@@ -76,8 +76,10 @@ public final class AdminRoutes implements RouteGroup {
         admin.rerun(ctx.pathParam("txId"), start)), s -> 200));
     r.post("/api/v1/admin/pipelines/:name/retry").handler(ctx -> json(ctx, bulk.run(ctx.pathParam("name"),
         ctx.request().params())));
-    r.post("/api/v1/admin/pipelines/:name/migrate").handler(ctx -> json(ctx, body(ctx).compose(b ->
-        migrations.run(ctx.pathParam("name"), b, owner(ctx)))));
+    // no body: every default (a dry run to the current version)
+    r.post("/api/v1/admin/pipelines/:name/migrate").handler(ctx -> json(ctx, (ctx.body().buffer() == null
+        || ctx.body().buffer().length() == 0 ? io.vertx.core.Future.succeededFuture(new JsonObject()) : body(ctx))
+        .compose(b -> migrations.run(ctx.pathParam("name"), b, owner(ctx)))));
     r.post("/api/v1/admin/transactions/:txId/wake").handler(ctx -> answer(ctx, admin.wake(ctx.pathParam("txId")),
         s -> 200));
     r.put("/api/v1/admin/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx, "value").compose(b ->

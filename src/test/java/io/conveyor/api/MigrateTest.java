@@ -180,6 +180,8 @@ class MigrateTest {
     Map<String, Long> wakes = Map.of(sleeper, wake(sleeper), waiter, wake(waiter), retrying, wake(retrying),
         delayed, wake(delayed));
 
+    HttpResponse<String> none = send("POST", "/api/v1/admin/pipelines/mig/migrate", null);
+    assertEquals(200, none.statusCode(), "no body: every default, a dry run: " + none.body());
     JsonObject dry = migrate(new JsonObject());
     assertEquals(true, dry.getBoolean("dryRun"), "a dry run by default");
     assertEquals(new JsonArray().add(v1), dry.getJsonArray("from"));
