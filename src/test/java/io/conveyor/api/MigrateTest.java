@@ -234,15 +234,22 @@ class MigrateTest {
   void an_undo_moves_back_those_still_where_the_move_put_them_and_names_why_the_others_cannot() throws Exception {
     String stays = start("sleep");
     String movesOn = start("sleep");
+    String running = start("hold");
+    Promise<StepResult> runningStep = nextHeld();
     until(stays, "processingState", "sleeping");
     until(movesOn, "processingState", "sleeping");
     String v1 = field(stays, "version");
     String v2 = v2();
-    assertEquals(2L, migrate(new JsonObject().put("dryRun", false)).getLong("moved"));
+    JsonObject applied = migrate(new JsonObject().put("dryRun", false));
+    assertEquals(2L, applied.getLong("moved"));
+    assertEquals(1L, applied.getLong("atBoundary"));
     cmd("HSET", node.keys.stateH(movesOn), "step", "2"); // arranged: it went on to step 3 meanwhile
 
     JsonObject undo = migrate(new JsonObject().put("undo", true).put("dryRun", false));
-    assertEquals(1L, undo.getLong("undone"), undo.encode());
+    assertEquals(2L, undo.getLong("undone"), "the one moved back and the running one's mark: " + undo.encode());
+    assertNull(field(running, "migrateTo"), "the mark not reached yet is gone");
+    runningStep.complete(StepResult.success(new JsonObject()));
+    assertEquals(new JsonObject().put("v", 1), node.awaitFinal(running).output(), "it ran on as v1 says");
     assertEquals(new JsonObject().put("moved-on", 1L), undo.getJsonObject("cannot"));
     assertEquals(v1, field(stays, "version"));
     assertEquals("1", field(stays, "step"));
