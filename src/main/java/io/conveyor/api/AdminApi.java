@@ -81,6 +81,7 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
                     .put("switches", json(fields.getString("switches")))
                     .put("steps", steps(definition, fields))
                     .put("attempts", attempts(fields))
+                    .put("migrations", migrations(fields))
                     .put("events", all.<JsonArray>resultAt(2))
                     // what it sleeps waiting for: an event (flow/await) or a switch; null otherwise
                     .put("awaiting", Awaiting.of(txId, fields, definition, all.resultAt(3)));
@@ -113,6 +114,22 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
         step.put("started", time.getString("started")).put("durationMs", time.getLong("durationMs"));
       }
       out.add(step);
+    }
+    return out;
+  }
+
+  /** Its moves to other versions (migrate.lua: {from, to, fromStep, toStep, at, by}), at as ISO-8601 text. */
+  private static JsonArray migrations(JsonObject fields) {
+    JsonArray out = new JsonArray();
+    String stored = fields.getString("migrations");
+    if (stored != null) {
+      new JsonArray(stored).forEach(m -> {
+        JsonObject v = ((JsonObject) m).copy();
+        if (v.getValue("at") instanceof Number n) {
+          v.put("at", java.time.Instant.ofEpochMilli(n.longValue()).toString());
+        }
+        out.add(v);
+      });
     }
     return out;
   }

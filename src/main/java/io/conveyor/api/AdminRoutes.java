@@ -12,12 +12,14 @@ import static io.conveyor.api.HttpIo.searched;
 
 import io.conveyor.config.Config;
 import io.conveyor.database.ArchiveStore;
+import io.conveyor.domain.Migrations;
 import io.conveyor.domain.Search;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.redis.ControlStore;
 import io.conveyor.redis.EventStore;
 import io.conveyor.redis.LivenessStore;
+import io.conveyor.redis.MigrateStore;
 import io.conveyor.redis.OwnerStore;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.ReadStore;
@@ -30,7 +32,7 @@ import java.util.Map;
 
 /**
  * /api/v1/admin (admin role), across owners: transactions (lists, search, detail, cancel, retry, wake, switches),
- * a pipeline's failures retried in bulk, node groups (pause, drain, resume), the event log, and owners' limits.
+ * a pipeline's failures retried in bulk, its live transactions moved to another version (migrate), node groups (pause, drain, resume), the event log, and owners' limits.
  */
 public final class AdminRoutes implements RouteGroup {
   private final Search search;
@@ -39,6 +41,7 @@ public final class AdminRoutes implements RouteGroup {
   private final GroupAdmin groups;
   private final EventStore events;
   private final OwnerAdmin owners;
+  private final Migrations migrations;
 
   /** archive is null on a node without one: then only what Redis holds is found. */
   public AdminRoutes(Vertx vertx, StoreContext redis, Transactions tx, Search search, ArchiveStore archive,
@@ -52,6 +55,7 @@ public final class AdminRoutes implements RouteGroup {
         pipelines), redis.ticker());
     this.events = new EventStore(redis);
     this.owners = new OwnerAdmin(new OwnerStore(redis), config.transactions(), config.limits());
+    this.migrations = new Migrations(new MigrateStore(redis), pipelines, redis.keys().partitions(), redis.ticker());
   }
 
   @Override
@@ -72,6 +76,10 @@ public final class AdminRoutes implements RouteGroup {
         admin.rerun(ctx.pathParam("txId"), start)), s -> 200));
     r.post("/api/v1/admin/pipelines/:name/retry").handler(ctx -> json(ctx, bulk.run(ctx.pathParam("name"),
         ctx.request().params())));
+    // no body: every default (a dry run to the current version)
+    r.post("/api/v1/admin/pipelines/:name/migrate").handler(ctx -> json(ctx, (ctx.body().buffer() == null
+        || ctx.body().buffer().length() == 0 ? io.vertx.core.Future.succeededFuture(new JsonObject()) : body(ctx))
+        .compose(b -> migrations.run(ctx.pathParam("name"), b, owner(ctx)))));
     r.post("/api/v1/admin/transactions/:txId/wake").handler(ctx -> answer(ctx, admin.wake(ctx.pathParam("txId")),
         s -> 200));
     r.put("/api/v1/admin/transactions/:txId/switches/:name").handler(ctx -> answer(ctx, body(ctx, "value").compose(b ->

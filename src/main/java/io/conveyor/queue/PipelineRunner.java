@@ -193,6 +193,7 @@ public final class PipelineRunner {
         case OK -> runFrom(p, run, i + 1, s.output());
         case CANCELLED -> finish(run, TxStatus.CANCELLED, null, "cancelled by its owner after " + step);
         case PAUSED -> Future.<Void>succeededFuture(); // paused: parked off this node until resumed (pause.lua)
+        case MIGRATED -> Future.<Void>succeededFuture(); // its next step is another version's: queued (migrate.lua)
         default -> dropped(tx, "checkpoint", o);
       });
     }

@@ -78,7 +78,9 @@ public enum Code {
   /** checkpoint: the transaction is paused: the step's result is kept and it has left the node (pause.lua). */
   PAUSED,
   /** resume: the transaction is not paused; nothing written. */
-  NOT_PAUSED;
+  NOT_PAUSED,
+  /** checkpoint: the transaction was marked to migrate (migrate.lua): its next step is its new version's, queued. */
+  MIGRATED;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

@@ -20,15 +20,17 @@ public final class RunStore extends Store {
 
   /**
    * Records that a step finished: the next step and its input, and the step's time ("step:startMs:durationMs:node"),
-   * to which the size of its output (characters of JSON) is added. OK, CANCELLED, FENCED, or PAUSED: the
-   * transaction is paused and has left this node (checkpoint.lua).
+   * to which the size of its output (characters of JSON) is added. OK, CANCELLED, FENCED, PAUSED: the
+   * transaction is paused and has left this node, or MIGRATED: its next step is another version's and it has left
+   * this node, queued again (checkpoint.lua).
    */
   public Future<Code> checkpoint(String txId, long attempt, int nextStep, JsonObject data, String stepTime) {
     String encoded = data.encode();
     int p = keys.partitionOf(txId);
     return r.run(r.scripts().checkpoint, List.of(keys.stateH(txId), keys.processingZ(p)),
             List.of(Long.toString(attempt), Integer.toString(nextStep), encoded, r.now(),
-                stepTime == null ? "" : stepTime + ":" + encoded.length(), txId, keys.inflightZ(p, "")))
+                stepTime == null ? "" : stepTime + ":" + encoded.length(), txId, keys.inflightZ(p, ""),
+                keys.qInZ(p, ""), keys.qRingL(p, ""), Integer.toString(r.limits().maxErrors())))
         .map(Code::of);
   }
 

@@ -33,6 +33,7 @@ public final class Scripts {
   public final LuaScript cancelWalk = LuaScript.load("cancel-walk");
   public final LuaScript pause = LuaScript.load("pause");
   public final LuaScript resume = LuaScript.load("resume");
+  public final LuaScript migrate = LuaScript.load("migrate");
   public final LuaScript lease = LuaScript.load("lease");
   public final LuaScript heartbeat = LuaScript.load("heartbeat");
   public final LuaScript reap = LuaScript.load("reap");
@@ -100,7 +101,7 @@ public final class Scripts {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
         archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck, eventSend, eventWait, eventReturn,
-        pause, resume);
+        pause, resume, migrate);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */
