@@ -186,6 +186,8 @@ public final class PauseBench {
     fig("minPausedInHold", minPaused, "hold", Integer.toString(n));
     fig("timersFellDueInHold", states.read(ids).values().stream().filter(Pos::fellDue).count(), "hold",
         "the sleepers and retriers (due after " + due + " s)");
+    fig("parkedOffQueueInHold", states.read(ids).values().stream().filter(Pos::offQueue).count(), "hold",
+        "the queued ones dequeue met, and the parked running ones");
 
     // 4. kill -9 of node1, then Redis killed and started again on its AOF
     nodes.get(1).kill();

@@ -7,9 +7,13 @@ import java.util.Map;
 
 /** bench/pause's reads of its private Redis: each transaction's position, and the pipeline's slots. */
 final class PauseStates {
-  /** Where one transaction stands: what a move changes (step, stepAttempt, attempt, processingState), and more. */
+  /**
+   * Where one transaction stands: what a move changes (step, stepAttempt, attempt, processingState), whether it is
+   * paused, its status, whether a timer fell due while paused (pausedWake) and whether dequeue (or checkpoint)
+   * parked it off its queue (pausedQueue).
+   */
   record Pos(String step, String stepAttempt, String attempt, String state, boolean paused, String status,
-             boolean fellDue) {
+             boolean fellDue, boolean offQueue) {
     boolean sameAs(Pos o) {
       return step.equals(o.step) && stepAttempt.equals(o.stepAttempt) && attempt.equals(o.attempt)
           && state.equals(o.state);
@@ -39,14 +43,14 @@ final class PauseStates {
     for (int i = 0; i < ids.size(); i += 250) {
       List<String> part = ids.subList(i, Math.min(ids.size(), i + 250));
       List<String> lines = redis.pipe(part.stream().map(id -> "HMGET " + prefix + "stateH:" + id
-          + " step stepAttempt attempt processingState paused status pausedWake").toList());
-      if (lines == null || lines.size() < 7 * part.size()) {
+          + " step stepAttempt attempt processingState paused status pausedWake pausedQueue").toList());
+      if (lines == null || lines.size() < 8 * part.size()) {
         return null;
       }
       for (int j = 0; j < part.size(); j++) {
-        List<String> f = lines.subList(7 * j, 7 * j + 7);
+        List<String> f = lines.subList(8 * j, 8 * j + 8);
         out.put(part.get(j), new Pos(f.get(0), f.get(1), f.get(2), f.get(3), !f.get(4).isEmpty(), f.get(5),
-            !f.get(6).isEmpty()));
+            !f.get(6).isEmpty(), !f.get(7).isEmpty()));
       }
     }
     return out;
