@@ -26,6 +26,8 @@ public final class PauseBench {
   private static final String USAGE = "usage: bench/pause [--transactions N] [--cap C] [--hold 60s] [--keep]";
   private final Map<String, Object> figures = new LinkedHashMap<>();
   private final List<String[]> table = new ArrayList<>();
+  private int startRetries;
+  private int callRetries;
 
   private PauseBench() {
   }
@@ -58,6 +60,14 @@ public final class PauseBench {
       c.getLogger("com.hazelcast").setLevel(ch.qos.logback.classic.Level.OFF);
       c.getLogger("io.vertx.core.net.impl.ConnectionBase").setLevel(ch.qos.logback.classic.Level.OFF);
       c.getLogger("io.vertx.core.eventbus.impl.clustered").setLevel(ch.qos.logback.classic.Level.ERROR);
+      // stdout carries the figures alone: the bench's own log lines (a blocked-thread warning) go to stderr
+      c.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).iteratorForAppenders().forEachRemaining(a -> {
+        if (a instanceof ch.qos.logback.core.ConsoleAppender<?> console) {
+          console.stop();
+          console.setTarget("System.err");
+          console.start();
+        }
+      });
     }
     Path base = Files.createTempDirectory("pausebench-");
     PauseBench b = new PauseBench();
@@ -218,6 +228,7 @@ public final class PauseBench {
     fig("executionsAfterResume", steps.total() - execResume, "resume", "");
     fig("lastStepExecutions", steps.ofStep(2), "resume", Integer.toString(n));
     fig("duplicateExecutions", steps.duplicates(), "resume", "0 (per txId, step and stepAttempt)");
+    fig("httpRetries", startRetries + callRetries, "all", "0 on a quiet machine (a call without an answer, sent again)");
     return done && success == n && maxMoved == 0 && maxSlots == 0 && steps.duplicates() == 0;
   }
 
@@ -240,32 +251,55 @@ public final class PauseBench {
         + "{\"type\":\"util/delay\",\"params\":{\"duration\":\"" + due + "s\"}}," + step + "}]}";
   }
 
-  /** Starts count transactions of the kind, 100 requests at a time; answers their txIds. */
-  private static List<String> start(Driver driver, int port, String kind, int count) {
+  /**
+   * Starts count transactions of the kind, 50 requests at a time; answers their txIds. A start that got no answer
+   * (a connection timed out on a loaded machine) is sent again with the same externalId: a 409 names the one
+   * taken the first time.
+   */
+  private List<String> start(Driver driver, int port, String kind, int count) {
     List<String> ids = new ArrayList<>();
-    for (int i = 0; i < count; i += 100) {
-      List<Future<Driver.Reply>> batch = new ArrayList<>();
-      for (int j = i; j < Math.min(count, i + 100); j++) {
-        batch.add(driver.call(port, HttpMethod.POST, "/api/v1/transactions", new JsonObject().put("type", PIPELINE)
-            .put("input", new JsonObject().put("kind", kind).put("i", j)), 10_000));
+    for (int i = 0; i < count; i += 50) {
+      List<Integer> batch = new ArrayList<>();
+      for (int j = i; j < Math.min(count, i + 50); j++) {
+        batch.add(j);
       }
-      for (Future<Driver.Reply> f : batch) {
-        Driver.Reply r = f.await();
-        if (r.status() != 202) {
-          throw new IllegalStateException("a start answered " + r.status() + ": " + r.body());
+      for (int tries = 1; !batch.isEmpty(); tries++) {
+        Map<Integer, Future<Driver.Reply>> sent = new LinkedHashMap<>();
+        for (int j : batch) {
+          sent.put(j, driver.call(port, HttpMethod.POST, "/api/v1/transactions", new JsonObject().put("type", PIPELINE)
+              .put("externalId", "pb-" + kind + "-" + j).put("input", new JsonObject().put("kind", kind).put("i", j)),
+              10_000));
         }
-        ids.add(r.json().getString("txId"));
+        batch = new ArrayList<>();
+        for (Map.Entry<Integer, Future<Driver.Reply>> e : sent.entrySet()) {
+          Driver.Reply r = e.getValue().await();
+          if (r.status() == 202 || (r.status() == 409 && tries > 1 && r.json().getString("txId") != null)) {
+            ids.add(r.json().getString("txId"));
+          } else if (r.status() == 0 && tries < 10) {
+            batch.add(e.getKey());
+            startRetries++;
+          } else {
+            throw new IllegalStateException("a start answered " + r.status() + ": " + r.body());
+          }
+        }
       }
     }
     return ids;
   }
 
-  private static JsonObject call(Driver driver, int port, String uri) {
-    Driver.Reply r = driver.call(port, HttpMethod.POST, uri, null, 120_000).await();
-    if (r.status() != 200) {
-      throw new IllegalStateException(uri + " answered " + r.status() + ": " + r.body());
+  /** A POST of an admin call (a bulk pause or resume: both idempotent), sent again while no answer comes. */
+  private JsonObject call(Driver driver, int port, String uri) {
+    for (int tries = 1; ; tries++) {
+      Driver.Reply r = driver.call(port, HttpMethod.POST, uri, null, 120_000).await();
+      if (r.status() == 0 && tries < 5) {
+        callRetries++;
+        continue;
+      }
+      if (r.status() != 200) {
+        throw new IllegalStateException(uri + " answered " + r.status() + ": " + r.body());
+      }
+      return r.json();
     }
-    return r.json();
   }
 
   /** Polls the condition every 250 ms until it holds or the bound passes; false (and a line) when it did not. */
