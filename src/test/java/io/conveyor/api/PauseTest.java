@@ -341,4 +341,46 @@ class PauseTest {
     assertEquals(TxException.Kind.ALREADY_FINAL, refusal(() -> pause(txId)).kind());
     assertEquals(TxException.Kind.ALREADY_FINAL, refusal(() -> resume(txId, "fire")).kind());
   }
+
+  @Test
+  void a_paused_one_whose_node_is_taken_over_mid_step_stays_paused_and_runs_the_step_again_only_when_resumed()
+      throws Exception {
+    TestSteps own = new TestSteps();
+    // the test judges the node dead itself (as FencingTest does): the node's own reaper would race it
+    try (TestNode n = new TestNode().set("HEARTBEAT_INTERVAL", "200ms").set("HEARTBEAT_TTL", "1s")
+        .set("REAPER_INTERVAL", "1h").set("REAPER_LEASE", "2h")
+        .pipeline("two", "{'name':'two','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'test/hold'},{'type':'test/record'}]}").start(own.registry())) {
+      String nodeId = n.node().nodeId();
+      String txId = n.start("two", new JsonObject());
+      Promise<StepResult> first = own.held.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertNotNull(first, "step 0 runs");
+      Pauses p = new Pauses(new PauseStore(n.transactions.context()), n.transactions);
+      p.pause(txId, "acme", "ops", Pauses.pauseAsk(null)).await();
+
+      // the node is judged dead while the paused one's step runs: the reaper takes it back (bench/pause kills a
+      // node only once everything is parked; this is the case it does not reach)
+      Integer recovered = Eventually.until(Duration.ofSeconds(10), "the reaper to take the node over", () -> {
+        cmd("DEL", n.keys.heartbeat(nodeId));
+        return n.store.liveness.reap(true, Duration.ofSeconds(10)).await().recovered().get(nodeId);
+      }, r -> r != null);
+      assertEquals(1, recovered);
+      // taken back, it is still paused: dequeue parks it instead of running step 0 again
+      Eventually.until(Duration.ofSeconds(10), txId + " parked", () -> cmd("HGET", n.keys.stateH(txId),
+          "pausedQueue"), r -> r != null);
+      assertNotNull(cmd("HGET", n.keys.stateH(txId), "paused"), "the pause survives the takeover");
+      assertEquals("queued", cmd("HGET", n.keys.stateH(txId), "processingState").toString());
+      assertEquals("0", cmd("HGET", n.keys.stateH(txId), "step").toString(), "its step did not finish");
+      assertTrue(own.held.isEmpty(), "step 0 did not run again while paused");
+      first.complete(StepResult.success(new JsonObject().put("run", 0))); // late: refused by its fence (below)
+
+      p.resume(txId, "acme", "ops", Pauses.resumeAsk(null)).await();
+      Promise<StepResult> again = own.held.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertNotNull(again, "resumed, step 0 runs again (the run the dead node held never checkpointed)");
+      again.complete(StepResult.success(new JsonObject().put("run", 1)));
+      assertEquals(TxStatus.SUCCESS, n.awaitFinal(txId).status());
+      assertEquals(1, own.recorded.size(), "step 1 ran once");
+      assertEquals(1, own.recorded.get(0).getJsonObject("input").getInteger("run"), "with the second run's result");
+    }
+  }
 }

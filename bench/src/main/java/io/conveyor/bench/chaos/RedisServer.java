@@ -17,12 +17,19 @@ import java.util.stream.Stream;
 final class RedisServer {
   private final int port;
   private final Path dir;
+  private final List<String> extra;
   private Process process;
   private Runnable undo;
 
   RedisServer(int port, Path dir) {
+    this(port, dir, List.of());
+  }
+
+  /** With more redis-server options, e.g. "--appendfsync", "always" (bench/pause: every write on disk before its reply). */
+  RedisServer(int port, Path dir, List<String> extra) {
     this.port = port;
     this.dir = dir;
+    this.extra = List.copyOf(extra);
   }
 
   int port() {
@@ -36,9 +43,11 @@ final class RedisServer {
   /** Starts it (on the same port and directory every time) and waits until it answers PING. */
   void start() throws IOException {
     Files.createDirectories(dir);
-    process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--dir", dir.toString(), "--appendonly", "yes", "--save", "", "--logfile", dir.resolve("redis.log").toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("redis.out").toFile()).start();
+    List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+        "127.0.0.1", "--dir", dir.toString(), "--appendonly", "yes", "--save", "", "--logfile",
+        dir.resolve("redis.log").toString()));
+    cmd.addAll(extra);
+    process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("redis.out").toFile()).start();
     undo = Teardown.process(process);
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!ping()) {

@@ -83,7 +83,7 @@ final class Rig {
   }
 
   /** The shipped cluster.xml on ports of the run's own: n consecutive ports, each a listed member. */
-  private static Path clusterXml(Path dir, int base, int n) throws IOException {
+  static Path clusterXml(Path dir, int base, int n) throws IOException {
     String xml = Files.readString(Path.of("cluster.xml"));
     StringBuilder members = new StringBuilder();
     for (int p = base; p < base + n; p++) {
@@ -98,7 +98,7 @@ final class Rig {
   }
 
   /** The shipped logging config, plus Hazelcast's membership lines (NodeProc reads each node's view there). */
-  private static Path logback(Path dir) throws IOException {
+  static Path logback(Path dir) throws IOException {
     String xml = Files.readString(Path.of("conf/logback.xml")).replace("<root ",
         "<logger name=\"com.hazelcast.internal.cluster\" level=\"INFO\"/>\n  <root ");
     Path file = dir.resolve("logback.xml");
