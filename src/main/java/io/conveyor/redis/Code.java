@@ -78,7 +78,11 @@ public enum Code {
   /** checkpoint: the transaction is paused: the step's result is kept and it has left the node (pause.lua). */
   PAUSED,
   /** resume: the transaction is not paused; nothing written. */
-  NOT_PAUSED;
+  NOT_PAUSED,
+  /** put-pipeline: a rollout that cannot be (no version current, another group, not startable); nothing written. */
+  ROLLOUT_REFUSED,
+  /** rollout: the pipeline has no rollout under way (its last one's state); nothing written. */
+  NO_ROLLOUT;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {
