@@ -37,7 +37,10 @@ public final class PipelineStore extends Store implements PipelineSource {
             ? Future.failedFuture(Rollouts.refused(name, reply.get(1).toString()))
             : Future.succeededFuture(Code.of(reply) == Code.KEPT ? new Published(false, reply.get(1).toString())
                 : new Published(reply.get(1).toInteger() == 1, null)))
-        .compose(p -> copy(name).map(p));
+        .compose(p -> copy(name).map(p))
+        .compose(p -> rolloutShare > 0 && p.changed() ? Rollouts.logged(r, name, new io.vertx.core.json.JsonObject()
+            .put("action", "canary").put("version", version).put("share", rolloutShare)).map(p)
+            : Future.succeededFuture(p));
   }
 
   /**

@@ -61,8 +61,16 @@ public final class Rollouts extends Store {
             + (last.isEmpty() ? "" : " (its last one was " + last + ")") + ": upload a version with \"rollout\": "
             + "{\"share\": n} first", null, null));
       }
-      return pipelines.copy(name).compose(v -> state(name));
+      return pipelines.copy(name).compose(v -> state(name)).compose(s -> logged(r, name, new JsonObject()
+          .put("action", action).put("version", s.getString("version")).put("canary", s.getString("canary")))
+          .map(s));
     });
+  }
+
+  /** A pipeline-rollout event on partition 0's eventsL (rollout-event.lua): details plus the pipeline's name. */
+  static Future<Void> logged(StoreContext r, String name, JsonObject details) {
+    return r.run(r.scripts().rolloutEvent, List.of(r.keys().eventsL(0)), List.of(r.now(), name,
+        details.put("pipeline", name).encode())).mapEmpty();
   }
 
   /** put-pipeline.lua's ROLLOUT_REFUSED (why) as a 400 naming the field rollout. */

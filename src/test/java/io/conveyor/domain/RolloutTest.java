@@ -104,6 +104,11 @@ class RolloutTest {
     assertTrue(before.getOrDefault(v2, 0) > 0, "some on the canary: " + before);
     n.pipeline("pay", V2); // a file-driven deployment's canary, changed before the rollback
     JsonObject back = new Rollouts(n.store.context).act("pay", "rollback").await();
+    List<String> logged = new ArrayList<>();
+    new io.conveyor.redis.EventStore(n.store.context).read(new io.conveyor.redis.EventStore.Filter("pipeline-rollout",
+        null, "pay", null, null, 10)).await().forEach(e -> logged.add(((JsonObject) e).getJsonObject("details")
+        .getString("action") + " " + ((JsonObject) e).getJsonObject("details").getString("version")));
+    assertEquals(List.of("rollback " + v1, "canary " + v2), logged, "newest first");
     assertEquals("rolledback", back.getString("state"));
     assertEquals(v1, back.getString("version"));
     assertEquals(v2, back.getString("canary"));
