@@ -85,6 +85,31 @@ export async function walkVersions(page, seed, noSidewaysScroll) {
   console.log('versions side by side: ' + marks.join(' | ') + '; ' + summary);
 }
 
+/** A pipeline with a canary: both versions' share and figures side by side, then rolled back from the page. */
+export async function walkRollout(page, seed) {
+  await page.evaluate(() => { location.hash = '#/pipeline/canaried'; });
+  await page.waitForFunction(() => document.querySelector('#pipeline-view').dataset.drawn === 'canaried' &&
+    document.querySelector('#rollout').dataset.state === 'canary');
+  const rows = await page.$$eval('#rollout-versions tr.rollout-row', rs => rs.map(r =>
+    [...r.querySelectorAll('td')].map(td => td.textContent)));
+  const said = rows.map(r => r[1] + ' ' + r[3] + ' started, ' + r[4].replace(/ \(.*/, '') + ' failed').join(' | ');
+  if (said !== 'canary ' + seed.canaryStarts + ' started, ' + seed.canaryStarts + ' failed | stable ' +
+    seed.stableStarts + ' started, 0 failed' || rows[0][2] !== '50 %') {
+    throw new Error('the rollout shows ' + JSON.stringify(rows));
+  }
+  await checkContrast(page, 'a rollout');
+  await page.locator('#rollout').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: seed.out + '/rollout.png' });
+  await page.click('#btn-rollback');
+  await page.waitForSelector('#confirm[open]');
+  const says = await page.textContent('#confirm-text');
+  if (!says.includes('Roll back the rollout of canaried')) { throw new Error('the confirmation says ' + says); }
+  await page.click('#confirm-yes');
+  await page.waitForFunction(() => document.querySelector('#rollout').dataset.state === 'rolledback');
+  if (!(await page.isHidden('#rollout-actions'))) { throw new Error('promote and roll back offered after a rollback'); }
+  console.log('rollout shown: ' + said + '; rolled back from the page: ' + await page.textContent('#rollout-result'));
+}
+
 /** The overview's contrast, and its controls reached by Tab. */
 export async function walkOverviewA11y(page) {
   await page.evaluate(() => { location.hash = '#/'; });

@@ -166,6 +166,7 @@ for i = 1, txCount do
       -- this run's step attempts (a rerun's begin at runTimesFrom): their durations per step
       local times = string.sub(s[13] or '', (tonumber(s[28]) or 0) + 1) .. (stepTime ~= '' and stepTime .. ';' or '')
       stats_step_times(counts, s[27], s[8], times)
+      stats_version(counts, 'vended.' .. s[27] .. '.' .. status, s[8])
     end
     if s[5] then
       wakeParent(s[5], s[6], id, status, output, note)

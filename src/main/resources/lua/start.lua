@@ -47,13 +47,14 @@
 --                                         (limit: its maxLive; here: the share of it this partition holds)
 --   {'DEBOUNCED', txId} {'THROTTLED', ms} {'GATE_BUSY', txId}   its gate decided (lib/gate.lua gate_plan)
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
--- Each start counts as queued in the stats.
+-- Each start counts as queued and as vstarted.<version>; in a rollout its txId's hash picks it (lib/rollout.lua).
 -- #include publish
 -- #include codes
 -- #include queue
 -- #include stats
 -- #include live
 -- #include gate
+-- #include rollout
 
 local stats1, stats2, stats3, sleepingKey, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local takerAdminKey, takerOutKey, takerInKey, takerHeldKey, takerGroupKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
@@ -80,9 +81,7 @@ end
 local liveCount = live_batch(liveOwnersKey)
 local owners = {}
 local function owner_limits(owner) return live_owner(owners, ownerPrefix, owner, maxLive) end
-local replies = {}
-local counts = {}
-local live = {}
+local replies, counts, live = {}, {}, {}
 -- read once per call: a pipeline's fields (by pipelineH key), and per in-queue what goes on it (written after
 -- the loop, with one ring per queue)
 local pipelines = {}
@@ -116,7 +115,7 @@ local function start(i)
   local p = pipelines[pipelineKey]
   if not p then
     p = redis.call('HMGET', pipelineKey, 'version', 'nodeGroup', 'isTransactionType', 'onFailure', 'disabled',
-      'priority', 'cap', 'rate', 'gate')
+      'priority', 'cap', 'rate', 'gate', 'stable', 'share', 'stableOnFailure')
     p.limited = (tonumber(p[7] or '') or 0) > 0 or (tonumber(p[8] or '') or 0) > 0
     pipelines[pipelineKey] = p
   end
@@ -132,6 +131,7 @@ local function start(i)
   if p[2] ~= group or (p[9] or '') ~= pipelineGate then
     return {CODE.GROUP_CHANGED, p[2]}
   end
+  local version, onFailure = rollout_pick(txId, p[1], p[4], p[10], p[11], p[12])
   local plan, answer = gate_plan(gate, gateKey, gateZKey, sleepingKey, stateKey, txId, now, metadata, input)
   if answer then
     return answer
@@ -160,7 +160,7 @@ local function start(i)
     share, fair = queue_share(fairKey, ownerQueueKey, owner, tonumber(shareWeight) or 0,
       ownerShare, ownerPrefix .. owner)
   end
-  local fields = {'owner', owner, 'externalId', externalId, 'type', txType, 'version', p[1], 'group',
+  local fields = {'owner', owner, 'externalId', externalId, 'type', txType, 'version', version, 'group',
     p[2], 'status', 'running', 'processingState', 'queued', 'attempt', 0, 'step', 0,
     'created', now, 'updated', now, 'metadata', metadata, 'input', input}
   if hand then
@@ -188,9 +188,9 @@ local function start(i)
   if trace ~= '' then
     redis.call('HSET', stateKey, 'trace', trace)
   end
-  if p[4] and p[4] ~= '' then
+  if onFailure and onFailure ~= '' then
     -- the version's compensation, held with the transaction like its version (see lib/compensate.lua)
-    redis.call('HSET', stateKey, 'onFailure', p[4])
+    redis.call('HSET', stateKey, 'onFailure', onFailure)
   end
   if webhookUrl ~= '' then
     redis.call('HSET', stateKey, 'webhookUrl', webhookUrl, 'webhookUrlHash', webhookHash, 'webhookDelay', webhookDelay,
@@ -220,15 +220,16 @@ local function start(i)
     q.adds[#q.adds + 1] = txId
   end
   stats_tally(counts, 'queued', p[2], txType, owner)
+  stats_version(counts, 'vstarted.' .. version, txType)
   live_began(liveCount, owner)
   live[#live + 1] = now
   live[#live + 1] = txId
   if hand then
     -- as dequeue.lua answers a run it takes: attempt 1 at step 0 of the in-queue, no child result or switches
-    return {CODE.OK, p[1], 'processing', {txId, 1, txType, p[1], '0', input, owner, externalId, metadata, now,
+    return {CODE.OK, version, 'processing', {txId, 1, txType, version, '0', input, owner, externalId, metadata, now,
       'in', '', '', '', '0', '', '1', trace}}
   end
-  return {CODE.OK, p[1], startAt ~= '' and 'scheduled' or held and 'pending' or 'queued'}
+  return {CODE.OK, version, startAt ~= '' and 'scheduled' or held and 'pending' or 'queued'}
 end
 
 for i = 1, txCount do

@@ -4,6 +4,7 @@ import io.conveyor.domain.Migrations;
 import io.conveyor.model.TxException;
 import io.conveyor.redis.MigrateStore;
 import io.conveyor.redis.PipelineStore;
+import io.conveyor.redis.Rollouts;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -12,8 +13,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** conveyor pipeline migrate NAME …: move a pipeline's live transactions to another version (a dry run unless --apply). */
-@Command(name = "pipeline", description = "Move a pipeline's live transactions to another of its versions.")
+/**
+ * conveyor pipeline migrate|rollout NAME …: move a pipeline's live transactions to another version (a dry run unless
+ * --apply), and show, promote or roll back its rollout (README: Rolling out a version).
+ */
+@Command(name = "pipeline", description = {"Move a pipeline's live transactions to another of its versions; show, "
+    + "promote or roll back its rollout.",
+    "A rollout is a canary version uploaded with \"rollout\": {\"share\": n} beside the stable one."},
+    footerHeading = "%nExamples:%n", footer = {"  conveyor pipeline migrate order --to 9f2c… --step-map 3=3",
+    "  conveyor pipeline rollout order rollback"})
 final class CliPipeline {
   private final CliSession s;
 
@@ -52,7 +60,7 @@ final class CliPipeline {
     StoreContext r = s.tx().context();
     JsonObject done = new Migrations(new MigrateStore(r), new PipelineStore(r), r.keys().partitions(), r.ticker())
         .run(name, body, "cli").await();
-    s.out.println(s.json() ? done.encode() : line(done));
+    s.out.println(s.json() ? done.encode() : migrateLine(done));
     return Cli.OK;
   }
 
@@ -68,7 +76,7 @@ final class CliPipeline {
     return map;
   }
 
-  private static String line(JsonObject d) {
+  private static String migrateLine(JsonObject d) {
     String head = d.getString("pipeline") + ": " + (d.getBoolean("undo") ? "undo to " + d.getString("to")
         : d.getJsonArray("from").size() + " version(s) to " + d.getString("to"))
         + (d.getBoolean("dryRun") ? " (dry run: nothing written)" : "");
@@ -81,5 +89,32 @@ final class CliPipeline {
         .append(cannot.getLong(k)));
     return head + "\n" + counts + (why.isEmpty() ? "" : "\n  cannot: " + why) + "\n  took " + d.getLong("tookMs")
         + " ms in " + d.getLong("batches") + " batches";
+  }
+
+  /** What rollout does: show it, or end it one way or the other. */
+  enum Action { promote, rollback, show }
+
+  @Command(name = "rollout", description = {"show: its state (canary, promoted, rolledback or none), versions and"
+      + " share; promote: the canary takes every new start; rollback: the stable version takes every new start"
+      + " again. Each transaction keeps the version it started on.",
+      "Promoting or rolling back with no rollout under way is refused (exit 1)."})
+  int rollout(@Parameters(index = "0", paramLabel = "NAME") String name,
+              @Parameters(index = "1", paramLabel = "ACTION", description = "promote, rollback or show") Action action) {
+    Rollouts rollouts = new Rollouts(s.tx().context());
+    JsonObject state = (action == Action.show ? rollouts.state(name) : rollouts.act(name, action.name())).await();
+    s.out.println(s.json() ? state.encode() : rolloutLine(state));
+    return Cli.OK;
+  }
+
+  private static String rolloutLine(JsonObject r) {
+    StringBuilder b = new StringBuilder(r.getString("name")).append("  ").append(r.getString("state"))
+        .append("  starts run ").append(r.getString("version"));
+    if (r.containsKey("stable")) {
+      b.append(" (").append(r.getInteger("share")).append(" %), stable ").append(r.getString("stable"))
+          .append(" (").append(100 - r.getInteger("share")).append(" %)");
+    } else if (r.containsKey("canary")) {
+      b.append("  canary was ").append(r.getString("canary"));
+    }
+    return r.containsKey("at") ? b.append("  since ").append(r.getString("at")).toString() : b.toString();
   }
 }

@@ -5,6 +5,7 @@
 import { $, text, el, duration } from './dom.js';
 import { api } from './api.js';
 import { renderVersions } from './versions.js';
+import { renderRollout } from './rollout.js';
 
 function pipeLink(name, note) {
   const a = el('a', 'pipe-link', name);
@@ -126,6 +127,7 @@ export async function openPipeline(name) {
     text($('#pipeline-stats'), outcomes(stats));
     graph.replaceChildren(drawSteps(def, current.stepStats));
     renderVersions(name, versions);
+    await renderRollout(name, () => openPipeline(name));
     view.dataset.drawn = name;
   } catch (e) {
     if (e.message !== 'unauthorized') { graph.replaceChildren(el('p', 'error', 'not drawn: ' + e.message)); }

@@ -91,6 +91,11 @@ function column(v, marks, side) {
   box.dataset.side = side;
   box.appendChild(el('h4', null, (side === 'left' ? 'Left: ' : 'Right: ') + v.version + (v.current ? ' (current)' : '')));
   box.appendChild(el('p', 'hint', 'published ' + when(v.publishedAt)));
+  const f = v.figures;
+  if (f) {
+    box.appendChild(el('p', 'version-figures', 'last hour: ' + f.started + ' started · ' + f.failed + ' failed · ' +
+      'slowest step p99 ' + (f.p99Ms == null ? (f.started ? '> 33 min or none timed' : '–') : '≤ ' + f.p99Ms + ' ms')));
+  }
   box.appendChild(drawSteps(v.definition, v.stepStats, i => marks[i]));
   return box;
 }

@@ -7,7 +7,8 @@ for _, c in ipairs({'OK', 'NOT_FOUND', 'FENCED', 'CANCELLED', 'BAD_STATUS', 'DUP
     'ALREADY_FINAL', 'SET', 'SLEEPING', 'REQUEUED', 'TOO_LATE', 'NOT_PENDING', 'LATE', 'NOT_RERUNNABLE',
     'NO_STEP_INPUT', 'KEPT', 'DISABLED', 'LIVE_LIMIT', 'DEPTH_EXCEEDED', 'DESCENDANTS_EXCEEDED',
     'DELIVERED', 'WAITING', 'TIMED_OUT', 'START', 'DUPLICATE', 'DEBOUNCED', 'THROTTLED', 'GATE_BUSY',
-    'PAUSED', 'NOT_PAUSED', 'MIGRATED'}) do
+    'PAUSED', 'NOT_PAUSED', 'MIGRATED',
+    'ROLLOUT_REFUSED', 'NO_ROLLOUT'}) do
   CODE[c] = c
 end
 setmetatable(CODE, {__index = function(_, name) error('unknown reply code ' .. tostring(name)) end})

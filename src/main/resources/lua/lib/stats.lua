@@ -118,6 +118,14 @@ local function stats_step_times(counts, version, pipeline, times)
   end
 end
 
+-- Counts one of a pipeline version's figures, field <what>|pipeline=<p>: vstarted.<version> (start.lua) and
+-- vended.<version>.<status> (complete.lua), read per version by api/PipelineVersions (a rollout's canary beside its
+-- stable version). Only the pipeline field, like the step times.
+local function stats_version(counts, what, pipeline)
+  local f = what .. '|pipeline=' .. pipeline
+  counts[f] = (counts[f] or 0) + 1
+end
+
 local function stats_write(statsKeys, now, counts)
   stats_apply({statsKeys[1]}, now, stats_fields(counts), 'HINCRBY')
 end

@@ -158,6 +158,32 @@ class CliTest {
   }
 
   @Test
+  void pipeline_rollout_shows_rolls_back_and_refuses_what_cannot_be() {
+    String stable = "{'name':'canaried','nodeGroup':'master','transactionType':true,'steps':["
+        + "{'type':'util/fixed-reply','params':{'reply':{'v':1}}}]}";
+    String canary = stable.replace("'v':1", "'v':2").replace("}]}", "}],'rollout':{'share':20}}");
+    long now = System.currentTimeMillis();
+    for (String json : List.of(stable, canary)) {
+      node.node().catalog().publish(node.store.pipelines, node.node().catalog().parser()
+          .parse(new JsonObject(json.replace('\'', '"')), "test"), now++).await();
+    }
+    JsonObject shown = cli("pipeline", "rollout", "canaried", "show", "--json").json();
+    assertEquals("canary", shown.getString("state"));
+    assertEquals(20, shown.getInteger("share"));
+    assertTrue(cli("pipeline", "rollout", "canaried", "show").out().contains("canary  starts run "
+        + shown.getString("version") + " (20 %), stable " + shown.getString("stable") + " (80 %)"));
+    Ran back = cli("pipeline", "rollout", "canaried", "rollback", "--json");
+    assertEquals(0, back.code(), back.err());
+    assertEquals(shown.getString("stable"), back.json().getString("version"));
+    assertEquals("rolledback", back.json().getString("state"));
+    Ran again = cli("pipeline", "rollout", "canaried", "promote");
+    assertEquals(1, again.code());
+    assertTrue(again.err().contains("no rollout under way (its last one was rolledback)"), again.err());
+    assertEquals(1, cli("pipeline", "rollout", "nope", "show").code(), "no such pipeline: refused");
+    assertEquals(2, cli("pipeline", "rollout", "canaried", "undo").code(), "an unknown action is bad usage");
+  }
+
+  @Test
   void group_schedule_and_owner_commands_change_what_the_node_sees() {
     assertEquals("paused", cli("group", "pause", "master", "--json").json().getString("state"));
     assertEquals("paused", node.transactions.group("master", "read", "t").await().state());
@@ -224,7 +250,7 @@ class CliTest {
     Ran help = cli("help");
     assertEquals(0, help.code());
     for (String command : List.of("start", "status", "list", "cancel", "retry", "pause", "resume", "switch", "wake",
-        "event", "tail", "group", "schedule", "owner", "new-key")) {
+        "event", "tail", "group", "pipeline", "schedule", "owner", "new-key")) {
       assertTrue(help.out().contains("  " + command), command + " in: " + help.out());
     }
     assertTrue(cli("list", "--help").out().contains("conveyor list --status failed"));

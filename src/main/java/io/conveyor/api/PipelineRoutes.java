@@ -12,6 +12,7 @@ import io.conveyor.pipeline.PipelineException;
 import io.conveyor.redis.LivenessStore;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.ReadStore;
+import io.conveyor.redis.Rollouts;
 import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -20,14 +21,18 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** /api/v1/pipelines (admin): list, read, upload, disable, enable and delete pipelines. */
 public final class PipelineRoutes implements RouteGroup {
+  private static final Logger log = LoggerFactory.getLogger(PipelineRoutes.class);
   private final StoreContext redis;
   private final PipelineStore pipelines;
   private final PipelineCatalog catalog;
   private final PipelineAdmin lifecycle;
   private final PipelineVersions versions;
+  private final Rollouts rollouts;
 
   /** An upload is checked by catalog's parser (the node's step types) and published through it. */
   public PipelineRoutes(StoreContext redis, PipelineCatalog catalog) {
@@ -36,6 +41,7 @@ public final class PipelineRoutes implements RouteGroup {
     this.catalog = catalog;
     this.lifecycle = new PipelineAdmin(pipelines, new ReadStore(redis));
     this.versions = new PipelineVersions(pipelines, new io.conveyor.redis.StatsStore(redis), redis.clock());
+    this.rollouts = new Rollouts(redis);
   }
 
   @Override
@@ -54,6 +60,9 @@ public final class PipelineRoutes implements RouteGroup {
         true)));
     r.post("/api/v1/pipelines/:name/enable").handler(ctx -> json(ctx, lifecycle.setDisabled(ctx.pathParam("name"),
         false)));
+    r.get("/api/v1/admin/pipelines/:name/rollout").handler(ctx -> json(ctx, rollouts.state(ctx.pathParam("name"))));
+    r.post("/api/v1/admin/pipelines/:name/rollout").handler(ctx -> json(ctx, body(ctx, "action").compose(b ->
+        rollout(ctx.pathParam("name"), b.getValue("action")))));
     r.delete("/api/v1/pipelines/:name").handler(ctx -> json(ctx, lifecycle.delete(ctx.pathParam("name"),
         "true".equals(ctx.request().getParam("force")))));
   }
@@ -78,6 +87,16 @@ public final class PipelineRoutes implements RouteGroup {
         .onFailure(e -> HttpIo.problem(ctx, e));
   }
 
+  /** POST .../rollout {"action": "promote"|"rollback"}: ends the rollout under way (redis/Rollouts). */
+  private Future<JsonObject> rollout(String name, Object action) {
+    if (!"promote".equals(action) && !"rollback".equals(action)) {
+      return Future.failedFuture(TxException.invalid("action", "expected promote (the new version takes every "
+          + "start) or rollback (the stable version takes every start again), got " + action));
+    }
+    return rollouts.act(name, (String) action).onSuccess(state -> log.info("pipeline {}: rollout {}: every start "
+        + "now runs version {}", name, state.getString("state"), state.getString("version")));
+  }
+
   /** A pipeline uploaded by an admin: checked like a file (its name must be the path's), then published. */
   private Future<JsonObject> upload(RoutingContext ctx, JsonObject definition) {
     String name = ctx.pathParam("name");
@@ -97,6 +116,9 @@ public final class PipelineRoutes implements RouteGroup {
           Map<String, JsonObject> nodes = f.resultAt(0);
           JsonObject known = f.resultAt(1);
           JsonObject reply = new JsonObject().put("name", name).put("version", p.version()).put("nodeGroup", group);
+          if (p.rolloutShare() > 0 && published.kept() == null) {
+            reply.put("rollout", new JsonObject().put("share", p.rolloutShare()));
+          }
           List<String> warnings = new ArrayList<>();
           if (nodes.values().stream().noneMatch(n -> group.equals(n.getString("group")))) {
             warnings.add("no live node serves group " + group + ": its transactions stay queued until one"

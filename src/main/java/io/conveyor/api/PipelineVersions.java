@@ -62,7 +62,10 @@ final class PipelineVersions {
     });
   }
 
-  /** {name, version, current, publishedAt, definition, stepStats: {step: {attempts, p50Ms, p99Ms}}, since}. */
+  /**
+   * {name, version, current, publishedAt, definition, stepStats: {step: {attempts, p50Ms, p99Ms}}, figures: {started,
+   * ended, failed, p99Ms}, since}: figures over the last hour (StepStats.figures), what a rollout's canary is judged by.
+   */
   Future<JsonObject> one(String name, String version) {
     if (version == null || !version.matches("[0-9a-f]{1,64}")) {
       return Future.failedFuture(TxException.invalid("version", "expected a pipeline version (hex digits, as "
@@ -82,6 +85,7 @@ final class PipelineVersions {
       return Future.succeededFuture(new JsonObject().put("name", name).put("version", version)
           .put("current", version.equals(current)).put("publishedAt", time(stored))
           .put("definition", definition(stored)).put("stepStats", steps)
+          .put("figures", StepStats.figures(f.resultAt(2), version, steps))
           .put("since", Instant.ofEpochMilli(since).toString()));
     });
   }

@@ -48,6 +48,33 @@ final class StepStats {
     return out;
   }
 
+  /**
+   * A version's figures from its counters (lua/lib/stats.lua stats_version) and its steps (as of answers them):
+   * {started (starts that ran on it: vstarted.<version>), ended (vended.<version>.<status>), failed (ended other than
+   * success or cancelled), p99Ms (the slowest step's p99; null when none ran, or one lies in the open last bucket)}.
+   */
+  static JsonObject figures(Map<String, Long> counters, String version, JsonObject steps) {
+    String ended = "vended." + version + ".";
+    long done = 0;
+    long failed = 0;
+    for (Map.Entry<String, Long> e : counters.entrySet()) {
+      if (e.getKey().startsWith(ended) && e.getValue() != null) {
+        String status = e.getKey().substring(ended.length());
+        done += e.getValue();
+        failed += status.equals("success") || status.equals("cancelled") ? 0 : e.getValue();
+      }
+    }
+    Long p99 = null;
+    boolean open = false;
+    for (String step : steps.fieldNames()) {
+      Long p = steps.getJsonObject(step).getLong("p99Ms");
+      open |= p == null;
+      p99 = p == null ? p99 : p99 == null ? p : Math.max(p99, p);
+    }
+    return new JsonObject().put("started", counters.getOrDefault("vstarted." + version, 0L)).put("ended", done)
+        .put("failed", failed).put("p99Ms", open ? null : p99);
+  }
+
   /** The upper bound of the bucket holding quantile q (null: the open last bucket). */
   static Long quantile(TreeMap<Long, Long> byBound, long total, double q) {
     long rank = Math.max(1, (long) Math.ceil(q * total));

@@ -17,9 +17,20 @@ public interface PipelineSource {
    * Publishes a version made at publishedAt (ms): it becomes current unless a newer publication is; its
    * definition is stored either way.
    */
+  default Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
+                                        String definition, String onFailure, int priority, double ratePerSecond,
+                                        int maxConcurrency, String gate, long publishedAt) {
+    return putPipeline(name, version, group, transactionType, definition, onFailure, priority, ratePerSecond,
+        maxConcurrency, gate, publishedAt, 0);
+  }
+
+  /**
+   * The same as a rollout's canary when rolloutShare is 1-99 (lua/lib/rollout.lua): it takes that % of new starts,
+   * the version current before the rest. A rollout that cannot be fails with an invalid-field TxException (rollout).
+   */
   Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
                                 String definition, String onFailure, int priority, double ratePerSecond,
-                                int maxConcurrency, String gate, long publishedAt);
+                                int maxConcurrency, String gate, long publishedAt, int rolloutShare);
 
   /** The definition JSON of one version of a pipeline, or null. */
   Future<String> pipelineDefinition(String name, String version);

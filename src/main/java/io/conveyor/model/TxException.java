@@ -19,6 +19,8 @@ public final class TxException extends RuntimeException {
     NOT_PAUSED("not-paused", 409),
     PIPELINE_DISABLED("pipeline-disabled", 409),
     PIPELINE_IN_USE("pipeline-in-use", 409),
+    /** A promote or rollback of a pipeline with no rollout under way (lua/rollout.lua). */
+    NO_ROLLOUT("no-rollout", 409),
     UNAVAILABLE("unavailable", 503),
     /** Redis is near or at its memory limit: new starts wait (Retry-After) while running work frees memory. */
     REDIS_MEMORY("redis-memory", 503),

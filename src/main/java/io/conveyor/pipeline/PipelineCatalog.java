@@ -43,7 +43,8 @@ public final class PipelineCatalog {
     String definition = p.pipeline().toJson().encode();
     return store.putPipeline(p.pipeline().name(), p.version(), p.pipeline().nodeGroup(),
         p.pipeline().transactionType(), definition, p.pipeline().onFailure(), p.pipeline().priority(),
-        p.pipeline().ratePerSecond(), p.pipeline().maxConcurrency(), p.pipeline().gateText(), publishedAt)
+        p.pipeline().ratePerSecond(), p.pipeline().maxConcurrency(), p.pipeline().gateText(), publishedAt,
+        p.rolloutShare())
         .compose(published -> {
           remember(p);
           startOn.values().remove(p.pipeline().name());

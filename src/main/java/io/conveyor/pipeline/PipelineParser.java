@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 public final class PipelineParser {
   private static final Set<String> FIELDS = Set.of("name", "nodeGroup", "transactionType", "description", "timeout",
       "retry", "onFailure", "priority", "rateLimit", "maxConcurrency", "steps", "startOn", "debounce", "throttle",
-      "singleton");
+      "singleton", "rollout");
   private static final Set<String> STEP_FIELDS = Set.of("type", "params", "timeout", "retry", "idempotent");
   private static final String NAME = "[A-Za-z0-9][A-Za-z0-9_.-]{0,63}";
   private final StepRegistry registry;
@@ -106,7 +106,29 @@ public final class PipelineParser {
     Pipeline p = new Pipeline(name, group, (Boolean) startable, (String) description, timeout, retry,
         onFailure, (Integer) priority, (String) rate, (Integer) cap, List.copyOf(defs),
         startOn(json, (Boolean) startable, source + ": startOn"), gate(json, (Boolean) startable, source));
-    return new CompiledPipeline(p, p.version(), List.copyOf(created), 0);
+    return new CompiledPipeline(p, p.version(), List.copyOf(created), 0, rollout(json, (Boolean) startable,
+        source + ": rollout"));
+  }
+
+  /** "rollout": {"share": 1-99} (how it is published, not part of the version); 0 when absent. */
+  private static int rollout(JsonObject json, boolean startable, String where) {
+    Object v = json.getValue("rollout");
+    if (v == null) {
+      return 0;
+    }
+    if (!(v instanceof JsonObject r)) {
+      throw new PipelineException(where + ": expected {\"share\": 1 to 99}");
+    }
+    unknownFields(r, Set.of("share"), where + ": ");
+    if (!startable) {
+      throw new PipelineException(where + ": only a transaction type (transactionType true) takes starts to share");
+    }
+    Object share = r.getValue("share");
+    if (!(share instanceof Integer n) || n < 1 || n > 99) {
+      throw new PipelineException(where + ".share: expected the percent of new starts the new version takes, a whole "
+          + "number from 1 to 99, got " + share);
+    }
+    return n;
   }
 
   /** debounce, throttle or singleton (model/Gate): at most one, on a transaction type only; null when absent. */

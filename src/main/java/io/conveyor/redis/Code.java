@@ -80,7 +80,11 @@ public enum Code {
   /** resume: the transaction is not paused; nothing written. */
   NOT_PAUSED,
   /** checkpoint: the transaction was marked to migrate (migrate.lua): its next step is its new version's, queued. */
-  MIGRATED;
+  MIGRATED,
+  /** put-pipeline: a rollout that cannot be (no version current, another group, not startable); nothing written. */
+  ROLLOUT_REFUSED,
+  /** rollout: the pipeline has no rollout under way (its last one's state); nothing written. */
+  NO_ROLLOUT;
 
   /** The code of a reply that is a code, or a list that starts with one. */
   public static Code of(Response reply) {

@@ -10,7 +10,8 @@ import java.util.List;
 public final class EventKinds {
   public static final List<String> ALL = List.of("node-dead", "exception", "schedule-paused", "webhook-url-paused",
       "webhook-exhausted", "archive-quarantined", "archive-retried", "archive-dropped", "webhook-outcome-unrecorded",
-      "redis-memory-high", "redis-memory-ok", "stuck", "tx-paused", "tx-resumed", "migrated");
+      "redis-memory-high", "redis-memory-ok", "stuck", "tx-paused", "tx-resumed", "migrated",
+      "pipeline-rollout");
 
   private EventKinds() {
   }

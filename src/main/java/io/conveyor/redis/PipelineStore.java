@@ -26,15 +26,21 @@ public final class PipelineStore extends Store implements PipelineSource {
   @Override
   public Future<Published> putPipeline(String name, String version, String group, boolean transactionType,
                                        String definition, String onFailure, int priority, double ratePerSecond,
-                                       int maxConcurrency, String gate, long publishedAt) {
+                                       int maxConcurrency, String gate, long publishedAt, int rolloutShare) {
     return r.run(r.scripts().putPipeline, List.of(keys.pipelineH(name), keys.pipelineVersionsH(name),
             keys.pipelinesS()), List.of(version, group, transactionType ? "1" : "0", definition, r.now(), name,
             onFailure == null ? "" : onFailure, Long.toString(publishedAt), Integer.toString(priority),
             ratePerSecond > 0 ? Double.toString(ratePerSecond) : "", maxConcurrency > 0
-                ? Integer.toString(maxConcurrency) : "", gate == null ? "" : gate))
-        .map(reply -> Code.of(reply) == Code.KEPT ? new Published(false, reply.get(1).toString())
-            : new Published(reply.get(1).toInteger() == 1, null))
-        .compose(p -> copy(name).map(p));
+                ? Integer.toString(maxConcurrency) : "", gate == null ? "" : gate,
+            rolloutShare > 0 ? Integer.toString(rolloutShare) : ""))
+        .compose(reply -> Code.of(reply) == Code.ROLLOUT_REFUSED
+            ? Future.failedFuture(Rollouts.refused(name, reply.get(1).toString()))
+            : Future.succeededFuture(Code.of(reply) == Code.KEPT ? new Published(false, reply.get(1).toString())
+                : new Published(reply.get(1).toInteger() == 1, null)))
+        .compose(p -> copy(name).map(p))
+        .compose(p -> rolloutShare > 0 && p.changed() ? Rollouts.logged(r, name, new io.vertx.core.json.JsonObject()
+            .put("action", "canary").put("version", version).put("share", rolloutShare)).map(p)
+            : Future.succeededFuture(p));
   }
 
   /**
@@ -48,7 +54,7 @@ public final class PipelineStore extends Store implements PipelineSource {
     }
     return r.send(Request.cmd(Command.HMGET).arg(keys.pipelineH(name)).arg("version").arg("nodeGroup")
         .arg("isTransactionType").arg("updated").arg("onFailure").arg("disabled").arg("priority").arg("rate")
-        .arg("cap").arg("gate"))
+        .arg("cap").arg("gate").arg("stable").arg("share").arg("stableOnFailure"))
         .compose(p -> {
           if (p.get(0) == null) {
             return Future.succeededFuture();
@@ -57,7 +63,8 @@ public final class PipelineStore extends Store implements PipelineSource {
               p.get(3) == null ? "0" : str(p.get(3)), p.get(4) == null ? "" : str(p.get(4)),
               "1".equals(str(p.get(5))) ? "1" : "0", p.get(6) == null ? "0" : str(p.get(6)),
               p.get(7) == null ? "" : str(p.get(7)), p.get(8) == null ? "" : str(p.get(8)),
-              p.get(9) == null ? "" : str(p.get(9)));
+              p.get(9) == null ? "" : str(p.get(9)), p.get(10) == null ? "" : str(p.get(10)),
+              p.get(11) == null ? "" : str(p.get(11)), p.get(12) == null ? "" : str(p.get(12)));
           List<Future<Response>> copies = new ArrayList<>();
           for (int part : keys.all()) {
             copies.add(r.run(r.scripts().pipelineCopy, List.of(keys.pipelineInPartitionH(part, name)), args));

@@ -16,7 +16,8 @@ final class ScriptFlags {
       "group-state", "pipeline-state", "schedule-due", "schedule-done", "cancel", "lease", "heartbeat", "reap", "judge",
       "lease-break", "sleep", "retry", "set-switch", "wake", "archive", "webhook", "webhook-cancel", "progress",
       "sample", "stats-read", "search", "ring", "trim", "memory", "archive-quarantine", "archive-retry",
-      "archive-drop", "cancel-walk", "stuck", "event-wait", "event-return", "pause", "resume", "migrate");
+      "archive-drop", "cancel-walk", "stuck", "event-wait", "event-return", "pause", "resume", "migrate",
+      "rollout", "rollout-event");
 
   private ScriptFlags() {
   }

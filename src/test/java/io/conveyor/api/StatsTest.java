@@ -65,6 +65,12 @@ class StatsTest {
     // test sums them); the cancelled one never ran a step
     expected.put("stepms." + version("ok") + ".1|pipeline=ok", 3L);
     expected.put("stepms." + version("bad") + ".1|pipeline=bad", 2L);
+    // each version's figures (a rollout's canary beside its stable): starts, and completions by status
+    expected.put("vstarted." + version("ok") + "|pipeline=ok", 3L);
+    expected.put("vstarted." + version("bad") + "|pipeline=bad", 2L);
+    expected.put("vstarted." + version("elsewhere") + "|pipeline=elsewhere", 1L);
+    expected.put("vended." + version("ok") + ".success|pipeline=ok", 3L);
+    expected.put("vended." + version("bad") + ".failed|pipeline=bad", 2L);
     long now = clock.millis();
     long[][] series = {{1, 5_000, 300_000}, {2, 60_000, 7_200_000}, {3, 600_000, 86_400_000}};
     // a transaction counts in the 5 s series only; the coarser ones have nothing counted until the fold
@@ -86,7 +92,8 @@ class StatsTest {
         .mapToLong(counters::getLong).sum(), counters.encode());
     counters.fieldNames().removeIf(f -> f.startsWith("stepms."));
     assertEquals(new JsonObject().put("queued", 2L).put("started", 2L).put("completed", 2L)
-        .put("completed.failed", 2L), counters);
+        .put("completed.failed", 2L).put("vstarted." + version("bad"), 2L)
+        .put("vended." + version("bad") + ".failed", 2L), counters);
     assertEquals(60, byPipeline.getJsonArray("slots").size());
     // a reader adds the 5 s slots not folded yet
     assertTotals(now, "before the fold");

@@ -22,13 +22,16 @@ import org.junit.jupiter.api.Test;
  * failed, opens one in place (visible without scrolling), reads its timeline, opens a child from its tree,
  * retries it and sees it go green by a pushed completion, works the overview's controls, sees work held back by a
  * rate limit listed as stuck, sends the event a transaction awaits (a human approval) and sees it go on, draws a
- * pipeline's two versions side by side with each step's numbers, checks every view's text contrast (WCAG AA) and
+ * pipeline's two versions side by side with each step's numbers, a canary's rollout beside its stable version
+ * (rolled back from the page), checks every view's text contrast (WCAG AA) and
  * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Screenshots go to target/dashboard/
  * (those of docs/console/ were taken from there).
  */
 class DashboardIT {
   private static final String PRICED = "{'name':'priced','nodeGroup':'master','transactionType':true,'steps':["
       + "{'type':'util/fixed-reply','params':{'reply':{'price':1}}},{'type':'util/fixed-reply','params':{'reply':{}}}]}";
+  private static final String CANARIED = "{'name':'canaried','nodeGroup':'master','transactionType':true,'steps':["
+      + "{'type':'util/fixed-reply','params':{'reply':{'v':1}}}]}";
   private static final String RETRYING = "'retry':{'maxAttempts':3,'initialInterval':'100ms','maxInterval':'100ms'}";
 
   @Test
@@ -55,6 +58,7 @@ class DashboardIT {
         .pipeline("approval", "{'name':'approval','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'flow/await','params':{'event':'order.approved','key':'${input.orderId}','timeout':'1h'}}]}")
         .pipeline("priced", PRICED)
+        .pipeline("canaried", CANARIED)
         .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
         .start(steps.registry())) {
       // many live ones first (they sleep for hours), then the failures, newest: a search's first page holds them
@@ -90,13 +94,15 @@ class DashboardIT {
       Eventually.until(Duration.ofSeconds(10), "the approval to wait", () -> String.valueOf(
           TestRedis.cmd("HGET", node.keys.stateH(approval), "processingState")), "sleeping"::equals);
       secondVersion(port, 3, node);
+      int[] split = canary(port, 8, node);
       Path shots = Path.of("target", "dashboard");
       Files.createDirectories(shots);
       String deadNode = "node-gone-" + Long.toHexString(System.nanoTime());
       JsonObject seed = new JsonObject().put("base", "http://127.0.0.1:" + port).put("key", "k-ops")
           .put("sleeping", sleeping).put("out", shots.toAbsolutePath().toString()).put("deadNode", deadNode)
           .put("fan", fan).put("held", held).put("fragile", new io.vertx.core.json.JsonArray(fragile))
-          .put("approval", approval).put("orderId", orderId);
+          .put("approval", approval).put("orderId", orderId).put("canaryStarts", split[0])
+          .put("stableStarts", split[1]);
       Process p = new ProcessBuilder("node", "dashboard.mjs", seed.encode()).directory(browser.toFile())
           .redirectErrorStream(true).start();
       StringBuilder lines = new StringBuilder();
@@ -153,18 +159,41 @@ class DashboardIT {
       assertEquals("ops", approved.getJsonObject("output").getJsonObject("event").getJsonObject("payload")
           .getString("approvedBy"), approved.encode());
       assertTrue(output.contains("event sent from the page: Sent event"), output);
+      assertTrue(output.contains("rollout shown: canary " + split[0] + " started, " + split[0] + " failed | stable "
+          + split[1] + " started, 0 failed; rolled back from the page"), output);
+      assertEquals("rolledback", TestRedis.cmd("HGET", node.keys.pipelineH("canaried"), "rollout").toString());
       assertTrue(output.contains("versions side by side: left: same,diff-changed | right: same,diff-changed,diff-added"),
           output);
       for (String view : List.of("the overview", "a failed transaction's detail", "a detail awaiting an event",
-          "the confirmation dialog", "a pipeline drawn", "two versions side by side")) {
+          "the confirmation dialog", "a pipeline drawn", "two versions side by side", "a rollout")) {
         assertTrue(output.contains("contrast ok in " + view + ": "), view + ": " + output);
       }
       assertTrue(output.contains("overview reached by Tab"), output);
       for (String shot : List.of("overview.png", "search.png", "tree.png", "detail.png", "retried.png",
-          "pipeline.png", "phone-overview.png", "phone-detail.png", "awaiting.png", "awaited.png", "versions.png", "phone-awaiting.png")) {
+          "pipeline.png", "phone-overview.png", "phone-detail.png", "awaiting.png", "awaited.png", "versions.png", "phone-awaiting.png", "rollout.png")) {
         assertTrue(Files.size(shots.resolve(shot)) > 1000, shot);
       }
     }
+  }
+
+  /**
+   * Uploads canaried's second version as a canary taking half of new starts, one that fails, and starts n: answers
+   * {on the canary (they failed), on the stable (they succeeded)}.
+   */
+  private static int[] canary(int port, int n, TestNode node) throws Exception {
+    JsonObject v2 = new JsonObject(CANARIED.replace('\'', '"')).put("rollout", new JsonObject().put("share", 50));
+    v2.getJsonArray("steps").set(0, new JsonObject().put("type", "util/fail"));
+    java.net.http.HttpResponse<String> put = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+        .newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/api/v1/pipelines/canaried"))
+        .header("Authorization", "Bearer k-ops").header("Content-Type", "application/json")
+        .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(v2.encode())).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, put.statusCode(), put.body());
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+      failed += node.awaitFinal(node.start("canaried", new JsonObject())).status().wire().equals("failed") ? 1 : 0;
+    }
+    return new int[] {failed, n - failed};
   }
 
   /** Runs priced n times, uploads its second version (step 2 changed, a step 3 added) and runs that twice. */
