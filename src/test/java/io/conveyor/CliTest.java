@@ -110,7 +110,7 @@ class CliTest {
   @Test
   void cancel_retry_switch_and_wake_act_on_any_owners_transaction() {
     String gated = node.transactions.start(new JsonObject().put("type", "gate").put("owner", "acme")).await().txId();
-    Eventually.until(Duration.ofSeconds(10), "the gate to wait", () -> node.store.reads.getState(gated).await()
+    Eventually.until(Duration.ofSeconds(30), "the gate to wait", () -> node.store.reads.getState(gated).await()
         .processingState(), "sleeping"::equals);
     Ran switched = cli("switch", gated, "go", "true", "--json");
     assertEquals(0, switched.code(), switched.err());
@@ -118,7 +118,7 @@ class CliTest {
 
     String sleeper = node.transactions.start(new JsonObject().put("type", "later").put("owner", "acme")).await()
         .txId();
-    Eventually.until(Duration.ofSeconds(10), "the sleeper to sleep", () -> node.store.reads.getState(sleeper).await()
+    Eventually.until(Duration.ofSeconds(30), "the sleeper to sleep", () -> node.store.reads.getState(sleeper).await()
         .processingState(), "sleeping"::equals);
     Ran woken = cli("wake", sleeper);
     assertEquals(0, woken.code(), woken.err());
@@ -127,7 +127,7 @@ class CliTest {
 
     String another = node.transactions.start(new JsonObject().put("type", "later").put("owner", "bolt")).await()
         .txId();
-    Eventually.until(Duration.ofSeconds(10), "it sleeps", () -> node.store.reads.getState(another).await()
+    Eventually.until(Duration.ofSeconds(30), "it sleeps", () -> node.store.reads.getState(another).await()
         .processingState(), "sleeping"::equals);
     Ran cancelled = cli("cancel", another, "--json");
     assertEquals("cancelled", cancelled.json().getString("status"));
@@ -141,7 +141,7 @@ class CliTest {
   void pause_and_resume_act_on_any_owners_transaction_and_a_resume_of_one_not_paused_is_refused() {
     String sleeper = node.transactions.start(new JsonObject().put("type", "later").put("owner", "bolt")).await()
         .txId();
-    Eventually.until(Duration.ofSeconds(10), "it sleeps", () -> node.store.reads.getState(sleeper).await()
+    Eventually.until(Duration.ofSeconds(30), "it sleeps", () -> node.store.reads.getState(sleeper).await()
         .processingState(), "sleeping"::equals);
     Ran paused = cli("pause", sleeper, "--reason", "fix step 2", "--json");
     assertEquals(0, paused.code(), paused.err());
@@ -220,7 +220,7 @@ class CliTest {
   void tail_prints_events_and_follows_new_ones() {
     String dead = "node-cli-" + Long.toHexString(System.nanoTime());
     cmd("ZADD", node.keys.nodesZ(), 1, dead);
-    Eventually.until(Duration.ofSeconds(10), "the reaper to record it", () -> cli("tail", "--kind", "node-dead",
+    Eventually.until(Duration.ofSeconds(30), "the reaper to record it", () -> cli("tail", "--kind", "node-dead",
         "--json").lines().stream().anyMatch(e -> dead.equals(e.getString("subject"))), found -> found);
     Ran followed = cli("tail", "--kind", "node-dead", "--follow", "--for", "1");
     assertEquals(0, followed.code());
@@ -230,7 +230,7 @@ class CliTest {
   @Test
   void event_send_wakes_the_owners_waiting_step_and_the_same_id_again_records_nothing() {
     String txId = cli("start", "paid", "{\"orderId\":\"o-1\"}", "--owner", "acme", "--json").json().getString("txId");
-    Eventually.until(Duration.ofSeconds(10), "the await to sleep", () -> cmd("HGET", node.keys.stateH(txId),
+    Eventually.until(Duration.ofSeconds(30), "the await to sleep", () -> cmd("HGET", node.keys.stateH(txId),
         "processingState").toString(), "sleeping"::equals);
     Ran sent = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1",
         "--json");
