@@ -29,9 +29,7 @@ public final class NodeProcess implements AutoCloseable {
   public static NodeProcess start(String name, Map<String, String> env) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m"));
-    // the build's JVM options for test JVMs (pom.xml, test.jvm: C1 alone, half the CPU of a start on two cores)
-    cmd.addAll(List.of(System.getProperty("conveyor.test.node.jvm", "").trim().split("\\s+")));
-    cmd.removeIf(String::isEmpty);
+    cmd.addAll(NodeJvm.options()); // C1 alone and a class-data archive: a start costs a third of the CPU
     cmd.addAll(List.of("-jar", "target/conveyor.jar"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().putAll(env);
