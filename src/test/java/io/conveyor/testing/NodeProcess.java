@@ -49,6 +49,10 @@ public final class NodeProcess implements AutoCloseable {
     return process.pid();
   }
 
+  public boolean alive() {
+    return process.isAlive();
+  }
+
   private void copy(Path log) {
     try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
         StandardCharsets.UTF_8)); PrintWriter out = new PrintWriter(Files.newBufferedWriter(log))) {
