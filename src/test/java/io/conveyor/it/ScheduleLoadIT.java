@@ -91,9 +91,7 @@ class ScheduleLoadIT {
       Eventually.until(Duration.ofSeconds(20), "the purgatory to empty",
           () -> TestRedis.cmd("ZCARD", keys.schedulePurgatoryZ(0)).toLong(), n -> n == 0);
       // the nodes stop, so what follows counts a state that no longer moves (a start writes both keys at once)
-      for (NodeProcess n : nodes) {
-        n.terminate(Duration.ofSeconds(30));
-      }
+      NodeProcess.terminateAll(nodes, Duration.ofSeconds(30));
       long transactions = TestRedis.keys(prefix + "stateH:").size();
       long externalIds = TestRedis.keys(prefix + "externalId:acme:schedule:").size();
       lags.sort(null);

@@ -28,7 +28,9 @@ public final class NodeProcess implements AutoCloseable {
 
   public static NodeProcess start(String name, Map<String, String> env) throws IOException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-jar", "target/conveyor.jar"));
+        "-Xmx256m"));
+    cmd.addAll(NodeJvm.options()); // C1 alone and a class-data archive: a start costs a third of the CPU
+    cmd.addAll(List.of("-jar", "target/conveyor.jar"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().putAll(env);
     return new NodeProcess(pb.start(), Path.of("target", name + ".log"));
@@ -45,6 +47,10 @@ public final class NodeProcess implements AutoCloseable {
 
   public long pid() {
     return process.pid();
+  }
+
+  public boolean alive() {
+    return process.isAlive();
   }
 
   private void copy(Path log) {
@@ -76,6 +82,19 @@ public final class NodeProcess implements AutoCloseable {
   /** Sends SIGTERM and waits for the exit code. */
   public int terminate(Duration bound) throws InterruptedException {
     process.destroy();
+    return stopped(bound);
+  }
+
+  /** SIGTERM to every node at once, then waits (bounded, each) for each to exit: stops run side by side. */
+  public static void terminateAll(List<NodeProcess> nodes, Duration bound) throws InterruptedException {
+    nodes.forEach(n -> n.process.destroy());
+    for (NodeProcess n : nodes) {
+      n.stopped(bound);
+    }
+  }
+
+  /** Waits (bounded) for the exit code after SIGTERM; SIGKILL and an error if it does not come. */
+  private int stopped(Duration bound) throws InterruptedException {
     if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
       throw new AssertionError("the node did not stop within " + bound + " of SIGTERM: " + lines);
