@@ -87,6 +87,7 @@ class RolloutTest {
     Map<String, Integer> got = starts(n, 10_000);
     int canary = got.getOrDefault(v2, 0);
     assertEquals(10_000, canary + got.getOrDefault(v1, 0), "every start on the canary or the stable: " + got);
+    System.out.printf("a 10 %% canary took %d of 10000 starts%n", canary);
     assertTrue(canary >= 800 && canary <= 1200, "the canary's starts: " + canary);
     JsonObject state = new Rollouts(n.store.context).state("pay").await();
     assertEquals("canary", state.getString("state"));
