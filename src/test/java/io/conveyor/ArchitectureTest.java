@@ -246,6 +246,25 @@ class ArchitectureTest {
    * names the index it adds to, so a new such script cannot forget it.
    */
   @Test
+  void every_script_that_ends_a_transaction_frees_its_live_count_and_its_singleton_gate() throws IOException {
+    // a singleton's next waiter starts, and the owner's maxLive count drops, in the script that ends the live one
+    // (lib/gate.lua, lib/live.lua): an end path that forgot either would hold the key or the count for good
+    List<String> missing;
+    try (java.util.stream.Stream<Path> files = Files.walk(Path.of("src/main/resources/lua"))) {
+      missing = files.filter(f -> f.toString().endsWith(".lua")).filter(f -> {
+        try {
+          String text = Files.readString(f);
+          return text.contains("'processingState', 'complete'")
+              && !(text.contains("gate_release(") && text.contains("live_ended("));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).map(Path::toString).sorted().toList();
+    }
+    assertEquals(List.of(), missing, "scripts that end a transaction without gate_release and live_ended");
+  }
+
+  @Test
   void every_script_that_ends_a_transaction_or_puts_it_to_sleep_keeps_the_phase_index() throws IOException {
     List<String> missing;
     try (java.util.stream.Stream<Path> files = Files.walk(Path.of("src/main/resources/lua"))) {
