@@ -4,6 +4,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.OutputStreamAppender;
 import java.util.Iterator;
 import org.slf4j.LoggerFactory;
@@ -14,6 +15,24 @@ import org.slf4j.LoggerFactory;
  */
 final class LogFormat {
   private LogFormat() {
+  }
+
+  /**
+   * A command (not a node): the console appenders write to stderr, so stdout holds only what the command prints
+   * (its --json documents stay one per line, whatever a store logs on the way).
+   */
+  static void commandLine() {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;
+    }
+    ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    for (Iterator<Appender<ILoggingEvent>> it = root.iteratorForAppenders(); it.hasNext(); ) {
+      if (it.next() instanceof ConsoleAppender<ILoggingEvent> console && !"System.err".equals(console.getTarget())) {
+        console.stop();
+        console.setTarget("System.err");
+        console.start();
+      }
+    }
   }
 
   static void json() {

@@ -28,7 +28,9 @@ public final class Main {
     System.setProperty("hazelcast.logging.type", "slf4j");
     Logger log = LoggerFactory.getLogger(Main.class);
     if (Cli.handles(args)) {
-      // a command (or help): the command line reads the config itself, when the command needs it
+      // a command (or help): the command line reads the config itself, when the command needs it; what is logged
+      // on the way goes to stderr, so stdout is the command's output alone
+      LogFormat.commandLine();
       System.exit(Cli.main(args));
       return;
     }

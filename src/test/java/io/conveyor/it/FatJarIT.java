@@ -18,6 +18,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -71,10 +72,24 @@ class FatJarIT {
     ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-jar", "target/conveyor.jar", "start", "example", "{\"name\":\"cli\"}", "--wait", "--json");
     pb.environment().putAll(env);
-    Process p = pb.redirectErrorStream(true).start();
+    Path err = Files.createTempFile("conveyor-cli", ".err");
+    Process p = pb.redirectError(err.toFile()).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the client did not finish");
-    assertEquals(0, p.exitValue(), out);
+    assertEquals(0, p.exitValue(), out + Files.readString(err));
+    // stdout is the command's JSON alone: whatever is logged on the way goes to stderr
+    for (String line : out.lines().filter(l -> !l.isBlank()).toList()) {
+      assertTrue(line.startsWith("{"), "a line of --json output that is not JSON: " + line);
+    }
+    Files.deleteIfExists(err);
+    // a command whose store logs what it did (Migrations logs each migration at INFO) prints its JSON alone too
+    ProcessBuilder migrate = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-jar", "target/conveyor.jar", "--json", "pipeline", "migrate", "example");
+    migrate.environment().putAll(env);
+    Process m = migrate.redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String dry = new String(m.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertTrue(m.waitFor(60, TimeUnit.SECONDS), "the migrate command did not finish");
+    assertTrue(new JsonObject(dry).getBoolean("dryRun"), dry);
     String summary = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
     JsonObject s = new JsonObject(summary);
     assertEquals("success", s.getString("status"), out);
