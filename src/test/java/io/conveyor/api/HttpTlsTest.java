@@ -103,10 +103,12 @@ class HttpTlsTest {
   }
 
   @Test
-  void the_api_health_and_metrics_are_served_over_https_to_a_client_trusting_the_ca() {
+  void the_api_health_metrics_dashboard_and_sockjs_are_served_over_https_to_a_client_trusting_the_ca() {
     assertEquals("200 CN=node-one", get("/health/live"));
     assertEquals("200 CN=node-one", get("/metrics"));
     assertEquals("401 CN=node-one", get("/api/v1/transactions?externalId=x"), "the API answers, asking for a key");
+    assertEquals("200 CN=node-one", get("/dashboard/"));
+    assertEquals("200 CN=node-one", get("/eventbus/info"), "the SockJS bridge shares the listener");
   }
 
   @Test
