@@ -13,7 +13,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 
@@ -53,7 +52,7 @@ public final class HttpApiVerticle extends VerticleBase {
       return server.listen(http.port(), http.host());
     }
     // TLS (README, TLS): the pair is read off the event loop, then checked again every reloadInterval
-    return vertx.executeBlocking(() -> TlsPair.read(Path.of(tls.certFile()), Path.of(tls.keyFile())))
+    return vertx.executeBlocking(() -> TlsPair.load(tls))
         .compose(pair -> {
           server = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setKeyCertOptions(pair.options()))
               .requestHandler(router);

@@ -5,12 +5,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The security section: TLS on the HTTP listener. Both files or neither; when given, they are read and checked
- * here (PEM, the key the certificate's), so a node with a pair it cannot serve refuses to start, naming the file.
+ * The security section: TLS on the HTTP listener, both files or neither. The files themselves are read by the node
+ * that serves them (TlsPair.load, before it starts anything), not here: the command line reads this config too,
+ * on machines and as users that need not read the node's private key.
  */
 final class SecurityReader {
-  private static final String CERT = "security.http.tls.certFile";
-  private static final String KEY = "security.http.tls.keyFile";
+  static final String CERT = "security.http.tls.certFile";
+  static final String KEY = "security.http.tls.keyFile";
 
   private SecurityReader() {
   }
@@ -23,22 +24,14 @@ final class SecurityReader {
       throw r.bad(cert.isEmpty() ? CERT : KEY, "the path of a PEM file as well, since "
           + (cert.isEmpty() ? KEY : CERT) + " is set (TLS takes both files; neither leaves HTTP plain)");
     }
-    if (!cert.isEmpty()) {
-      Path certFile = path(r, CERT, cert);
-      Path keyFile = path(r, KEY, key);
-      try {
-        TlsPair.read(certFile, keyFile);
-      } catch (TlsPair.BadPair e) {
-        String at = e.file().equals(certFile) ? CERT : KEY;
-        throw new ConfigException("config key " + at + " (env " + ConfigLoader.envName(at) + "): " + e.getMessage());
-      }
-    }
+    path(r, CERT, cert);
+    path(r, KEY, key);
     return new Config.Security(new Config.HttpTls(cert, key, reload));
   }
 
-  private static Path path(ConfigReader r, String key, String text) {
+  private static void path(ConfigReader r, String key, String text) {
     try {
-      return Path.of(text);
+      Path.of(text);
     } catch (InvalidPathException e) {
       throw r.bad(key, "a file path (" + e.getReason() + ")");
     }

@@ -25,6 +25,21 @@ import java.util.List;
  */
 public record TlsPair(byte[] cert, byte[] key, X509Certificate leaf) {
 
+  /**
+   * The pair the settings name, read and checked; one that cannot serve is a ConfigException naming the setting,
+   * the file and what is wrong (a blocking read: at start, or off the event loop).
+   */
+  public static TlsPair load(Config.HttpTls tls) {
+    Path certFile = Path.of(tls.certFile());
+    Path keyFile = Path.of(tls.keyFile());
+    try {
+      return read(certFile, keyFile);
+    } catch (BadPair e) {
+      String at = e.file().equals(certFile) ? SecurityReader.CERT : SecurityReader.KEY;
+      throw new ConfigException("config key " + at + " (env " + ConfigLoader.envName(at) + "): " + e.getMessage());
+    }
+  }
+
   /** Reads both files; a pair that cannot serve throws a BadPair naming the file at fault and why. */
   public static TlsPair read(Path certFile, Path keyFile) {
     return of(bytes(certFile, "certificate"), bytes(keyFile, "key"), certFile, keyFile);

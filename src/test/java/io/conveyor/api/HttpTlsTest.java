@@ -112,6 +112,17 @@ class HttpTlsTest {
   }
 
   @Test
+  void a_node_whose_key_is_not_pem_does_not_start_and_says_which_setting_and_file() {
+    Path broken = certs.write("broken.key", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n");
+    TestNode refused = new TestNode().set("HTTP_PORT", Integer.toString(TestRedis.freePort()))
+        .set("SECURITY_HTTP_TLS_CERT_FILE", servedCert.toString())
+        .set("SECURITY_HTTP_TLS_KEY_FILE", broken.toString());
+    Exception e = assertThrows(Exception.class, () -> refused.start(new TestSteps().registry()));
+    assertTrue(e.getMessage().contains("config key security.http.tls.keyFile (env CONVEYOR_SECURITY_HTTP_TLS_KEY_FILE)"
+        + ": the key file " + broken + " holds no private key"), e.getMessage());
+  }
+
+  @Test
   void plain_http_to_the_port_gets_no_answer_and_a_client_not_trusting_the_ca_refuses_the_server() {
     assertEquals("200 CN=node-one", get("/health/live"), "the port serves HTTPS");
     HttpClientAgent plain = client.createHttpClient(new HttpClientOptions().setKeepAlive(false));

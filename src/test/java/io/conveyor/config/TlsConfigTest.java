@@ -15,7 +15,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** security.http.tls: both files or neither, each readable PEM, the key the certificate's; else the node stops. */
+/**
+ * security.http.tls: both files or neither (the config), each readable PEM and the key the certificate's (what a
+ * node that serves them checks before it starts, TlsPair.load); a refusal names the key and the file.
+ */
 class TlsConfigTest {
   private static final String CERT = "CONVEYOR_SECURITY_HTTP_TLS_CERT_FILE";
   private static final String KEY = "CONVEYOR_SECURITY_HTTP_TLS_KEY_FILE";
@@ -27,7 +30,8 @@ class TlsConfigTest {
     for (int i = 0; i < envPairs.length; i += 2) {
       env.put(envPairs[i], envPairs[i + 1]);
     }
-    return assertThrows(ConfigException.class, () -> ConfigLoader.load(null, env)).getMessage();
+    return assertThrows(ConfigException.class, () -> TlsPair.load(ConfigLoader.load(null, env).security().httpTls()))
+        .getMessage();
   }
 
   @Test
@@ -40,6 +44,7 @@ class TlsConfigTest {
         .security().httpTls();
     assertTrue(on.enabled());
     assertEquals(pair.cert().toString(), on.certFile());
+    assertEquals("CN=node", TlsPair.load(on).leaf().getSubjectX500Principal().getName());
   }
 
   @Test
@@ -75,6 +80,13 @@ class TlsConfigTest {
       String locked = refusal(CERT, one.cert().toString(), KEY, unreadable.toString());
       assertTrue(locked.contains("the key file " + unreadable + " cannot be read"), locked);
     }
+  }
+
+  @Test
+  void the_config_alone_reads_no_file_so_the_command_line_needs_no_access_to_the_key() {
+    Config.HttpTls tls = ConfigLoader.load(null, Map.of(CERT, "/nowhere/cert.pem", KEY, "/nowhere/key.pem"))
+        .security().httpTls();
+    assertEquals("/nowhere/key.pem", tls.keyFile());
   }
 
   @Test
