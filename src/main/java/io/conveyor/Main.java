@@ -3,6 +3,7 @@ package io.conveyor;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
 import io.conveyor.config.ConfigLoader;
+import io.conveyor.config.TlsPair;
 import io.conveyor.pipeline.PipelineException;
 import io.conveyor.pipeline.StepRegistry;
 import java.nio.file.Files;
@@ -37,6 +38,9 @@ public final class Main {
     Config config;
     try {
       config = ConfigLoader.load(configFile(args), System.getenv());
+      if (config.security().httpTls().enabled() && config.node().has("api") && config.http().port() > 0) {
+        TlsPair.load(config.security().httpTls()); // a pair it cannot serve stops the node before it starts anything
+      }
     } catch (ConfigException | IllegalArgumentException e) {
       System.err.println("conveyor: " + e.getMessage());
       System.exit(2);

@@ -255,8 +255,8 @@ public final class Node {
           t -> io.conveyor.domain.Events.on(t, catalog, config))));
       if (config.http().port() > 0) {
         HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::readiness);
-        chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(config.http(), redis, this::transactions,
-            routes::on)));
+        chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(config.http(),
+            config.security().httpTls(), redis, this::transactions, routes::on)));
       }
     }
     if (config.bridge().tcpPort() > 0) {

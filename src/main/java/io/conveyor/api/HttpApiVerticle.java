@@ -1,6 +1,7 @@
 package io.conveyor.api;
 
 import io.conveyor.config.Config;
+import io.conveyor.config.TlsPair;
 import io.conveyor.domain.Transactions;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
@@ -9,6 +10,7 @@ import io.conveyor.redis.StoreContext;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
@@ -21,17 +23,20 @@ import java.util.function.Function;
  */
 public final class HttpApiVerticle extends VerticleBase {
   private final Config.Http http;
+  private final Config.HttpTls tls;
   private final RedisAccess redis;
   private final Function<StoreContext, Transactions> transactions;
   private final HttpRoutes routes;
   private Transactions tx;
   private Router router;
   private HttpServer server;
+  private TlsReload reload;
 
   /** transactions builds the service on this verticle's own Redis context; routes the groups on it. */
-  public HttpApiVerticle(Config.Http http, RedisAccess redis, Function<StoreContext, Transactions> transactions,
-                         HttpRoutes routes) {
+  public HttpApiVerticle(Config.Http http, Config.HttpTls tls, RedisAccess redis,
+                         Function<StoreContext, Transactions> transactions, HttpRoutes routes) {
     this.http = http;
+    this.tls = tls;
     this.redis = redis;
     this.transactions = transactions;
     this.routes = routes;
@@ -42,8 +47,18 @@ public final class HttpApiVerticle extends VerticleBase {
     StoreContext context = redis.open(vertx);
     tx = transactions.apply(context);
     router = mount(routes.on(vertx, context, tx));
-    server = vertx.createHttpServer().requestHandler(router);
-    return server.listen(http.port(), http.host());
+    if (!tls.enabled()) {
+      server = vertx.createHttpServer().requestHandler(router);
+      return server.listen(http.port(), http.host());
+    }
+    // TLS (README, TLS): the pair is read off the event loop, then checked again every reloadInterval
+    return vertx.executeBlocking(() -> TlsPair.load(tls))
+        .compose(pair -> {
+          server = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setKeyCertOptions(pair.options()))
+              .requestHandler(router);
+          reload = new TlsReload(vertx, server, tls, pair);
+          return server.listen(http.port(), http.host()).onSuccess(s -> reload.start());
+        });
   }
 
   /** Every route the API serves, once started; a test holds it against docs/openapi.yaml. */
@@ -76,6 +91,9 @@ public final class HttpApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server.close().eventually(tx::close);
+    if (reload != null) {
+      reload.stop();
+    }
+    return (server == null ? Future.succeededFuture() : server.close()).eventually(tx::close);
   }
 }

@@ -8,7 +8,22 @@ import java.util.Map;
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
                      Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
-                     Limits limits, Events events) {
+                     Limits limits, Events events, Security security) {
+
+  /** Security settings (README, TLS): so far TLS on the HTTP listener. */
+  public record Security(HttpTls httpTls) {
+  }
+
+  /**
+   * TLS on the HTTP listener (API, dashboard, /metrics, /health, SockJS): a PEM certificate chain and its key, both
+   * or neither (plain HTTP). Every reloadInterval the files are read again; a changed pair that checks is served
+   * to new connections from then on, a bad one is logged and the pair served before stays.
+   */
+  public record HttpTls(String certFile, String keyFile, Duration reloadInterval) {
+    public boolean enabled() {
+      return !certFile.isEmpty();
+    }
+  }
 
   /** Business events (flow/await): how long an event no step took, and what a step was given, are kept. */
   public record Events(Duration retention) {

@@ -49,7 +49,8 @@ class OpenApiTest {
     try (TestNode node = new TestNode().start(new TestSteps().registry())) {
       HttpWiring routes = new HttpWiring(node.config(), node.node().catalog(), node.node().archive(),
           new NodeMetrics(false), List.of(), () -> "ok");
-      HttpApiVerticle api = new HttpApiVerticle(node.config().http(), node.node().redis(),
+      HttpApiVerticle api = new HttpApiVerticle(node.config().http(), node.config().security().httpTls(),
+          node.node().redis(),
           context -> new Transactions(context, node.node().catalog(), node.config(),
               Future.succeededFuture(node.node().archive()), new NodeMetrics(false)), routes::on);
       node.node().vertx().deployVerticle(api).await();
