@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.KeyedApi;
 import io.conveyor.testing.TestNode;
-import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayInputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -26,9 +23,8 @@ import org.w3c.dom.NodeList;
 /** GET /api/v1/pipelines/{name}/graph.svg: a pipeline drawn, parsed back as XML, on a real node. */
 class PipelineGraphTest {
   private final TestSteps steps = new TestSteps();
-  private final HttpClient http = HttpClient.newHttpClient();
+  private final KeyedApi api = new KeyedApi();
   private TestNode node;
-  private String base;
 
   @AfterEach
   void stop() {
@@ -38,9 +34,7 @@ class PipelineGraphTest {
   }
 
   private void start() {
-    int port = TestRedis.freePort();
-    base = "http://127.0.0.1:" + port;
-    node = new TestNode().set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
+    node = api.on(new TestNode())
         .pipeline("refund", "{'name':'refund','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{}}}]}")
         .pipeline("ship", "{'name':'ship','nodeGroup':'master','transactionType':true,'steps':["
@@ -57,8 +51,7 @@ class PipelineGraphTest {
   }
 
   private HttpResponse<String> get(String path, String key) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return api.send("GET", path, key, null);
   }
 
   private static List<String> texts(Document svg) {

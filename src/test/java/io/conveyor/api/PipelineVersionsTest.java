@@ -5,14 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.KeyedApi;
 import io.conveyor.testing.TestNode;
-import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,9 +24,8 @@ class PipelineVersionsTest {
   private static final String V1 = "{'name':'pay','nodeGroup':'master','transactionType':true,'steps':["
       + "{'type':'util/fixed-reply','params':{'reply':{'a':1}}},{'type':'util/fixed-reply','params':{'reply':{}}}]}";
   private final TestSteps steps = new TestSteps();
-  private final HttpClient http = HttpClient.newHttpClient();
+  private final KeyedApi api = new KeyedApi();
   private TestNode node;
-  private String base;
 
   @AfterEach
   void stop() {
@@ -39,9 +35,7 @@ class PipelineVersionsTest {
   }
 
   private void start() {
-    int port = TestRedis.freePort();
-    base = "http://127.0.0.1:" + port;
-    node = new TestNode().set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
+    node = api.on(new TestNode())
         .pipeline("pay", V1)
         .pipeline("fragile", "{'name':'fragile','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'prepared':true}}},{'type':'test/broken'}]}")
@@ -49,10 +43,7 @@ class PipelineVersionsTest {
   }
 
   private HttpResponse<String> send(String method, String path, String key, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key)
-        .header("Content-Type", "application/json");
-    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return api.send(method, path, key, body);
   }
 
   private JsonObject get(String path) throws Exception {

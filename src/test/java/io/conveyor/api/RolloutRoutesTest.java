@@ -3,13 +3,10 @@ package io.conveyor.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.KeyedApi;
 import io.conveyor.testing.TestNode;
-import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,9 +21,8 @@ class RolloutRoutesTest {
   private static final String CANARY = "{'name':'pay','nodeGroup':'master','transactionType':true,'steps':["
       + "{'type':'util/fail','params':{'note':'the canary is broken'}}],'rollout':{'share':50}}";
   private final TestSteps steps = new TestSteps();
-  private final HttpClient http = HttpClient.newHttpClient();
+  private final KeyedApi api = new KeyedApi();
   private TestNode node;
-  private String base;
 
   @AfterEach
   void stop() {
@@ -36,18 +32,12 @@ class RolloutRoutesTest {
   }
 
   private void start() {
-    int port = TestRedis.freePort();
-    base = "http://127.0.0.1:" + port;
-    node = new TestNode().set("HTTP_PORT", Integer.toString(port)).set("API_KEYS", "acme:client:k-acme,ops:admin:k-ops")
+    node = api.on(new TestNode())
         .pipeline("pay", STABLE).start(steps.registry());
   }
 
   private HttpResponse<String> send(String method, String path, String key, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key)
-        .header("Content-Type", "application/json");
-    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-        : HttpRequest.BodyPublishers.ofString(body.replace('\'', '"')));
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return api.send(method, path, key, body == null ? null : body.replace('\'', '"'));
   }
 
   private JsonObject ok(HttpResponse<String> r) {
