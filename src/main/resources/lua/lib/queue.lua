@@ -103,8 +103,23 @@ end
 -- Admitted starts of owners left the in-queue (released: owner -> how many): as many of each owner's waiting
 -- ones take their places, scored as queued now (no ring: the caller decides about waking nodes). An entry
 -- whose transaction no longer waits is dropped. Answers how many were let in.
+-- Queued now means behind the in-queue's tail when that was queued in the same millisecond: a sorted set
+-- orders equal scores by member, so two owners' entries moved up in one millisecond (by this call or the
+-- one before) would go by txId, not by when they moved up, and the owner whose txIds sort first would win
+-- every tie (FairShareTest saw 33 of 40 for a weight that should give 30).
 local function queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, released, now)
   local moved = 0
+  local tail = tonumber(redis.call('ZRANGE', queueKey, -1, -1, 'WITHSCORES')[2] or '')
+  local function score(boost)
+    local s = tonumber(now) - (tonumber(boost) or 0)
+    if tail and tail >= s and tail < s + 1 then
+      s = tail + 0.0005
+    end
+    if not tail or s > tail then
+      tail = s
+    end
+    return string.format('%.4f', s)
+  end
   for owner, n in pairs(released) do
     local ownerKey = ownerPrefix .. owner
     local need, adds, tries = n, {}, 0
@@ -120,7 +135,7 @@ local function queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, release
         local st = redis.call('HMGET', key, 'processingState', 'qBoost', 'share')
         if st[1] == 'queued' and st[3] == 'wait' then
           redis.call('HSET', key, 'share', 'in')
-          adds[#adds + 1] = queue_in_score(now, st[2])
+          adds[#adds + 1] = score(st[2])
           adds[#adds + 1] = heads[j]
           need = need - 1
         end
