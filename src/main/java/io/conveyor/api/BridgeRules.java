@@ -41,8 +41,9 @@ final class BridgeRules {
   }
 
   /**
-   * Checks one inbound frame: null when it may pass (then raw has lost its apiKey, and a request's body
-   * names the key's owner), else why it is refused (the frame is left as it was).
+   * Checks one inbound frame: null when it may pass (then a request's body names the key's owner and its
+   * headers keep the key for the event-bus API; a step's reply has lost it), else why it is refused (the frame
+   * is left as it was).
    */
   String check(BridgeEventType type, JsonObject raw) {
     if (type != BridgeEventType.SEND && type != BridgeEventType.REGISTER && type != BridgeEventType.PUBLISH) {
@@ -62,9 +63,10 @@ final class BridgeRules {
         && Edge.ownerRefusal(named, who.get().owner()) != null) {
       return Edge.ownerRefusal(named, who.get().owner());
     }
-    headers.remove("apiKey");
-    if (isPublic(address) && raw.getValue("body") instanceof JsonObject body) {
-      body.put("owner", who.get().owner());
+    if (!isPublic(address)) {
+      headers.remove("apiKey"); // a step's reply goes to the node that asked, which needs no key
+    } else if (raw.getValue("body") instanceof JsonObject body) {
+      body.put("owner", who.get().owner()); // the key stays: the event-bus API checks it again (BusCaller)
     }
     raw.put("headers", headers);
     return null;

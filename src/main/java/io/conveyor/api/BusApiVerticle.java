@@ -4,7 +4,6 @@ import io.conveyor.bus.Addresses;
 import io.conveyor.domain.Events;
 import io.conveyor.domain.Pauses;
 import io.conveyor.domain.Transactions;
-import io.conveyor.model.Strict;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxSummary;
 import io.conveyor.redis.PauseStore;
@@ -18,21 +17,24 @@ import java.util.function.Function;
 
 /**
  * Start, status, cancel, retry, pause, resume and switches as request/reply event-bus addresses, for programs in the
- * same (clustered) Vert.x.
+ * same (clustered) Vert.x; each request carries an API key in its apiKey header, and acts for the key's owner
+ * (BusCaller).
  */
 public final class BusApiVerticle extends VerticleBase {
   private final RedisAccess redis;
   private final Function<StoreContext, Transactions> transactions;
   private final Function<Transactions, Events> eventsOn;
+  private final BusCaller caller;
   private Transactions tx;
 
   /**
    * transactions builds the service on this verticle's own Redis context, which it opens at start; eventsOn the
-   * business events on that service.
+   * business events on that service; keys who may call (BusCaller).
    */
   public BusApiVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions,
-                        Function<Transactions, Events> eventsOn) {
+                        Function<Transactions, Events> eventsOn, ApiKeys keys) {
     this.redis = redis;
+    this.caller = new BusCaller(keys);
     this.transactions = transactions;
     this.eventsOn = eventsOn;
   }
@@ -43,33 +45,34 @@ public final class BusApiVerticle extends VerticleBase {
     Pauses pauses = new Pauses(new PauseStore(tx.context()), tx);
     Events events = eventsOn.apply(tx);
     return Future.all(java.util.List.of(
-        // the owner is the body's: a clustered client is trusted, and the bridges put the key's owner there
-        vertx.eventBus().consumer(Addresses.EVENT_SEND, m -> replyJson(m, body(m, "owner", "name", "key", "payload",
-            "id", "deliver").compose(b -> b.getValue("owner") instanceof String owner && !owner.isEmpty()
-                ? events.send(owner, b) : Future.failedFuture(TxException.invalid("owner", "expected an owner")))
+        vertx.eventBus().consumer(Addresses.EVENT_SEND, m -> replyJson(m, caller.call(m, "owner", "name", "key",
+            "payload", "id", "deliver").compose(c -> text(c.body(), "owner").isEmpty()
+            ? Future.failedFuture(TxException.invalid("owner", "expected an owner"))
+            : events.send(text(c.body(), "owner"), c.body()))
             .map(Events.Sent::toJson))).completion(),
         // a traceparent header puts the start under the sender's trace (see Tracing)
-        vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, body(m)
-            .compose(b -> tx.start(b, m.headers().get("traceparent"))))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, body(m, "txId", "owner")
-            .compose(b -> tx.status(text(b, "txId"), text(b, "owner"))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_START, m -> reply(m, caller.call(m)
+            .compose(c -> tx.start(c.body(), m.headers().get("traceparent"))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_STATUS, m -> reply(m, caller.call(m, "txId", "owner")
+            .compose(c -> tx.status(text(c.body(), "txId"), text(c.body(), "owner"))))).completion(),
         // as over HTTP: the summary, with cancelPending while the cancel walk has still to reach some of its tree
-        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> replyJson(m, body(m, "txId", "owner")
-            .compose(b -> tx.cancelTree(text(b, "txId"), text(b, "owner")))
+        vertx.eventBus().consumer(Addresses.TX_CANCEL, m -> replyJson(m, caller.call(m, "txId", "owner")
+            .compose(c -> tx.cancelTree(text(c.body(), "txId"), text(c.body(), "owner")))
             .map(c -> c.pending() == 0 ? c.summary().toJson()
                 : c.summary().toJson().put("cancelPending", c.pending())))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_RETRY, m -> reply(m, body(m, "txId", "owner", "from")
-            .compose(b -> tx.rerun(text(b, "txId"), text(b, "owner"), fromStart(b))))).completion(),
-        // who paused is the body's owner (as above)
-        vertx.eventBus().consumer(Addresses.TX_PAUSE, m -> reply(m, body(m, "txId", "owner", "reason", "tree")
-            .compose(b -> pauses.pause(text(b, "txId"), text(b, "owner"), text(b, "owner"),
-                Pauses.pauseAsk(rest(b)))))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_RESUME, m -> reply(m, body(m, "txId", "owner", "timers", "tree")
-            .compose(b -> pauses.resume(text(b, "txId"), text(b, "owner"), text(b, "owner"),
-                Pauses.resumeAsk(rest(b)))))).completion(),
-        vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, body(m, "txId", "owner", "name", "value")
-            .compose(b -> tx.setSwitch(text(b, "txId"), text(b, "owner"), text(b, "name"), b.getValue("value")))))
-            .completion()));
+        vertx.eventBus().consumer(Addresses.TX_RETRY, m -> reply(m, caller.call(m, "txId", "owner", "from")
+            .compose(c -> tx.rerun(text(c.body(), "txId"), text(c.body(), "owner"), fromStart(c.body())))))
+            .completion(),
+        // who paused is the key's owner (an admin's, when it acts for another owner)
+        vertx.eventBus().consumer(Addresses.TX_PAUSE, m -> reply(m, caller.call(m, "txId", "owner", "reason", "tree")
+            .compose(c -> pauses.pause(text(c.body(), "txId"), text(c.body(), "owner"), c.by(),
+                Pauses.pauseAsk(rest(c.body())))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_RESUME, m -> reply(m, caller.call(m, "txId", "owner", "timers", "tree")
+            .compose(c -> pauses.resume(text(c.body(), "txId"), text(c.body(), "owner"), c.by(),
+                Pauses.resumeAsk(rest(c.body())))))).completion(),
+        vertx.eventBus().consumer(Addresses.TX_SWITCH, m -> reply(m, caller.call(m, "txId", "owner", "name", "value")
+            .compose(c -> tx.setSwitch(text(c.body(), "txId"), text(c.body(), "owner"), text(c.body(), "name"),
+                c.body().getValue("value"))))).completion()));
   }
 
   /** The body less txId and owner: what a pause or resume asks. */
@@ -96,16 +99,6 @@ public final class BusApiVerticle extends VerticleBase {
       throw TxException.invalid(field, "expected a string");
     }
     return (String) v;
-  }
-
-  private static Future<JsonObject> body(Message<Object> m) {
-    return m.body() instanceof JsonObject j ? Future.succeededFuture(j)
-        : Future.failedFuture(TxException.invalid("body", "expected a JSON object"));
-  }
-
-  /** The body, holding no field but these. */
-  private static Future<JsonObject> body(Message<Object> m, String... accepted) {
-    return body(m).compose(j -> Strict.only(j, accepted));
   }
 
   private static void reply(Message<Object> m, Future<TxSummary> answer) {

@@ -26,8 +26,12 @@ import java.time.Duration;
  * their silence cannot tell "not done" from "done, answer lost". A pause is sent again like a status read; a resume
  * once.
  *
+ * <p>Every request carries the client's API key (header apiKey); a request acts for the key's owner, and an owner
+ * argument may be null (the key's). Naming another owner is refused (403 forbidden) unless the key is an admin's;
+ * no key the nodes know fails 401 unauthorized.
+ *
  * <pre>
- * ConveyorClient conveyor = new ConveyorClient(vertx);
+ * ConveyorClient conveyor = new ConveyorClient(vertx, System.getenv("CONVEYOR_KEY"));
  * conveyor.start("order", "acme", new JsonObject().put("sku", "A-1"))
  *     .compose(tx -> conveyor.status(tx.txId(), "acme"))
  *     .onSuccess(tx -> System.out.println(tx.status()));
@@ -38,15 +42,21 @@ public final class ConveyorClient {
   private static final long LONGEST_WAIT_MS = 2_000;
   private static final int SILENT_TRIES = 3;
   private final Vertx vertx;
+  private final String apiKey;
   private final long timeoutMs;
   private final Ticker ticker = Ticker.SYSTEM;
 
-  public ConveyorClient(Vertx vertx) {
-    this(vertx, Duration.ofSeconds(30));
+  /** A client that sends apiKey (a key of api.keys, with the client or admin role) on every request. */
+  public ConveyorClient(Vertx vertx, String apiKey) {
+    this(vertx, apiKey, Duration.ofSeconds(30));
   }
 
-  public ConveyorClient(Vertx vertx, Duration timeout) {
+  public ConveyorClient(Vertx vertx, String apiKey, Duration timeout) {
+    if (apiKey == null || apiKey.isEmpty()) {
+      throw new IllegalArgumentException("apiKey: expected an API key (java -jar conveyor.jar new-key OWNER client)");
+    }
     this.vertx = vertx;
+    this.apiKey = apiKey;
     this.timeoutMs = timeout.toMillis();
   }
 
@@ -128,8 +138,8 @@ public final class ConveyorClient {
                                  long[] sends, int retries) {
     long left = (deadline - ticker.nanos()) / 1_000_000;
     sends[0]++;
-    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().setSendTimeout(
-            Math.max(1, Math.min(tryMs, left))))
+    return vertx.eventBus().<JsonObject>request(address, body, new DeliveryOptions().addHeader(BusCaller.HEADER, apiKey)
+            .setSendTimeout(Math.max(1, Math.min(tryMs, left))))
         .map(m -> TxSummary.fromJson(m.body()))
         .recover(e -> {
           long wait = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(retries, 4));

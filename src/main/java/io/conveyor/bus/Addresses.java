@@ -4,6 +4,7 @@ package io.conveyor.bus;
  * Every event-bus address Conveyor answers on or publishes to; docs/event-bus.md lists each with its
  * payload. Commands are conveyor.<noun>.<verb> (request/reply); facts are conveyor.<noun>.<past tense>
  * (published). Payloads are JSON objects; the facts are the records of this package, mapped by Messages.
+ * A request to the event-bus API carries an API key in its apiKey header, and the owner comes from the key.
  */
 public final class Addresses {
   /** Start a transaction: {type, owner, externalId?, metadata?, input?} → its summary. */

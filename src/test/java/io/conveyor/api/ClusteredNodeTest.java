@@ -100,7 +100,7 @@ class ClusteredNodeTest {
 
   @Test
   void a_program_in_another_clustered_vertx_starts_and_reads_a_transaction_with_the_client() {
-    ConveyorClient client = new ConveyorClient(shop);
+    ConveyorClient client = new ConveyorClient(shop, "k-acme");
     TxSummary started = client.start("charge", "acme", new JsonObject().put("amount", 7)).await();
     assertEquals(TxStatus.RUNNING, started.status());
     TxSummary done = io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the charge to finish",
@@ -111,7 +111,10 @@ class ClusteredNodeTest {
 
     TxException refused = org.junit.jupiter.api.Assertions.assertThrows(TxException.class,
         () -> client.status(started.txId(), "globex").await());
-    assertEquals(TxException.Kind.NOT_FOUND, refused.kind());
+    assertEquals(TxException.Kind.FORBIDDEN, refused.kind(), "acme's key reads acme's only");
+    TxException forged = org.junit.jupiter.api.Assertions.assertThrows(TxException.class,
+        () -> new ConveyorClient(shop, "k-forged").status(started.txId(), "acme").await());
+    assertEquals(TxException.Kind.UNAUTHORIZED, forged.kind(), "a member of the cluster without a key reads nothing");
     TxException unknown = org.junit.jupiter.api.Assertions.assertThrows(TxException.class,
         () -> client.start("nope", "acme", new JsonObject()).await());
     assertEquals(TxException.Kind.UNKNOWN_TYPE, unknown.kind());

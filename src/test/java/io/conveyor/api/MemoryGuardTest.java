@@ -52,7 +52,8 @@ class MemoryGuardTest {
 
   /** A start over the bus: its summary, or the problem it was refused with. */
   private JsonObject start() {
-    return bus.<JsonObject>request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme"))
+    return bus.<JsonObject>request(Addresses.TX_START, new JsonObject().put("type", "order").put("owner", "acme"),
+            new DeliveryOptions().addHeader("apiKey", io.conveyor.testing.KeyedApi.CLIENT))
         .map(m -> m.body()).recover(e -> io.vertx.core.Future.succeededFuture(
             TxException.fromJson(new JsonObject(((ReplyException) e).getMessage())).toJson()
                 .put("code", ((ReplyException) e).failureCode())))

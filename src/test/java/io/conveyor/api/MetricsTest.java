@@ -79,11 +79,12 @@ class MetricsTest {
       try {
         for (int i = 0; i < 5; i++) {
           // through the node's own API, so its counters see the starts
-          new ConveyorClient(node.node().vertx()).start(new JsonObject().put("type", "order").put("owner", "acme")
+          new ConveyorClient(node.node().vertx(), io.conveyor.testing.KeyedApi.CLIENT).start(new JsonObject()
+              .put("type", "order").put("owner", "acme")
               .put("input", new JsonObject()).put("webhook", receiver.url("/m"))).await();
         }
         // a cancel through the API of a transaction that waits (a delayed start) is counted where it ends
-        ConveyorClient api = new ConveyorClient(node.node().vertx());
+        ConveyorClient api = new ConveyorClient(node.node().vertx(), io.conveyor.testing.KeyedApi.CLIENT);
         String later = api.start(new JsonObject().put("type", "order").put("owner", "acme").put("delay", "1h"))
             .await().txId();
         api.cancel(later, "acme").await();

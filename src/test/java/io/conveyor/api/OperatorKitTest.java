@@ -106,7 +106,8 @@ class OperatorKitTest {
           .start(new TestSteps().registry());
       try {
         // one transaction through the node's API, with a webhook: the meters a run and a delivery create
-        new ConveyorClient(node.node().vertx()).start(new JsonObject().put("type", "order").put("owner", "acme")
+        new ConveyorClient(node.node().vertx(), io.conveyor.testing.KeyedApi.CLIENT).start(new JsonObject()
+            .put("type", "order").put("owner", "acme")
             .put("input", new JsonObject()).put("webhook", receiver.url("/kit"))).await();
         HttpClient http = HttpClient.newHttpClient();
         Set<String> present = Eventually.until(Duration.ofSeconds(15), Duration.ofMillis(200), "every metric named",

@@ -180,7 +180,7 @@ class NodeFailureIT {
 
   /** Starts the transactions and waits until half the steps have run, so the disruption hits a busy node. */
   private void runUntilHalfway() {
-    ConveyorClient client = new ConveyorClient(app);
+    ConveyorClient client = new ConveyorClient(app, "secret-it");
     List<Future<TxSummary>> starts = new ArrayList<>();
     for (int i = 0; i < TRANSACTIONS; i++) {
       starts.add(client.start("five", "it", new JsonObject().put("i", i)));

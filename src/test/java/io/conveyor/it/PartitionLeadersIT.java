@@ -79,6 +79,7 @@ class PartitionLeadersIT {
             "CONVEYOR_ARCHIVE_TABLE", table));
         env.put("CONVEYOR_REDIS_PARTITIONS", "6"); // two per node: the share rule has something to share
         env.put("CONVEYOR_ARCHIVE_DELAY", "1s");
+        env.put("CONVEYOR_API_KEYS", "it:client:k-it"); // the event-bus API asks the client for it
         nodes.add(NodeProcess.start("partition-leaders-" + i, env));
       }
       for (NodeProcess n : nodes) {
@@ -90,7 +91,7 @@ class PartitionLeadersIT {
           () -> Map.copyOf(leaders), l -> l.size() == 25 && spread(l, nodeIds));
       log.info("leaders before the kill: {}", new java.util.TreeMap<>(leaders));
 
-      ConveyorClient client = new ConveyorClient(app);
+      ConveyorClient client = new ConveyorClient(app, "k-it");
       List<Future<TxSummary>> starts = new ArrayList<>();
       for (int i = 0; i < TRANSACTIONS; i++) {
         starts.add(client.start("two", "it", new JsonObject().put("i", i)));

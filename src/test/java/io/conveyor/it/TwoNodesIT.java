@@ -33,7 +33,7 @@ class TwoNodesIT {
     String table = TestDatabase.newTable();
     Map<String, String> env = Map.of("CONVEYOR_REDIS_URL", TestRedis.url(), "CONVEYOR_REDIS_PREFIX", prefix,
         "CONVEYOR_CLUSTER_NAME", cluster, "CONVEYOR_NODE_WORKERS", "5", "CONVEYOR_ARCHIVE_URL", TestDatabase.url(),
-        "CONVEYOR_ARCHIVE_TABLE", table);
+        "CONVEYOR_ARCHIVE_TABLE", table, "CONVEYOR_API_KEYS", "it:client:k-it");
     // the test's member first: nodes that start side by side with no member to join race to found the cluster,
     // which took 5.7 s of Hazelcast's join against 0.5-2.5 s for a node joining a cluster that is there
     Vertx app = TestCluster.join(cluster);
@@ -43,7 +43,7 @@ class TwoNodesIT {
              Integer.toString(TestRedis.freePort())), "CONVEYOR_NODE_ROLES", "dequeue"))) {
       one.awaitLine(" started: group master", Duration.ofSeconds(90));
       two.awaitLine(" started: group master", Duration.ofSeconds(90));
-      ConveyorClient client = new ConveyorClient(app);
+      ConveyorClient client = new ConveyorClient(app, "k-it");
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 40; i++) {
         ids.add(client.start("example", "it", new JsonObject().put("i", i)).await().txId());

@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * can, answers how many are still to go, and the reaper leader carries the rest on (cancel-walk.lua).
  */
 class CancelWalkTest {
+  /** acme's key (API_KEYS below), which the event-bus API asks for. */
+  private static final io.vertx.core.eventbus.DeliveryOptions KEY = new io.vertx.core.eventbus.DeliveryOptions()
+      .addHeader("apiKey", "k-acme");
   private final TestSteps steps = new TestSteps();
   private TestNode node;
   private Vertx vertx;
@@ -239,7 +242,7 @@ class CancelWalkTest {
     String large = node.keys.newTxId(0);
     List<String> many = tree(large, 10, 1000);
     JsonObject going = (JsonObject) node.node().vertx().eventBus().request(Addresses.TX_CANCEL,
-        new JsonObject().put("txId", large).put("owner", "acme")).await().body();
+        new JsonObject().put("txId", large).put("owner", "acme"), KEY).await().body();
     assertEquals("cancelled", going.getString("status"));
     assertTrue(going.getLong("cancelPending") > 0, going.encode());
     Eventually.until(Duration.ofSeconds(30), "the reaper to finish the walk",
@@ -249,7 +252,7 @@ class CancelWalkTest {
     String small = node.keys.newTxId(0);
     List<String> few = tree(small, 10);
     JsonObject done = (JsonObject) node.node().vertx().eventBus().request(Addresses.TX_CANCEL,
-        new JsonObject().put("txId", small).put("owner", "acme")).await().body();
+        new JsonObject().put("txId", small).put("owner", "acme"), KEY).await().body();
     assertEquals("cancelled", done.getString("status"));
     assertEquals(null, done.getValue("cancelPending"), done.encode());
     assertEquals(0, notCancelled(few));

@@ -56,7 +56,7 @@ class SleepTest {
   void a_wait_for_a_switch_ends_as_soon_as_the_switch_is_set_and_passes_its_value_on() {
     String txId = node.start("approval", new JsonObject());
     Eventually.until(Duration.ofSeconds(10), "the wait to sleep", () -> processingState(txId), "sleeping"::equals);
-    ConveyorClient client = new ConveyorClient(node.node().vertx());
+    ConveyorClient client = new ConveyorClient(node.node().vertx(), io.conveyor.testing.KeyedApi.CLIENT);
     client.setSwitch(txId, "acme", "approve", "yes").await();
     TxSummary done = node.awaitFinal(txId);
     assertEquals(TxStatus.SUCCESS, done.status());

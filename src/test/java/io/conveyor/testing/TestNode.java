@@ -75,6 +75,8 @@ public final class TestNode implements AutoCloseable {
     env.put("CONVEYOR_SCHEDULES_DIR", pipelines.resolve("schedules").toString());
     env.put("CONVEYOR_NODE_IDLE_WAIT", "1s");
     env.put("CONVEYOR_HTTP_PORT", "0"); // off unless a test asks for it
+    // KeyedApi's two keys, which the event-bus API asks for too; a test may set others
+    env.put("CONVEYOR_API_KEYS", "acme:client:" + KeyedApi.CLIENT + ",ops:admin:" + KeyedApi.ADMIN);
     // one embedded archive per system under test, shared by siblings
     env.put("CONVEYOR_ARCHIVE_URL", "h2:target/test-archives/" + prefix.replaceAll("[^A-Za-z0-9]", "_") + "/archive");
   }
