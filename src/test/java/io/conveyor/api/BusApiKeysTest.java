@@ -22,13 +22,14 @@ import org.junit.jupiter.api.Test;
 /** The event-bus API asks who calls: the key in the apiKey header names the owner, never the body alone. */
 class BusApiKeysTest {
   private static final String STEP_KEY = "k-worker";
+  private final int port = TestRedis.freePort();
   private TestNode node;
   private EventBus bus;
 
   @BeforeEach
   void startNode() {
     node = new TestNode().set("API_KEYS", "acme:client:" + KeyedApi.CLIENT + ",ops:admin:" + KeyedApi.ADMIN
-            + ",worker:step:" + STEP_KEY)
+            + ",worker:step:" + STEP_KEY).set("HTTP_PORT", Integer.toString(port))
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'paid':true}}}]}")
         .start(new TestSteps().registry());
@@ -119,5 +120,26 @@ class BusApiKeysTest {
     JsonObject still = send(KeyedApi.ADMIN, Addresses.TX_STATUS, new JsonObject().put("txId", txId)
         .put("owner", "globex"));
     assertEquals("running", still.getString("status"), "not cancelled");
+  }
+
+  @Test
+  void the_sockjs_bridge_forwards_the_clients_key_and_its_start_acts_for_the_keys_owner() {
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      io.vertx.core.http.WebSocket ws = vertx.createWebSocketClient()
+          .connect(port, "127.0.0.1", "/eventbus/websocket").await();
+      io.vertx.core.Promise<JsonObject> reply = io.vertx.core.Promise.promise();
+      ws.binaryMessageHandler(b -> reply.tryComplete(b.toJsonObject()));
+      ws.textMessageHandler(t -> reply.tryComplete(new JsonObject(t)));
+      ws.writeTextMessage(new JsonObject().put("type", "send").put("address", Addresses.TX_START)
+          .put("replyAddress", "r-1").put("headers", new JsonObject().put("apiKey", KeyedApi.CLIENT))
+          .put("body", new JsonObject().put("type", "order")).encode()).await();
+      JsonObject frame = reply.future().await();
+      assertEquals("rec", frame.getString("type"), frame.encode()); // SockJS's reply frame
+      assertEquals("acme", frame.getJsonObject("body").getString("owner"));
+      assertEquals("running", frame.getJsonObject("body").getString("status"), "the bus API took the forwarded key");
+    } finally {
+      vertx.close().await();
+    }
   }
 }
