@@ -16,21 +16,14 @@ import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemTrustOptions;
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,17 +58,8 @@ class BridgeTlsTest {
   }
 
   /** A socket on TLS that trusts the test CA alone (the handshake done, so the served certificate is known). */
-  private static SSLSocket tls(int port, Path ca) throws Exception {
-    KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
-    trusted.load(null, null);
-    try (InputStream in = new FileInputStream(ca.toFile())) {
-      trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trusted);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, tmf.getTrustManagers(), null);
-    SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
+  private static SSLSocket tls(int port, TestCerts certs) throws IOException {
+    SSLSocket socket = (SSLSocket) certs.trusting().getSocketFactory().createSocket("127.0.0.1", port);
     socket.startHandshake();
     return socket;
   }
@@ -92,7 +76,7 @@ class BridgeTlsTest {
     node = node().set("BRIDGE_TCP_PORT", Integer.toString(port))
         .set("SECURITY_BRIDGE_TLS_CERT_FILE", pair.cert().toString())
         .set("SECURITY_BRIDGE_TLS_KEY_FILE", pair.key().toString()).start(new TestSteps().registry());
-    SSLSocket socket = tls(port, certs.ca());
+    SSLSocket socket = tls(port, certs);
     assertEquals("CN=bridge-one", subject(socket));
     try (BridgeClient bridge = new BridgeClient(socket)) {
       bridge.write(start("r-1"), "secret-acme");
@@ -120,7 +104,7 @@ class BridgeTlsTest {
     node = node().set("BRIDGE_TCP_PORT", Integer.toString(port)).set("HTTP_PORT", Integer.toString(http))
         .set("SECURITY_HTTP_TLS_CERT_FILE", pair.cert().toString())
         .set("SECURITY_HTTP_TLS_KEY_FILE", pair.key().toString()).start(new TestSteps().registry());
-    SSLSocket socket = tls(port, certs.ca());
+    SSLSocket socket = tls(port, certs);
     assertEquals("CN=node-one", subject(socket));
     socket.close();
 
