@@ -38,6 +38,11 @@ final class AttestedClusterManager implements ClusterManager {
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
   /** Per address, the last update not yet passed on: updates of one address pass on in the order they came. */
   private final Map<String, Future<Void>> updating = new ConcurrentHashMap<>();
+  private static final int RECHECKS = 30;
+  private static final long RECHECK_MILLIS = 1000;
+  /** Set once, before the join (init, registrationListener), then only read. */
+  private volatile Vertx vertx;
+  private volatile RegistrationListener listener;
 
   AttestedClusterManager(ClusterManager delegate, BusTrust trust) {
     this.delegate = delegate;
@@ -65,22 +70,20 @@ final class AttestedClusterManager implements ClusterManager {
   public void getRegistrations(String address, Completable<List<RegistrationInfo>> promise) {
     Promise<List<RegistrationInfo>> all = Promise.promise();
     delegate.getRegistrations(address, all);
-    all.future().compose(this::proven).onComplete(promise);
+    all.future().compose(this::judged).onSuccess(j -> {
+      if (j.unsure()) {
+        recheck(address, RECHECKS);
+      }
+    }).map(Judged::kept).onComplete(promise);
   }
 
   @Override
   public void registrationListener(RegistrationListener listener) {
+    this.listener = listener;
     delegate.registrationListener(new RegistrationListener() {
       @Override
       public void registrationsUpdated(RegistrationUpdateEvent event) {
-        String address = event.address();
-        Future<Void> passed = updating.compute(address, (a, before) -> (before == null ? Future.<Void>succeededFuture()
-            : before).transform(x -> proven(event.registrations()))
-            .map(regs -> {
-              listener.registrationsUpdated(new RegistrationUpdateEvent(address, regs));
-              return null;
-            }));
-        passed.onComplete(x -> updating.remove(address, passed));
+        update(event.address(), event.registrations(), RECHECKS);
       }
 
       @Override
@@ -91,6 +94,33 @@ final class AttestedClusterManager implements ClusterManager {
       @Override
       public boolean wantsUpdatesFor(String address) {
         return listener.wantsUpdatesFor(address);
+      }
+    });
+  }
+
+  /** Passes an address's registrations on, after the ones that came before, with unproven members left out. */
+  private void update(String address, List<RegistrationInfo> registrations, int rechecks) {
+    Future<Void> passed = updating.compute(address, (a, before) -> (before == null ? Future.<Void>succeededFuture()
+        : before).transform(x -> judged(registrations)).map(j -> {
+          listener.registrationsUpdated(new RegistrationUpdateEvent(address, j.kept()));
+          if (j.unsure() && rechecks > 0) {
+            recheck(address, rechecks - 1);
+          }
+          return null;
+        }));
+    passed.onComplete(x -> updating.remove(address, passed));
+  }
+
+  /**
+   * A member whose node info was not there (after a merge, Hazelcast puts node info back while the consumers may
+   * still be listed): the address is looked at again a second later, as no registration change may come to do it.
+   */
+  private void recheck(String address, int left) {
+    vertx.setTimer(RECHECK_MILLIS, t -> {
+      if (listener.wantsUpdatesFor(address)) {
+        Promise<List<RegistrationInfo>> now = Promise.promise();
+        delegate.getRegistrations(address, now);
+        now.future().onSuccess(regs -> update(address, regs, left));
       }
     });
   }
@@ -113,19 +143,24 @@ final class AttestedClusterManager implements ClusterManager {
   }
 
   /** The registrations of this member and of proven members; the node info of others is read and judged first. */
-  private Future<List<RegistrationInfo>> proven(List<RegistrationInfo> registrations) {
+  private Future<Judged> judged(List<RegistrationInfo> registrations) {
     String self = getNodeId();
     List<Future<Boolean>> verdicts = registrations.stream().map(RegistrationInfo::nodeId).distinct()
         .filter(id -> !id.equals(self) && !proven.contains(id)).map(this::judge).toList();
-    return Future.join(verdicts).transform(x -> Future.succeededFuture(registrations.stream()
-        .filter(r -> r.nodeId().equals(self) || proven.contains(r.nodeId())).toList()));
+    return Future.join(verdicts).transform(x -> Future.succeededFuture(new Judged(registrations.stream()
+        .filter(r -> r.nodeId().equals(self) || proven.contains(r.nodeId())).toList(),
+        verdicts.stream().anyMatch(Future::failed))));
   }
 
-  /** Reads a member's node info and judges it; a member with none yet (or gone) is unproven for now. */
+  /** What is passed on, and whether a member was left out for want of node info (not for a bad one). */
+  private record Judged(List<RegistrationInfo> kept, boolean unsure) {
+  }
+
+  /** Reads a member's node info and judges it; fails when the member has none (yet, or any more). */
   private Future<Boolean> judge(String nodeId) {
     Promise<NodeInfo> info = Promise.promise();
     delegate.getNodeInfo(nodeId, info);
-    return info.future().map(i -> judge(nodeId, i)).otherwise(false);
+    return info.future().map(i -> judge(nodeId, i));
   }
 
   private boolean judge(String nodeId, NodeInfo info) {
@@ -140,10 +175,16 @@ final class AttestedClusterManager implements ClusterManager {
     return false;
   }
 
+  /** The cluster manager this one wraps. */
+  ClusterManager delegate() {
+    return delegate;
+  }
+
   // the rest is Hazelcast's, as it is
 
   @Override
   public void init(Vertx vertx) {
+    this.vertx = vertx;
     delegate.init(vertx);
   }
 
