@@ -41,6 +41,13 @@ public final class Main {
       if (config.security().httpTls().enabled() && config.node().has("api") && config.http().port() > 0) {
         TlsPair.load(config.security().httpTls()); // a pair it cannot serve stops the node before it starts anything
       }
+      if (config.security().busTls().enabled() && config.cluster().enabled()) {
+        BusTrust.load(config.security().busTls(), Clock.systemUTC()); // the pair, the CA, and the pair signed by it
+      }
+      Config.BridgeTls bridge = config.security().bridgeTls();
+      if (bridge.enabled() && config.bridge().tcpPort() > 0) {
+        TlsPair.load(bridge.section(), bridge.certFile(), bridge.keyFile());
+      }
     } catch (ConfigException | IllegalArgumentException e) {
       System.err.println("conveyor: " + e.getMessage());
       System.exit(2);

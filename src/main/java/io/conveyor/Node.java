@@ -119,7 +119,7 @@ public final class Node {
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker(),
         view);
-    this.cluster = new NodeCluster(config.cluster(), config.redis(), view);
+    this.cluster = new NodeCluster(config.cluster(), config.redis(), config.security().busTls(), clock, view);
   }
 
   /**
@@ -260,7 +260,8 @@ public final class Node {
       }
     }
     if (config.bridge().tcpPort() > 0) {
-      chain = chain.compose(v -> deploy("TCP bridge", new BridgeVerticle(config.bridge(), config.api().keys())));
+      chain = chain.compose(v -> deploy("TCP bridge", new BridgeVerticle(config.bridge(), config.security().bridgeTls(),
+          config.api().keys())));
     }
     return chain;
   }

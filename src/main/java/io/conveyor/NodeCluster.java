@@ -43,12 +43,21 @@ final class NodeCluster {
   private final String name;
   private final String redis;
   private final ClusterView view;
+  private final Config.BusTls busTls;
+  private final java.time.Clock clock;
   private HazelcastClusterManager manager;
 
-  /** view hears of every membership change and merge, and reads the members (see ClusterView). */
-  NodeCluster(Config.Cluster settings, Config.Redis redis, ClusterView view) {
+  /**
+   * view hears of every membership change and merge, and reads the members (see ClusterView). With busTls, the bus
+   * is on mutual TLS and routes only to members that prove a certificate of the cluster CA (BusTrust; clock judges
+   * the certificates' validity).
+   */
+  NodeCluster(Config.Cluster settings, Config.Redis redis, Config.BusTls busTls, java.time.Clock clock,
+              ClusterView view) {
     this.view = view;
     this.settings = settings;
+    this.busTls = busTls;
+    this.clock = clock;
     this.name = nameFor(settings, redis);
     this.redis = redisOf(redis);
   }
@@ -117,7 +126,19 @@ final class NodeCluster {
         ? "named after " + redis : "cluster.name", hz.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
     options.getEventBusOptions().setHost(settings.host());
     manager = new HazelcastClusterManager(hz);
-    return Vertx.builder().with(options).withMetrics(meters).withClusterManager(manager).buildClustered()
+    io.vertx.core.spi.cluster.ClusterManager bus = manager;
+    if (busTls.enabled()) {
+      try {
+        BusTrust trust = BusTrust.load(busTls, clock);
+        trust.secure(options.getEventBusOptions());
+        bus = trust.attested(manager);
+        log.info("event bus on mutual TLS as {}; members that prove no certificate of the cluster CA get no messages",
+            trust.describe());
+      } catch (ConfigException e) {
+        return Future.failedFuture(e);
+      }
+    }
+    return Vertx.builder().with(options).withMetrics(meters).withClusterManager(bus).buildClustered()
         .onSuccess(this::watchMembers);
   }
 

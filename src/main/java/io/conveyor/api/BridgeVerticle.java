@@ -1,9 +1,11 @@
 package io.conveyor.api;
 
 import io.conveyor.config.Config;
+import io.conveyor.config.TlsPair;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetServerOptions;
 import io.vertx.ext.bridge.BridgeOptions;
 import io.vertx.ext.eventbus.bridge.tcp.BridgeEvent;
 import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
@@ -19,21 +21,28 @@ import org.slf4j.LoggerFactory;
 public final class BridgeVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(BridgeVerticle.class);
   private final Config.Bridge settings;
+  private final Config.BridgeTls tls;
   private final BridgeRules rules;
   private TcpEventBusBridge bridge;
 
-  public BridgeVerticle(Config.Bridge settings, List<Config.ApiKey> keys) {
+  public BridgeVerticle(Config.Bridge settings, Config.BridgeTls tls, List<Config.ApiKey> keys) {
     this.settings = settings;
+    this.tls = tls;
     this.rules = new BridgeRules(settings, keys);
   }
 
+  /** TLS when security.bridge.tls (or the HTTP listener's pair) is set: the pair is read off the event loop, once. */
   @Override
   public Future<?> start() {
-    bridge = TcpEventBusBridge.create(vertx, rules.permit(new BridgeOptions()),
-        new io.vertx.core.net.NetServerOptions(), this::check);
+    Future<NetServerOptions> options = !tls.enabled() ? Future.succeededFuture(new NetServerOptions())
+        : vertx.executeBlocking(() -> TlsPair.load(tls.section(), tls.certFile(), tls.keyFile()))
+            .map(pair -> new NetServerOptions().setSsl(true).setKeyCertOptions(pair.options()));
     int port = settings.tcpPort();
     String host = settings.tcpHost();
-    return bridge.listen(port, host).onSuccess(b -> log.info("TCP event-bus bridge on {}:{}", host, port));
+    return options.compose(o -> {
+      bridge = TcpEventBusBridge.create(vertx, rules.permit(new BridgeOptions()), o, this::check);
+      return bridge.listen(port, host);
+    }).onSuccess(b -> log.info("TCP event-bus bridge on {}:{}{}", host, port, tls.enabled() ? " (TLS)" : ""));
   }
 
   /**

@@ -10,8 +10,29 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
                      Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
                      Limits limits, Events events, Security security) {
 
-  /** Security settings (README, TLS): so far TLS on the HTTP listener. */
-  public record Security(HttpTls httpTls) {
+  /** Security settings (README, TLS): TLS on the HTTP listener, mutual TLS on the clustered bus, the TCP bridge's TLS. */
+  public record Security(HttpTls httpTls, BusTls busTls, BridgeTls bridgeTls) {
+  }
+
+  /**
+   * Mutual TLS on the clustered event bus (docs/cluster.md): the node's PEM pair, signed by the cluster CA, and the
+   * CA. All three or none. With them, bus connections need a certificate the CA signed both ways, and messages are
+   * routed only to members that prove one (an attestation in their node info).
+   */
+  public record BusTls(String certFile, String keyFile, String caFile) {
+    public boolean enabled() {
+      return !certFile.isEmpty();
+    }
+  }
+
+  /**
+   * TLS on the TCP event-bus bridge: a PEM pair of its own, else the HTTP listener's when that is set, else none
+   * (plain TCP). Read once when the bridge starts. section names the settings the files came from, for a refusal.
+   */
+  public record BridgeTls(String certFile, String keyFile, String section) {
+    public boolean enabled() {
+      return !certFile.isEmpty();
+    }
   }
 
   /**

@@ -30,14 +30,37 @@ public record TlsPair(byte[] cert, byte[] key, X509Certificate leaf) {
    * the file and what is wrong (a blocking read: at start, or off the event loop).
    */
   public static TlsPair load(Config.HttpTls tls) {
-    Path certFile = Path.of(tls.certFile());
-    Path keyFile = Path.of(tls.keyFile());
+    return load("security.http.tls", tls.certFile(), tls.keyFile());
+  }
+
+  /** The pair a section's certFile and keyFile name (security.bus.tls, security.bridge.tls, …), read and checked. */
+  public static TlsPair load(String section, String cert, String key) {
+    Path certFile = Path.of(cert);
+    Path keyFile = Path.of(key);
     try {
       return read(certFile, keyFile);
     } catch (BadPair e) {
-      String at = e.file().equals(certFile) ? SecurityReader.CERT : SecurityReader.KEY;
-      throw new ConfigException("config key " + at + " (env " + ConfigLoader.envName(at) + "): " + e.getMessage());
+      throw refusal(section + (e.file().equals(certFile) ? ".certFile" : ".keyFile"), e.getMessage());
     }
+  }
+
+  /** The ConfigException that names a setting, its environment variable and what is wrong with its file. */
+  public static ConfigException refusal(String setting, String why) {
+    return new ConfigException("config key " + setting + " (env " + ConfigLoader.envName(setting) + "): " + why);
+  }
+
+  /** The private key, parsed again from the checked bytes (to sign with). */
+  public PrivateKey privateKey() {
+    return privateKey(cert, key, Path.of("key"));
+  }
+
+  /** The signature algorithm for a key of the given algorithm (RSA, EC, Ed25519, …) with SHA-256 where it takes one. */
+  public static String signatureAlgorithm(String keyAlgorithm) {
+    return switch (keyAlgorithm) {
+      case "RSA" -> "SHA256withRSA";
+      case "EC" -> "SHA256withECDSA";
+      default -> keyAlgorithm; // Ed25519, Ed448, EdDSA
+    };
   }
 
   /** Reads both files; a pair that cannot serve throws a BadPair naming the file at fault and why. */
@@ -121,11 +144,7 @@ public record TlsPair(byte[] cert, byte[] key, X509Certificate leaf) {
   }
 
   private static boolean signs(PrivateKey key, X509Certificate leaf) {
-    String algorithm = switch (key.getAlgorithm()) {
-      case "RSA" -> "SHA256withRSA";
-      case "EC" -> "SHA256withECDSA";
-      default -> key.getAlgorithm(); // Ed25519, Ed448, EdDSA
-    };
+    String algorithm = signatureAlgorithm(key.getAlgorithm());
     try {
       byte[] probe = new byte[32];
       new SecureRandom().nextBytes(probe);

@@ -19,7 +19,12 @@ public final class BridgeClient implements AutoCloseable {
   private final DataOutputStream out;
 
   public BridgeClient(int port) throws IOException {
-    socket = new Socket("127.0.0.1", port);
+    this(new Socket("127.0.0.1", port));
+  }
+
+  /** A client on a socket of the caller's (a TLS one, say). */
+  public BridgeClient(Socket socket) throws IOException {
+    this.socket = socket;
     socket.setSoTimeout(10_000);
     in = new DataInputStream(socket.getInputStream());
     out = new DataOutputStream(socket.getOutputStream());

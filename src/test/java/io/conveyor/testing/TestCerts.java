@@ -39,6 +39,26 @@ public final class TestCerts {
     return new Pair(dir.resolve(name + ".pem"), dir.resolve(name + ".key"));
   }
 
+  /** A TLS context that trusts the test CA alone (for java.net clients: sockets, java.net.http). */
+  public javax.net.ssl.SSLContext trusting() {
+    try (java.io.InputStream in = Files.newInputStream(ca())) {
+      java.security.KeyStore trusted = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+      trusted.load(null, null);
+      trusted.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509")
+          .generateCertificate(in));
+      javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+          javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trusted);
+      javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+      context.init(null, tmf.getTrustManagers(), null);
+      return context;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** A certificate file and its key file. */
   public record Pair(Path cert, Path key) {
   }
