@@ -5,9 +5,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The security section: TLS on the HTTP listener, both files or neither. The files themselves are read by the node
- * that serves them (TlsPair.load, before it starts anything), not here: the command line reads this config too,
- * on machines and as users that need not read the node's private key.
+ * The security section: TLS on the HTTP listener, both files or neither (TLS to Redis and PostgreSQL: StoreTlsReader).
+ * The files themselves are read by the node that serves them (TlsPair.load, before it starts anything), not here:
+ * the command line reads this config too, on machines and as users that need not read the node's private key.
  */
 final class SecurityReader {
   static final String CERT = "security.http.tls.certFile";
@@ -26,10 +26,11 @@ final class SecurityReader {
     }
     path(r, CERT, cert);
     path(r, KEY, key);
-    return new Config.Security(new Config.HttpTls(cert, key, reload));
+    return new Config.Security(new Config.HttpTls(cert, key, reload), StoreTlsReader.redis(r),
+        StoreTlsReader.archive(r));
   }
 
-  private static void path(ConfigReader r, String key, String text) {
+  static void path(ConfigReader r, String key, String text) {
     try {
       Path.of(text);
     } catch (InvalidPathException e) {
