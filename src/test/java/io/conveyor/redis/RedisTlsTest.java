@@ -10,6 +10,7 @@ import ch.qos.logback.core.AppenderBase;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
 import io.conveyor.model.TxSummary;
+import io.conveyor.testing.RedisClusterFixture;
 import io.conveyor.testing.RedisTlsServer;
 import io.conveyor.testing.TestCerts;
 import io.conveyor.testing.TestNode;
@@ -64,7 +65,7 @@ class RedisTlsTest {
 
   private static TestNode node(String url) {
     return TestNode.withPrefix(TestRedis.newPrefix()).redis("standalone", List.of(url), "")
-        .set("REDIS_TIMEOUT", "2s").set("NODE_ROLES", "dequeue").set("NODE_WORKERS", "4").pipeline("order", PIPELINE)
+        .set("NODE_ROLES", "dequeue").set("NODE_WORKERS", "4").pipeline("order", PIPELINE)
         .set("SECURITY_REDIS_TLS_CA_FILE", certs.ca().toString())
         .set("SECURITY_REDIS_TLS_CERT_FILE", client.cert().toString())
         .set("SECURITY_REDIS_TLS_KEY_FILE", client.key().toString());
@@ -80,6 +81,29 @@ class RedisTlsTest {
       // the node registered itself in this very server (read over its plain port)
       assertTrue(server.cmd("ZRANGE", node.keys.nodesZ(), "0", "-1").startsWith("node-"),
           "the node's registration in the TLS server");
+    }
+  }
+
+  @Test
+  void a_node_on_a_redis_cluster_of_three_masters_over_tls_runs_transactions_in_every_partition() {
+    try (RedisClusterFixture cluster = RedisClusterFixture.startTls(3, certs);
+         TestNode node = TestNode.withPrefix(TestRedis.newPrefix().replaceAll("[{}]", ""))
+             .redis("cluster", cluster.tlsEndpoints(), "").set("NODE_ROLES", "dequeue")
+             .set("NODE_WORKERS", "4").pipeline("order", PIPELINE)
+             .set("SECURITY_REDIS_TLS_CA_FILE", certs.ca().toString()).start(new TestSteps().registry())) {
+      java.util.Map<Integer, String> byPartition = new java.util.HashMap<>();
+      // partitions are chosen at random per start: 30 starts miss one of three with a chance of 3 × (2/3)^30
+      List<String> started = new java.util.ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        started.add(node.start("order", new JsonObject()));
+      }
+      for (String txId : started) {
+        assertEquals("success", node.awaitFinal(txId).status().wire());
+        byPartition.putIfAbsent(node.keys.partitionOf(txId), txId);
+      }
+      java.util.Set<Integer> masters = new java.util.HashSet<>();
+      byPartition.values().forEach(txId -> masters.add(cluster.masterOfKey(node.keys.stateH(txId))));
+      assertEquals(3, masters.size(), "each partition's master, one each: " + masters);
     }
   }
 
