@@ -11,6 +11,7 @@ import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
 import io.conveyor.model.TxSummary;
 import io.conveyor.testing.RedisClusterFixture;
+import io.conveyor.testing.RedisSentinelFixture;
 import io.conveyor.testing.RedisTlsServer;
 import io.conveyor.testing.TestCerts;
 import io.conveyor.testing.TestNode;
@@ -104,6 +105,24 @@ class RedisTlsTest {
       java.util.Set<Integer> masters = new java.util.HashSet<>();
       byPartition.values().forEach(txId -> masters.add(cluster.masterOfKey(node.keys.stateH(txId))));
       assertEquals(3, masters.size(), "each partition's master, one each: " + masters);
+    }
+  }
+
+  @Test
+  void under_sentinel_over_tls_the_client_asks_a_sentinel_and_writes_to_the_master_it_names_over_tls() {
+    try (RedisSentinelFixture sentinels = RedisSentinelFixture.startTls("tlsmaster", certs)) {
+      // the options a node builds (a node's start over TLS is the tests above): only rediss:// Sentinels given
+      Config config = TestNode.withPrefix(TestRedis.newPrefix()).redis("sentinel", sentinels.tlsSentinelEndpoints(),
+          "tlsmaster").set("SECURITY_REDIS_TLS_CA_FILE", certs.ca().toString()).config();
+      Vertx vertx = Vertx.vertx();
+      try {
+        RedisLink link = new RedisLink(vertx, RedisLink.options(config.redis(), config.security().redisTls()));
+        assertEquals("OK", link.send(Request.cmd(Command.SET).arg("tls-probe").arg("written")).await().toString());
+        assertEquals("written", link.send(Request.cmd(Command.GET).arg("tls-probe")).await().toString());
+        assertEquals("master", link.send(Request.cmd(Command.ROLE)).await().get(0).toString());
+      } finally {
+        vertx.close().await();
+      }
     }
   }
 
