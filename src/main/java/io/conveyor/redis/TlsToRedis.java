@@ -28,9 +28,13 @@ public final class TlsToRedis {
     if (!secure(redis)) {
       return options;
     }
-    // Vert.x 5 verifies no name unless told which algorithm: HTTPS is RFC 2818's (the SAN names the host)
+    // Vert.x 5 verifies no name unless told which algorithm: HTTPS is RFC 2818's (the SAN names the host). A plain
+    // Redis never answers a ClientHello (it waits for a line end), so the handshake gives up well before a command
+    // would, and the failure says TLS rather than "no answer"
     NetClientOptions net = options.getNetClientOptions().setSsl(true)
-        .setHostnameVerificationAlgorithm(tls.verifyHostname() ? "HTTPS" : "");
+        .setHostnameVerificationAlgorithm(tls.verifyHostname() ? "HTTPS" : "")
+        .setSslHandshakeTimeout(Math.max(100, redis.timeout().toMillis() / 2))
+        .setSslHandshakeTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS);
     if (!tls.caFile().isEmpty()) {
       net.setTrustOptions(TrustFiles.ca(Config.RedisTls.CA_FILE, tls.caFile()));
     }
@@ -58,8 +62,9 @@ public final class TlsToRedis {
     if (tls == null) {
       return new IllegalStateException("cannot reach Redis at " + redis.url() + ": " + e.getMessage(), e);
     }
-    String why = String.valueOf(tls.getMessage());
+    String why = String.valueOf(deepest(tls).getMessage());
     String hint = tls.getClass().getSimpleName().equals("NotSslRecordException") || why.contains("not an SSL")
+        || why.contains("timed out")
         ? "the server does not speak TLS on that port (use its TLS port, or redis:// for a plain one)"
         : secure(redis) ? "check " + Config.RedisTls.CA_FILE + " (the CA that signed the server's certificate; "
             + "empty: the JVM's trust store), that the certificate names the host in the URL ("
@@ -68,6 +73,15 @@ public final class TlsToRedis {
             : "the URL is redis:// (plain); use rediss:// for a server that speaks TLS";
     return new ConfigException("cannot reach Redis at " + redis.url() + ": the TLS handshake failed ("
         + why.lines().findFirst().orElse(why) + "); " + hint);
+  }
+
+  /** The innermost cause: "Failed to create SSL connection" wraps what failed (an unknown CA, a name missing). */
+  private static Throwable deepest(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t && t.getCause().getMessage() != null) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   /** The SSL failure in e's causes (Netty wraps it in a DecoderException; the link in a RedisUnavailable). */

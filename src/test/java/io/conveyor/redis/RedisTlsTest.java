@@ -133,8 +133,23 @@ class RedisTlsTest {
     ConfigException e = assertTimeoutPreemptively(REFUSAL, () -> assertThrows(ConfigException.class,
         () -> node.start(new TestSteps().registry())));
     assertTrue(e.getMessage().contains("the TLS handshake failed") && e.getMessage().contains(
-        "security.redis.tls.caFile"), e.getMessage());
+        "security.redis.tls.caFile") && e.getMessage().contains("trust anchors"), e.getMessage());
     node.close();
+  }
+
+  @Test
+  void a_rediss_url_on_a_plain_port_is_told_the_server_speaks_no_tls() {
+    // a plain Redis never answers the ClientHello: the handshake gives up after half of redis.timeout
+    Config config = node(server.plainUrl().replace("redis://", "rediss://")).set("REDIS_TIMEOUT", "1s").config();
+    Vertx vertx = Vertx.vertx();
+    try {
+      RedisLink link = new RedisLink(vertx, RedisLink.options(config.redis(), config.security().redisTls()));
+      Throwable e = assertThrows(Throwable.class, () -> link.send(Request.cmd(Command.PING)).await());
+      String m = TlsToRedis.unreachable(config.redis(), e).getMessage();
+      assertTrue(m.contains("the server does not speak TLS on that port"), m);
+    } finally {
+      vertx.close().await();
+    }
   }
 
   @Test

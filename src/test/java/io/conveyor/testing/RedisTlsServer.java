@@ -58,6 +58,11 @@ public final class RedisTlsServer implements AutoCloseable {
     return "rediss://" + host + ":" + tlsPort;
   }
 
+  /** redis://127.0.0.1:PORT of its plain port. */
+  public String plainUrl() {
+    return "redis://127.0.0.1:" + plainPort;
+  }
+
   /** One command over the plain port, the reply as redis-cli prints it. */
   public String cmd(String... args) {
     return RedisCli.run(plainPort, null, args);
