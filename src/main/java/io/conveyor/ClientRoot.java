@@ -38,7 +38,9 @@ public final class ClientRoot {
         new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), Clock.systemUTC(),
         Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     StoreContext context = redis.open(vertx);
-    new LayoutStore(context).check().await();
+    // a failed TLS handshake names the settings to look at (exit 2), as a node's start does
+    new LayoutStore(context).check().recover(e -> io.vertx.core.Future.failedFuture(
+        io.conveyor.redis.TlsToRedis.explain(config.redis(), e))).await();
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive(), config.security().archiveTls());
     return new Transactions(context, new PipelineCatalog(new PipelineParser(StepRegistry.withBuiltIns())), config,
         archive.open().map(v -> archive), new NodeMetrics(false));

@@ -58,9 +58,16 @@ public final class TlsToRedis {
    * settings to look at (a ConfigException: exit 2), anything else says the server did not answer.
    */
   public static RuntimeException unreachable(Config.Redis redis, Throwable e) {
+    Throwable explained = explain(redis, e);
+    return explained instanceof ConfigException c ? c
+        : new IllegalStateException("cannot reach Redis at " + redis.url() + ": " + e.getMessage(), e);
+  }
+
+  /** A failed TLS handshake in e's causes as a ConfigException naming the settings; anything else unchanged. */
+  public static Throwable explain(Config.Redis redis, Throwable e) {
     Throwable tls = tlsCause(e);
     if (tls == null) {
-      return new IllegalStateException("cannot reach Redis at " + redis.url() + ": " + e.getMessage(), e);
+      return e;
     }
     String why = String.valueOf(deepest(tls).getMessage());
     String hint = tls.getClass().getSimpleName().equals("NotSslRecordException") || why.contains("not an SSL")

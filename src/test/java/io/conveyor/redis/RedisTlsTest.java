@@ -138,6 +138,20 @@ class RedisTlsTest {
   }
 
   @Test
+  void the_command_line_with_a_ca_that_did_not_sign_the_servers_certificate_is_told_which_setting() throws Exception {
+    TestCerts other = new TestCerts(Files.createDirectories(dir.resolve("other-cli")));
+    Config config = node(server.url()).set("SECURITY_REDIS_TLS_CA_FILE", other.ca().toString()).config();
+    Vertx vertx = Vertx.vertx();
+    try {
+      ConfigException e = assertTimeoutPreemptively(REFUSAL, () -> assertThrows(ConfigException.class,
+          () -> io.conveyor.ClientRoot.transactions(vertx, config)));
+      assertTrue(e.getMessage().contains("security.redis.tls.caFile"), e.getMessage());
+    } finally {
+      vertx.close().await();
+    }
+  }
+
+  @Test
   void a_rediss_url_on_a_plain_port_is_told_the_server_speaks_no_tls() {
     // a plain Redis never answers the ClientHello: the handshake gives up after half of redis.timeout
     Config config = node(server.plainUrl().replace("redis://", "rediss://")).set("REDIS_TIMEOUT", "1s").config();
