@@ -33,12 +33,15 @@ public final class ClientRoot {
    * off the event loop; a mismatch throws ConfigException.
    */
   public static Transactions transactions(Vertx vertx, Config config) {
-    RedisAccess redis = new RedisAccess(RedisLink.options(config.redis()), config.redis().timeout(),
+    RedisAccess redis = new RedisAccess(RedisLink.options(config.redis(), config.security().redisTls()),
+        config.redis().timeout(),
         new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), Clock.systemUTC(),
         Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     StoreContext context = redis.open(vertx);
-    new LayoutStore(context).check().await();
-    ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
+    // a failed TLS handshake names the settings to look at (exit 2), as a node's start does
+    new LayoutStore(context).check().recover(e -> io.vertx.core.Future.failedFuture(
+        io.conveyor.redis.TlsToRedis.explain(config.redis(), e))).await();
+    ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive(), config.security().archiveTls());
     return new Transactions(context, new PipelineCatalog(new PipelineParser(StepRegistry.withBuiltIns())), config,
         archive.open().map(v -> archive), new NodeMetrics(false));
   }

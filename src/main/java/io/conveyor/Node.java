@@ -113,7 +113,7 @@ public final class Node {
     this.catalog = new PipelineCatalog(new PipelineParser(registry));
     this.metrics = new NodeMetrics(config.metrics().ownerLabels());
     metrics.busyWorkers(metrics::workersBusy, config.node().workers());
-    this.redis = new RedisAccess(RedisLink.options(config.redis()),
+    this.redis = new RedisAccess(RedisLink.options(config.redis(), config.security().redisTls()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock,
         Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
@@ -188,8 +188,7 @@ public final class Node {
   private Future<Void> prepareRedis(List<CompiledPipeline> pipelines, List<ScheduleFiles.Loaded> schedules) {
     StoreContext probe = redis.open(vertx);
     return Scripts.forServer(probe.link()).eventually(probe::close)
-        .recover(e -> Future.failedFuture(new IllegalStateException("cannot reach Redis at " + config.redis().url()
-            + ": " + e.getMessage(), e)))
+        .recover(e -> Future.failedFuture(io.conveyor.redis.TlsToRedis.unreachable(config.redis(), e)))
         .compose(scripts -> {
           redis = new RedisAccess(redis.options(), redis.timeout(), redis.keys(), scripts, redis.clock(),
               redis.ticker(), redis.meter(), redis.replicas(), redis.limits());

@@ -1,6 +1,7 @@
 package io.conveyor;
 
 import io.conveyor.config.Config;
+import io.conveyor.config.ConfigException;
 import io.conveyor.database.ArchiveStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -23,14 +24,16 @@ final class NodeArchive {
     if (!config.node().has("archive") && !config.node().has("api") && !config.node().has("webhooks")) {
       return null;
     }
-    return decorator.apply(ArchiveStore.forConfig(vertx, config.archive()));
+    return decorator.apply(ArchiveStore.forConfig(vertx, config.archive(), config.security().archiveTls()));
   }
 
   /** Opens it; a failure names the store. */
   static Future<Void> open(ArchiveStore store) {
     return store.open()
         .onSuccess(v -> log.info("archive: {}", store.describe()))
-        .recover(e -> Future.failedFuture(new IllegalStateException("cannot open the archive ("
-            + store.describe() + "): " + e.getMessage(), e)));
+        // a setting at fault (a CA file, a certificate the CA did not sign) stays a ConfigException: exit 2
+        .recover(e -> Future.failedFuture(e instanceof ConfigException ? new ConfigException("cannot open the "
+            + "archive (" + store.describe() + "): " + e.getMessage()) : new IllegalStateException("cannot open "
+            + "the archive (" + store.describe() + "): " + e.getMessage(), e)));
   }
 }

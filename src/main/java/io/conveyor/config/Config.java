@@ -10,8 +10,12 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
                      Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
                      Limits limits, Events events, Security security) {
 
-  /** Security settings (README, TLS): TLS on the HTTP listener, mutual TLS on the clustered bus, the TCP bridge's TLS. */
-  public record Security(HttpTls httpTls, BusTls busTls, BridgeTls bridgeTls) {
+  /**
+   * Security settings (README, TLS): TLS on the HTTP listener, mutual TLS on the clustered bus, the TCP bridge's TLS,
+   * and TLS to Redis and a PostgreSQL archive.
+   */
+  public record Security(HttpTls httpTls, BusTls busTls, BridgeTls bridgeTls, RedisTls redisTls,
+                         ArchiveTls archiveTls) {
   }
 
   /**
@@ -33,6 +37,50 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
     public boolean enabled() {
       return !certFile.isEmpty();
     }
+  }
+
+  /**
+   * TLS to Redis (README, TLS to Redis and PostgreSQL), on when redis.url (or every endpoint) is rediss://. The
+   * server's certificate is always verified: against caFile (PEM, one or more CAs) or, when empty, the JVM's trust
+   * store; and, unless verifyHostname is off, it must name the host dialled. certFile and keyFile: a client pair
+   * for mutual TLS, both or neither.
+   */
+  public record RedisTls(String caFile, String certFile, String keyFile, boolean verifyHostname) {
+    public static final RedisTls DEFAULTS = new RedisTls("", "", "", true);
+    public static final String CA_FILE = "security.redis.tls.caFile";
+    public static final String CERT_FILE = "security.redis.tls.certFile";
+    public static final String KEY_FILE = "security.redis.tls.keyFile";
+    public static final String VERIFY_HOSTNAME = "security.redis.tls.verifyHostname";
+
+    public boolean clientPair() {
+      return !certFile.isEmpty();
+    }
+  }
+
+  /** libpq's sslmode values, as the PostgreSQL archive takes them (README, TLS to Redis and PostgreSQL). */
+  public enum PgSslMode {
+    DISABLE, ALLOW, PREFER, REQUIRE, VERIFY_CA, VERIFY_FULL;
+
+    /** The name libpq, pgjdbc and the Vert.x client know it by (verify-full). */
+    public String value() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    /** Whether the server's certificate is checked against a CA (and, for verify-full, its name). */
+    public boolean verifies() {
+      return this == VERIFY_CA || this == VERIFY_FULL;
+    }
+  }
+
+  /**
+   * TLS to a PostgreSQL archive: sslMode resolved from security.archive.tls.sslMode and the URL's sslmode
+   * (verify-full when a caFile is given and neither names one); caFile: the CA (PEM) the server's certificate
+   * must chain to, or empty for the JVM's trust store.
+   */
+  public record ArchiveTls(PgSslMode sslMode, String caFile) {
+    public static final ArchiveTls DISABLED = new ArchiveTls(PgSslMode.DISABLE, "");
+    public static final String SSL_MODE = "security.archive.tls.sslMode";
+    public static final String CA_FILE = "security.archive.tls.caFile";
   }
 
   /**

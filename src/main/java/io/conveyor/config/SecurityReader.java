@@ -6,9 +6,10 @@ import java.time.Duration;
 
 /**
  * The security section: TLS on the HTTP listener (both files or neither), mutual TLS on the clustered bus (all three
- * or none), TLS on the TCP bridge (both or neither; neither takes the HTTP pair). The files themselves are read by
- * the node that uses them (TlsPair.load, BusTrust.load, before it starts anything), not here: the command line
- * reads this config too, on machines and as users that need not read the node's private key.
+ * or none), TLS on the TCP bridge (both or neither; neither takes the HTTP pair); TLS to Redis and PostgreSQL
+ * (StoreTlsReader). The files themselves are read by the node that uses them (TlsPair.load, BusTrust.load, before
+ * it starts anything), not here: the command line reads this config too, on machines and as users that need not
+ * read the node's private key.
  */
 final class SecurityReader {
   static final String CERT = "security.http.tls.certFile";
@@ -24,7 +25,8 @@ final class SecurityReader {
     String key = r.text(KEY, true);
     Duration reload = r.duration("security.http.tls.reloadInterval", Duration.ofMillis(100));
     pair(r, CERT, cert, KEY, key, "HTTP");
-    return new Config.Security(new Config.HttpTls(cert, key, reload), bus(r), bridge(r, cert, key));
+    return new Config.Security(new Config.HttpTls(cert, key, reload), bus(r), bridge(r, cert, key),
+        StoreTlsReader.redis(r), StoreTlsReader.archive(r));
   }
 
   private static Config.BusTls bus(ConfigReader r) {
@@ -62,7 +64,7 @@ final class SecurityReader {
     path(r, keyKey, key);
   }
 
-  private static void path(ConfigReader r, String key, String text) {
+  static void path(ConfigReader r, String key, String text) {
     try {
       Path.of(text);
     } catch (InvalidPathException e) {

@@ -67,6 +67,11 @@ public interface ArchiveStore {
    * postgresql://… (or postgres://…) for PostgreSQL.
    */
   static ArchiveStore forConfig(Vertx vertx, Config.Archive config) {
+    return forConfig(vertx, config, Config.ArchiveTls.DISABLED);
+  }
+
+  /** The same, a PostgreSQL archive reached with tls (security.archive.tls; H2 takes none). */
+  static ArchiveStore forConfig(Vertx vertx, Config.Archive config, Config.ArchiveTls tls) {
     String url = config.url();
     if (url.isEmpty()) {
       return new H2ArchiveStore(vertx, Path.of("data", "archive"), config.table());
@@ -75,7 +80,7 @@ public interface ArchiveStore {
       return new H2ArchiveStore(vertx, Path.of(url.substring(3)), config.table());
     }
     if (url.startsWith("postgresql://") || url.startsWith("postgres://")) {
-      return new PgArchiveStore(vertx, url, config.table());
+      return new PgArchiveStore(vertx, url, config.table(), tls);
     }
     throw new ConfigException("archive.url (CONVEYOR_ARCHIVE_URL): expected empty (embedded H2 under data/), "
         + "h2:PATH or postgresql://user@host:port/database, got " + url.replaceAll(":[^:@/]*@", ":***@"));

@@ -1,5 +1,6 @@
 package io.conveyor.database;
 
+import io.conveyor.config.Config;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -27,13 +28,20 @@ import org.postgresql.ds.PGSimpleDataSource;
 final class PgArchiveStore implements ArchiveStore {
   private final Vertx vertx;
   private final PgConnectOptions connect;
+  private final Config.ArchiveTls tls;
   private final String table;
   private final String upsert;
   private Pool pool;
 
   PgArchiveStore(Vertx vertx, String url, String table) {
+    this(vertx, url, table, Config.ArchiveTls.DISABLED);
+  }
+
+  /** A store reached with tls (security.archive.tls, resolved with the URL's sslmode by the config reader). */
+  PgArchiveStore(Vertx vertx, String url, String table, Config.ArchiveTls tls) {
     this.vertx = vertx;
     this.connect = PgConnectOptions.fromUri(url);
+    this.tls = tls;
     this.table = table;
     // a copy older than the row (a late retry) changes nothing; a webhook outcome recorded after archiving
     // is kept when a copy without one lands later
@@ -50,13 +58,19 @@ final class PgArchiveStore implements ArchiveStore {
         + "COALESCE(t.state_rev, 0))";
   }
 
-  /** Migrates the schema on a worker thread (Flyway is JDBC), then opens the pool for reads and writes. */
+  /**
+   * On a worker thread, reads the TLS files and migrates the schema (Flyway is JDBC); then opens the pool for reads
+   * and writes and asks it once, so a certificate the pool refuses stops the start, not the first write.
+   */
   @Override
   public Future<Void> open() {
-    return vertx.executeBlocking(this::migrate).map(v -> {
+    return vertx.executeBlocking(() -> {
+      TlsToPostgres.apply(connect, tls);
+      return migrate();
+    }).compose(v -> {
       pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(4)).connectingTo(connect).using(vertx).build();
-      return null;
-    });
+      return pool.query("SELECT 1").execute().<Void>mapEmpty();
+    }).recover(e -> Future.failedFuture(TlsToPostgres.explain(e, tls)));
   }
 
   /**
@@ -84,7 +98,7 @@ final class PgArchiveStore implements ArchiveStore {
     jdbc.setDatabaseName(connect.getDatabase());
     jdbc.setUser(connect.getUser());
     jdbc.setPassword(connect.getPassword());
-    jdbc.setSslMode(connect.getSslMode().value);
+    TlsToPostgres.apply(jdbc, tls);
     jdbc.setApplicationName("conveyor archive migration");
     return jdbc;
   }

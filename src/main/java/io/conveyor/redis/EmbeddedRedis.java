@@ -24,6 +24,9 @@ public final class EmbeddedRedis {
 
   /** Starts an embedded Redis if the config calls for one, else null. Blocking: call before Vert.x runs. */
   public static EmbeddedRedis startIfNeeded(Config.Redis cfg) throws IOException {
+    if (TlsToRedis.secure(cfg)) {
+      return null; // an embedded Redis serves no TLS (the config reader refuses redis.embedded always with rediss://)
+    }
     URI uri = URI.create(cfg.url());
     int port = uri.getPort() > 0 ? uri.getPort() : 6379;
     boolean answers = reachable(uri.getHost(), port);

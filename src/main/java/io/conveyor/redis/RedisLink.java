@@ -79,7 +79,15 @@ public final class RedisLink {
    * finds the new master. Replicas are never read: every read must see the latest write.
    */
   public static RedisOptions options(io.conveyor.config.Config.Redis redis) {
-    RedisOptions o = options(redis.url(), redis.maxPipelined());
+    return options(redis, io.conveyor.config.Config.RedisTls.DEFAULTS);
+  }
+
+  /**
+   * The same over TLS when the endpoints are rediss:// (TlsToRedis): reads the CA and client files, so call it at
+   * start; a file that cannot be used is a ConfigException naming the setting.
+   */
+  public static RedisOptions options(io.conveyor.config.Config.Redis redis, io.conveyor.config.Config.RedisTls tls) {
+    RedisOptions o = TlsToRedis.apply(options(redis.url(), redis.maxPipelined()), redis, tls);
     switch (redis.mode()) {
       // every link has a client of its own, and each client reads the slot map again once its copy is older
       // than the cache TTL: 1 s (the default) cost an idle node 6 CLUSTER SLOTS a second. A MOVED reply

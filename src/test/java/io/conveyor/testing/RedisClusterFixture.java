@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -17,20 +19,46 @@ public final class RedisClusterFixture implements AutoCloseable {
   private static final int NODE_TIMEOUT_MS = 2000;
   private final RedisProcesses servers;
   private final int replicas;
+  /** Each node's TLS port by its plain one, in a cluster started with TLS (the plain ports serve the fixture). */
+  private final Map<Integer, Integer> tlsPorts;
 
-  private RedisClusterFixture(RedisProcesses servers, int replicas) {
+  private RedisClusterFixture(RedisProcesses servers, int replicas, Map<Integer, Integer> tlsPorts) {
     this.servers = servers;
     this.replicas = replicas;
+    this.tlsPorts = tlsPorts;
   }
 
   /** Starts the nodes, makes them one cluster, and waits (bounded) until every node serves and every replica syncs. */
   public static RedisClusterFixture start(int masters, int replicasPerMaster) {
     RedisProcesses servers = new RedisProcesses("redis-cluster-");
+    return start(servers, masters, replicasPerMaster, port -> nodeCommand(servers, port), Map.of());
+  }
+
+  /**
+   * The same with TLS: each node serves TLS (a certificate of certs' CA for 127.0.0.1) on a port of its own besides
+   * its plain one, and the cluster bus is TLS too (tls-cluster), so CLUSTER SLOTS names TLS ports to TLS clients.
+   */
+  public static RedisClusterFixture startTls(int masters, TestCerts certs) {
+    TestCerts.Pair pair = certs.server("redis-cluster", "redis-cluster");
+    RedisProcesses servers = new RedisProcesses("redis-tls-cluster-");
+    Map<Integer, Integer> tls = new ConcurrentHashMap<>();
+    return start(servers, masters, 0, port -> {
+      tls.put(port, FreePorts.next(false));
+      List<String> command = nodeCommand(servers, port);
+      command.addAll(List.of("--tls-port", Integer.toString(tls.get(port)), "--tls-cluster", "yes", "--cluster-port",
+          Integer.toString(port + 10_000), "--tls-cert-file", pair.cert().toString(), "--tls-key-file",
+          pair.key().toString(), "--tls-ca-cert-file", certs.ca().toString(), "--tls-auth-clients", "no"));
+      return command;
+    }, tls);
+  }
+
+  private static RedisClusterFixture start(RedisProcesses servers, int masters, int replicasPerMaster,
+      java.util.function.IntFunction<List<String>> command, Map<Integer, Integer> tls) {
     try {
       for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
-        servers.start(true, port -> nodeCommand(servers, port));
+        servers.start(true, command);
       }
-      RedisClusterFixture cluster = new RedisClusterFixture(servers, masters * replicasPerMaster);
+      RedisClusterFixture cluster = new RedisClusterFixture(servers, masters * replicasPerMaster, tls);
       List<String> create = new ArrayList<>(List.of(RedisCli.PATH, "--cluster", "create"));
       servers.ports().forEach(p -> create.add("127.0.0.1:" + p));
       create.addAll(List.of("--cluster-replicas", Integer.toString(replicasPerMaster), "--cluster-yes"));
@@ -56,6 +84,11 @@ public final class RedisClusterFixture implements AutoCloseable {
   /** Every node, the killed ones too (a client skips a seed that does not answer). */
   public List<String> endpoints() {
     return ports().stream().map(p -> "redis://127.0.0.1:" + p).toList();
+  }
+
+  /** Every node's TLS endpoint (rediss://), in a cluster started with startTls. */
+  public List<String> tlsEndpoints() {
+    return ports().stream().map(p -> "rediss://127.0.0.1:" + tlsPorts.get(p)).toList();
   }
 
   /** Every node's port, in the order of {@link #endpoints()}. */

@@ -19,13 +19,68 @@ public final class RedisSentinelFixture implements AutoCloseable {
   private final String masterName;
   private final List<Integer> dataPorts;
   private final List<Integer> sentinelPorts;
+  /** Each server's TLS port by its plain one, when started with TLS (the plain ports serve the fixture). */
+  private final Map<Integer, Integer> tlsPorts;
 
   private RedisSentinelFixture(RedisProcesses servers, String masterName, List<Integer> dataPorts,
       List<Integer> sentinelPorts) {
+    this(servers, masterName, dataPorts, sentinelPorts, Map.of());
+  }
+
+  private RedisSentinelFixture(RedisProcesses servers, String masterName, List<Integer> dataPorts,
+      List<Integer> sentinelPorts, Map<Integer, Integer> tlsPorts) {
     this.servers = servers;
     this.masterName = masterName;
     this.dataPorts = dataPorts;
     this.sentinelPorts = sentinelPorts;
+    this.tlsPorts = tlsPorts;
+  }
+
+  /**
+   * A master (no replica) and three Sentinels, each serving TLS on a port of its own besides its plain one, with a
+   * certificate of certs' CA for 127.0.0.1; the Sentinels watch the master's TLS port (tls-replication), so the
+   * master they name to a client is a TLS one.
+   */
+  public static RedisSentinelFixture startTls(String masterName, TestCerts certs) {
+    TestCerts.Pair pair = certs.server("redis-sentinel", "redis-sentinel");
+    List<String> tls = List.of("tls-cert-file " + pair.cert(), "tls-key-file " + pair.key(),
+        "tls-ca-cert-file " + certs.ca(), "tls-auth-clients no", "tls-replication yes");
+    RedisProcesses servers = new RedisProcesses("redis-tls-sentinel-");
+    Map<Integer, Integer> tlsPorts = new java.util.concurrent.ConcurrentHashMap<>();
+    try {
+      int master = servers.start(false, port -> {
+        tlsPorts.put(port, FreePorts.next(false));
+        List<String> command = servers.serverArgs(port);
+        command.addAll(List.of("--tls-port", Integer.toString(tlsPorts.get(port))));
+        for (String line : tls) {
+          String[] words = line.split(" ", 2);
+          command.addAll(List.of("--" + words[0], words[1]));
+        }
+        return command;
+      });
+      List<Integer> sentinels = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        sentinels.add(servers.start(false, port -> {
+          tlsPorts.put(port, FreePorts.next(false));
+          List<String> lines = new java.util.ArrayList<>(tls);
+          lines.add("tls-port " + tlsPorts.get(port));
+          return sentinelCommand(servers, port, masterName, tlsPorts.get(master), lines);
+        }));
+      }
+      RedisSentinelFixture fixture = new RedisSentinelFixture(servers, masterName, List.of(master),
+          List.copyOf(sentinels), tlsPorts);
+      RedisProcesses.await(RedisProcesses.READY, "every Sentinel to know the master and the other two",
+          fixture::unknown);
+      return fixture;
+    } catch (RuntimeException | AssertionError e) {
+      servers.close();
+      throw e;
+    }
+  }
+
+  /** The Sentinels' TLS endpoints (rediss://), when started with startTls. */
+  public List<String> tlsSentinelEndpoints() {
+    return sentinelPorts.stream().map(p -> "rediss://127.0.0.1:" + tlsPorts.get(p)).toList();
   }
 
   /**
@@ -70,19 +125,24 @@ public final class RedisSentinelFixture implements AutoCloseable {
 
   /** A Sentinel with its own config file, writable: Sentinels record what they learn in it. */
   private static int sentinel(RedisProcesses servers, String name, int master) {
-    return servers.start(false, port -> {
-      Path conf = servers.dir.resolve("sentinel-" + port + ".conf");
-      String text = String.join("\n", "port " + port, "bind 127.0.0.1",
-          "sentinel monitor " + name + " 127.0.0.1 " + master + " 2",
-          "sentinel down-after-milliseconds " + name + " 1000", "sentinel failover-timeout " + name + " 5000",
-          "sentinel parallel-syncs " + name + " 1", "");
-      try {
-        Files.writeString(conf, text);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return List.of(RedisProcesses.SERVER, conf.toString(), "--sentinel");
-    });
+    return servers.start(false, port -> sentinelCommand(servers, port, name, master, List.of()));
+  }
+
+  /** Writes the Sentinel's config file (with the extra lines given) and answers the command that runs it. */
+  private static List<String> sentinelCommand(RedisProcesses servers, int port, String name, int master,
+      List<String> extra) {
+    Path conf = servers.dir.resolve("sentinel-" + port + ".conf");
+    List<String> lines = new java.util.ArrayList<>(List.of("port " + port, "bind 127.0.0.1",
+        "sentinel monitor " + name + " 127.0.0.1 " + master + " 2",
+        "sentinel down-after-milliseconds " + name + " 1000", "sentinel failover-timeout " + name + " 5000",
+        "sentinel parallel-syncs " + name + " 1"));
+    lines.addAll(extra);
+    try {
+      Files.writeString(conf, String.join("\n", lines) + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return List.of(RedisProcesses.SERVER, conf.toString(), "--sentinel");
   }
 
   /** What some Sentinel does not know yet (its SENTINEL MASTER reply), or null when all know all. */

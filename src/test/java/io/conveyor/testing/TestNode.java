@@ -159,7 +159,8 @@ public final class TestNode implements AutoCloseable {
         : Node.start(config, clock, registry, archiveDecorator, tracing)).await();
     clientVertx = Vertx.vertx();
     // the test's own link goes straight to Redis, whatever the node's URL (a test may put a proxy there)
-    link = new RedisLink(clientVertx, ownRedis ? RedisLink.options(config.redis()) : TestRedis.options(10_000),
+    link = new RedisLink(clientVertx, ownRedis ? RedisLink.options(config.redis(), config.security().redisTls())
+        : TestRedis.options(10_000),
         ownRedis ? config.redis().timeout() : RedisLink.DEFAULT_TIMEOUT);
     // the node's clock: a start stamped on another clock would count in another stats slot, or be due at
     // another time, than the node's own writes
