@@ -178,6 +178,10 @@ export async function walkOverview(page, seed) {
   await page.waitForFunction(() => (document.querySelector('#search-result').textContent || '').startsWith('retry: 2 of 2 done'));
   await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 2);
   console.log('retried from a search: ' + two.join(','));
+  // each retry is an admin act: the audit view lists it (refreshed with the events, an admin event announces it)
+  await page.waitForFunction(() => [...document.querySelectorAll('#audit tr.audit-row')]
+    .some(r => r.textContent.includes('POST /api/v1/admin/transactions/:txId/retry')), null, { timeout: 10000 });
+  console.log('the retries are in the audit view');
 
   // a node death shows in the events list within 5 s of Redis judging it, pushed over the bridge
   const death = '#events tr.event-row[data-kind="node-dead"]';

@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
         + " conveyor completion bash|zsh prints a shell completion script."},
     subcommands = {CliTx.Start.class, CliTx.Status.class, CliList.class, CliTx.Cancel.class, CliTx.Retry.class,
         CliPause.Pause.class, CliPause.Resume.class, CliTx.Switch.class, CliTx.Wake.class, CliEvent.class, CliTail.class, CliGroup.class, CliPipeline.class, CliSchedule.class, CliOwner.class,
-        CliQuarantine.class, CliNewKey.class, CliCompletion.class, CliHelp.class})
+        CliQuarantine.class, CliAudit.class, CliNewKey.class, CliCompletion.class, CliHelp.class})
 final class Cli implements Callable<Integer> {
   static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
   static final int OK = 0;

@@ -4,6 +4,8 @@ import io.conveyor.api.AdminRoutes;
 import io.conveyor.api.ApiGate;
 import io.conveyor.api.ApiKeys;
 import io.conveyor.api.ArchiveAdmin;
+import io.conveyor.api.AuditLog;
+import io.conveyor.api.AuditRoutes;
 import io.conveyor.api.ClusterRoutes;
 import io.conveyor.api.DashboardRoutes;
 import io.conveyor.api.HealthRoutes;
@@ -46,6 +48,7 @@ public final class HttpWiring {
   private final NodeMetrics metrics;
   private final List<String> pipelineFiles;
   private final Supplier<String> clusterState;
+  private final String nodeId;
 
   /**
    * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
@@ -53,6 +56,13 @@ public final class HttpWiring {
    */
   public HttpWiring(Config config, PipelineCatalog catalog, ArchiveStore archive, NodeMetrics metrics,
                     List<String> pipelineFiles, Supplier<String> clusterState) {
+    this(config, catalog, archive, metrics, pipelineFiles, clusterState, "");
+  }
+
+  /** The same, for the node nodeId (its audit entries name it). */
+  public HttpWiring(Config config, PipelineCatalog catalog, ArchiveStore archive, NodeMetrics metrics,
+                    List<String> pipelineFiles, Supplier<String> clusterState, String nodeId) {
+    this.nodeId = nodeId;
     this.config = config;
     this.catalog = catalog;
     this.archive = archive;
@@ -73,7 +83,9 @@ public final class HttpWiring {
     }
     groups.add(new MetricsRoutes(archiveAdmin, new ControlStore(redis), new StuckStore(redis), new LivenessStore(redis),
         redis.keys().partitions(), metrics, config.node().group()));
-    groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys())));
+    // one audit log per verticle, on its context (AuditLog)
+    groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys()), new AuditLog(vertx, redis, archive,
+        metrics, nodeId), redis.clock(), config.audit().reads()));
     groups.add(new PipelineRoutes(redis, catalog));
     groups.add(new ClusterRoutes(redis, config));
     TransactionRoutes starts = new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http());
@@ -84,6 +96,7 @@ public final class HttpWiring {
     groups.add(new ScheduleRoutes(new ScheduleAdmin(new ScheduleStore(redis), tx, redis.clock())));
     groups.add(archiveAdmin);
     groups.add(new StuckAdmin(new StuckStore(redis)));
+    groups.add(new AuditRoutes(archive));
     groups.add(new DashboardRoutes());
     return groups;
   }

@@ -231,7 +231,7 @@ public final class Node {
     }
     if (n.has("archive")) {
       chain = perPartition(chain, "archive", part -> new ArchiveVerticle(redis, archive,
-          config.archive(), metrics, seat(LeaderRole.ARCHIVE, part)));
+          config.archive(), config.audit().retention(), metrics, seat(LeaderRole.ARCHIVE, part)));
     }
     if (n.has("webhooks")) {
       chain = perPartition(chain, "webhooks", part -> new WebhookVerticle(redis, archive,
@@ -253,7 +253,8 @@ public final class Node {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(redis, this::transactions,
           t -> io.conveyor.domain.Events.on(t, catalog, config), new io.conveyor.api.ApiKeys(config.api().keys()))));
       if (config.http().port() > 0) {
-        HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::readiness);
+        HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::readiness,
+            nodeId);
         chain = chain.compose(v -> deploy("HTTP API", new HttpApiVerticle(config.http(),
             config.security().httpTls(), redis, this::transactions, routes::on)));
       }

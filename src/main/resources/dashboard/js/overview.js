@@ -2,6 +2,7 @@
 import { $, text, el, txLink, cell, fillRows, shortTx } from './dom.js';
 import { api } from './api.js';
 import { refreshHour } from './hour.js';
+import { refreshAudit, wireAudit } from './audit.js';
 
 function ageSeconds(now, then) { return ((Date.parse(now) - Date.parse(then)) / 1000).toFixed(1) + ' s'; }
 
@@ -200,9 +201,11 @@ export async function refreshLists() {
     renderList(name, (await api('GET', '/api/v1/admin/transactions?limit=20&list=' + name)).transactions);
   }
   renderList('recent', await recent());
+  await refreshAudit();
 }
 
 export function wireOverview(changed) {
   $('#events-kind').addEventListener('change', changed);
   $('#events-subject').addEventListener('change', changed);
+  wireAudit(changed);
 }

@@ -302,4 +302,30 @@ class ArchitectureTest {
     }
     assertEquals(List.of(), offenders, "idempotency keys built by hand (use StepContext.idempotencyKey())");
   }
+
+  /**
+   * Every admin act is audited (README, Audit log) because ApiGate records each request that needs an admin key, by
+   * the same list (ApiGate.needsAdmin) it requires the role by: a route under /api/v1 is a client's (transactions,
+   * events) or on that list, never neither, so no admin route can be added beside the audit.
+   */
+  @Test
+  void every_api_route_is_a_clients_or_an_audited_admin_route() throws IOException {
+    io.conveyor.api.ApiKeys.Principal admin = new io.conveyor.api.ApiKeys.Principal("ops", List.of("admin"), "");
+    Pattern route = Pattern.compile("\\.(get|post|put|delete|patch|route)\\(\"(/api/v1/[^\"*]*)\"");
+    List<String> neither = new java.util.ArrayList<>();
+    try (java.util.stream.Stream<Path> files = Files.walk(Path.of("src/main/java/io/conveyor/api"))) {
+      for (Path f : files.filter(x -> x.toString().endsWith(".java")).toList()) {
+        var m = route.matcher(Files.readString(f));
+        while (m.find()) {
+          String path = m.group(2).replaceAll(":[A-Za-z]+", "x");
+          boolean client = path.equals("/api/v1/transactions") || path.startsWith("/api/v1/transactions/")
+              || path.equals("/api/v1/events");
+          if (!client && !io.conveyor.api.ApiGate.needsAdmin(path, admin)) {
+            neither.add(f.getFileName() + ": " + m.group(2));
+          }
+        }
+      }
+    }
+    assertEquals(List.of(), neither, "routes neither a client's nor on ApiGate.needsAdmin (so not audited)");
+  }
 }

@@ -264,7 +264,7 @@ class CliTest {
     assertEquals(2, unknownCommand.code());
     assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, pause, resume, switch, wake, event,"
         + " tail, group, pipeline,"
-        + " schedule, owner, archive-quarantine, new-key, completion, help"), unknownCommand.err());
+        + " schedule, owner, archive-quarantine, audit, new-key, completion, help"), unknownCommand.err());
     assertTrue(Cli.handles(new String[] {"frobnicate"}), "the jar hands an unknown command to the command line");
     assertFalse(Cli.handles(new String[0]), "no argument starts a node");
     assertFalse(Cli.handles(new String[] {"--config", "conf/config.json"}), "--config alone starts a node");

@@ -7,6 +7,7 @@ import io.conveyor.config.Names;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -23,16 +24,41 @@ import java.util.regex.Pattern;
 public final class ApiGate implements RouteGroup {
   private final Config.Http http;
   private final ApiKeys keys;
+  private final AuditHook audit;
+  private final boolean auditReads;
 
-  public ApiGate(Config.Http http, ApiKeys keys) {
+  /** audit records every request that needs an admin key (auditReads: GET ones too); null records none. */
+  public ApiGate(Config.Http http, ApiKeys keys, AuditLog audit, java.time.Clock clock, boolean auditReads) {
     this.http = http;
     this.keys = keys;
+    this.audit = audit == null ? null : new AuditHook(audit, clock);
+    this.auditReads = auditReads;
+  }
+
+  public ApiGate(Config.Http http, ApiKeys keys) {
+    this(http, keys, null, java.time.Clock.systemUTC(), false);
+  }
+
+  /**
+   * The routes only an admin key may use (/api/v1/events too when the key is admin: it may then act for any owner).
+   * ApiGate both requires the admin role of them and records each in the audit log: one list, so a new admin route
+   * cannot be left out of the audit.
+   */
+  public static boolean needsAdmin(String path, ApiKeys.Principal who) {
+    return path.startsWith("/api/v1/admin/") || path.equals("/api/v1/admin")
+        || path.equals("/api/v1/pipelines") || path.startsWith("/api/v1/pipelines/")
+        || path.equals("/api/v1/cluster") || path.equals("/api/v1/stats")
+        || path.equals("/api/v1/events") && who.has("admin");
   }
 
   @Override
   public void mount(Router r) {
+    if (audit != null) {
+      audit.on(r);
+    }
     r.route("/api/v1/*").handler(BodyHandler.create(false).setBodyLimit(http.maxBodyBytes()));
     r.route("/api/v1/*").handler(this::authenticate);
+    r.route("/api/v1/*").handler(this::audited);
     r.route("/api/v1/*").handler(ApiGate::knownQuery);
     r.route("/api/v1/transactions*").handler(ctx -> requireRole(ctx, "client"));
     // a bad ?wait is refused before anything is done (a start must not happen and then answer 400)
@@ -44,12 +70,31 @@ public final class ApiGate implements RouteGroup {
         problem(ctx, e);
       }
     });
-    r.route("/api/v1/events").handler(ctx -> requireRole(ctx, ((ApiKeys.Principal) ctx.get(HttpIo.PRINCIPAL))
-        .has("admin") ? "admin" : "client"));
-    r.route("/api/v1/pipelines*").handler(ctx -> requireRole(ctx, "admin"));
-    r.route("/api/v1/cluster").handler(ctx -> requireRole(ctx, "admin"));
-    r.route("/api/v1/stats").handler(ctx -> requireRole(ctx, "admin"));
-    r.route("/api/v1/admin/*").handler(ctx -> requireRole(ctx, "admin"));
+    r.route("/api/v1/events").handler(ctx -> requireRole(ctx, "client", "admin"));
+    r.route("/api/v1/*").handler(ctx -> {
+      if (needsAdmin(ctx.normalizedPath(), ctx.get(HttpIo.PRINCIPAL))) {
+        requireRole(ctx, "admin");
+      } else {
+        ctx.next();
+      }
+    });
+  }
+
+  /** Before anything may refuse it: a request that needs an admin key is recorded however it ends (AuditHook). */
+  private void audited(RoutingContext ctx) {
+    ApiKeys.Principal who = ctx.get(HttpIo.PRINCIPAL);
+    HttpMethod method = ctx.request().method();
+    if (audit != null && needsAdmin(ctx.normalizedPath(), who)
+        && (auditReads || method != HttpMethod.GET && method != HttpMethod.HEAD)) {
+      audit.watch(ctx, who);
+    }
+    ctx.next();
+  }
+
+  /** The events route takes a client or an admin key. */
+  private static void requireRole(RoutingContext ctx, String role, String orRole) {
+    ApiKeys.Principal who = ctx.get(HttpIo.PRINCIPAL);
+    requireRole(ctx, who.has(orRole) ? orRole : role);
   }
 
   private void authenticate(RoutingContext ctx) {
@@ -94,7 +139,9 @@ public final class ApiGate implements RouteGroup {
       query("POST /api/v1/admin/pipelines/[^/]+/retry", "since", "until", "status", "from", "limit"),
       query("POST /api/v1/admin/groups/[^/]+/drain", "wait"),
       query("GET /api/v1/admin/archive/quarantine", "cursor", "limit"),
-      query("GET /api/v1/admin/stuck", "reason", "owner", "cursor", "limit"));
+      query("GET /api/v1/admin/stuck", "reason", "owner", "cursor", "limit"),
+      query("GET /api/v1/admin/audit", "from", "to", "keyId", "owner", "action", "target", "outcome", "cursor",
+          "limit"));
 
   private static Map.Entry<Pattern, Set<String>> query(String route, String... params) {
     return Map.entry(Pattern.compile(route), Set.of(params));

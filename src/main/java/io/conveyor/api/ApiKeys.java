@@ -10,8 +10,8 @@ import java.util.Optional;
 /** Who an API key belongs to and what it may do, looked up by the key's hash. */
 public final class ApiKeys {
 
-  /** The owner a key acts for, and its roles (client, admin). */
-  public record Principal(String owner, List<String> roles) {
+  /** The owner a key acts for, its roles (client, admin) and its id (AuditEntry.keyId: never the key). */
+  public record Principal(String owner, List<String> roles, String keyId) {
     public boolean has(String role) {
       return roles.contains(role);
     }
@@ -20,7 +20,8 @@ public final class ApiKeys {
   private final Map<String, Principal> byHash = new HashMap<>();
 
   public ApiKeys(List<Config.ApiKey> keys) {
-    keys.forEach(k -> byHash.put(k.sha256(), new Principal(k.owner(), k.roles())));
+    keys.forEach(k -> byHash.put(k.sha256(), new Principal(k.owner(), k.roles(),
+        io.conveyor.model.AuditEntry.keyId(k.sha256()))));
   }
 
   public Optional<Principal> authenticate(String key) {

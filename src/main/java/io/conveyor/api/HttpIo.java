@@ -56,6 +56,7 @@ final class HttpIo {
       return;
     }
     JsonObject p = t.toJson().put("title", t.kind().type);
+    ctx.put(AuditHook.PROBLEM, t.kind().type);
     if (t.kind() == Kind.LIVE_LIMIT) {
       ctx.response().putHeader("Retry-After", Edge.LIVE_LIMIT_RETRY_AFTER); // when some end is unknown: a short wait
     } else if (t.retryAfter() > 0) {

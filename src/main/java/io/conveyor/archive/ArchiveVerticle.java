@@ -70,6 +70,15 @@ public final class ArchiveVerticle extends VerticleBase {
   private boolean stopping;
   private Promise<Void> idle;
 
+  private Duration auditRetention = Duration.ZERO;
+
+  /** As below, pruning the audit log by audit.retention as well (Retention). */
+  public ArchiveVerticle(RedisAccess redis, ArchiveStore archive, Config.Archive settings, Duration auditRetention,
+                         NodeMetrics metrics, LeaderLoop.Seat seat) {
+    this(redis, archive, settings, metrics, seat);
+    this.auditRetention = auditRetention;
+  }
+
   /**
    * The archive role of one partition (the seat's). With several, each node runs one of these per partition,
    * and only those the assignment gives it ask for their lease; the others send nothing.
@@ -91,7 +100,7 @@ public final class ArchiveVerticle extends VerticleBase {
     store = new ArchiveHandoff(redisContext);
     quarantined = new QuarantineStore(redisContext);
     writer = new BatchWriter(archive, settings.timeout());
-    retention = new Retention(archive, settings.retention(), seat.ticker());
+    retention = new Retention(archive, settings.retention(), auditRetention, seat.ticker());
     // a round renews the lease: the loop runs one at least every third of it, even while a long write or a
     // backoff after failed writes holds the other rounds back
     loop = new LeaderLoop(vertx, redisContext, seat, "archiving to " + archive.describe()

@@ -8,7 +8,14 @@ import java.util.Map;
 public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper, Http http, Api api, Bridge bridge,
                      Cluster cluster, Pipelines pipelines, Transactions transactions, Archive archive,
                      Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
-                     Limits limits, Events events, Security security) {
+                     Limits limits, Events events, Security security, Audit audit) {
+
+  /**
+   * The audit log of admin acts (README, Audit log): entries older than retention are pruned (zero keeps them
+   * forever); reads also records the admin routes that only read (GET), which the dashboard polls.
+   */
+  public record Audit(Duration retention, boolean reads) {
+  }
 
   /**
    * Security settings (README, TLS): TLS on the HTTP listener, mutual TLS on the clustered bus, the TCP bridge's TLS,

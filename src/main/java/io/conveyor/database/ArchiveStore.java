@@ -51,6 +51,19 @@ public interface ArchiveStore {
    */
   Future<Integer> deleteCompletedBefore(long before, int limit);
 
+  /**
+   * Appends admin acts to the audit log (README, Audit log) in one round trip. The table is append-only: it refuses
+   * UPDATE and DELETE; only pruneAuditBefore removes entries. Not default methods: a wrapper that forgot to pass
+   * them on would lose the audit silently.
+   */
+  Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries);
+
+  /** A page of the audit log, newest first (see AuditQuery). */
+  Future<List<io.conveyor.model.AuditEntry>> audit(AuditQuery q);
+
+  /** Deletes up to limit audit entries older than the time (ms), oldest first (audit.retention); answers how many. */
+  Future<Integer> pruneAuditBefore(long before, int limit);
+
   /** A time in ms as a timestamp column holds it (clamped to the years 0–9999 SQL can hold). */
   static java.time.OffsetDateTime timestamp(long ms) {
     long clamped = Math.max(-62_167_219_200_000L, Math.min(ms, 253_402_300_799_999L));

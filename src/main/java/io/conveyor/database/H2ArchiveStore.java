@@ -267,6 +267,38 @@ final class H2ArchiveStore implements ArchiveStore {
     });
   }
 
+  @Override
+  public Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries) {
+    return entries.isEmpty() ? Future.succeededFuture() : inTransaction(() -> {
+      AuditRows.append(connection, table, entries);
+      return null;
+    });
+  }
+
+  @Override
+  public Future<List<io.conveyor.model.AuditEntry>> audit(AuditQuery q) {
+    return inTransaction(() -> AuditRows.read(connection, table, q));
+  }
+
+  @Override
+  public Future<Integer> pruneAuditBefore(long before, int limit) {
+    return inTransaction(() -> AuditRows.prune(connection, table, before, limit));
+  }
+
+  /** Work that commits when it succeeds and rolls back when it fails (a refused row leaves nothing open). */
+  private <T> Future<T> inTransaction(Callable<T> work) {
+    return blocking(() -> {
+      try {
+        T result = work.call();
+        connection.commit();
+        return result;
+      } catch (Exception e) {
+        connection.rollback();
+        throw e;
+      }
+    });
+  }
+
   private Future<ArchivedTx> query(String sql, String... params) {
     return blocking(() -> {
       try (PreparedStatement p = connection.prepareStatement(sql)) {

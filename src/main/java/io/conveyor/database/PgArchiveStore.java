@@ -223,6 +223,39 @@ final class PgArchiveStore implements ArchiveStore {
         .execute(Tuple.of(ArchiveStore.timestamp(before), limit)).map(RowSet::rowCount);
   }
 
+  @Override
+  public Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries) {
+    if (entries.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    List<Tuple> rows = entries.stream().map(e -> Tuple.from(AuditRows.values(e))).toList();
+    return pool.preparedQuery("INSERT INTO " + table + "_audit (" + AuditRows.COLUMNS + ") VALUES ($1, $2, $3, $4, "
+        + "$5, $6, $7, $8, $9, $10, $11, $12::text::jsonb)").executeBatch(rows).mapEmpty();
+  }
+
+  @Override
+  public Future<List<io.conveyor.model.AuditEntry>> audit(AuditQuery q) {
+    List<Object> params = new java.util.ArrayList<>();
+    String where = q.where(params, n -> "$" + n);
+    return pool.preparedQuery("SELECT id, " + AuditRows.COLUMNS.replace("params", "params::text") + " FROM " + table
+        + "_audit" + where).execute(Tuple.from(params)).map(rows -> {
+          List<io.conveyor.model.AuditEntry> out = new java.util.ArrayList<>();
+          for (Row r : rows) {
+            out.add(new io.conveyor.model.AuditEntry(r.getLong(0), r.getOffsetDateTime(1).toInstant().toEpochMilli(),
+                r.getString(2), r.getString(3), r.getString(4), r.getString(5), r.getString(6), r.getInteger(7),
+                r.getString(8), r.getString(9), r.getString(10), r.getString(11), new JsonObject(r.getString(12))));
+          }
+          return out;
+        });
+  }
+
+  /** Through the table's prune function: the trigger refuses any other DELETE (V4__audit.sql). */
+  @Override
+  public Future<Integer> pruneAuditBefore(long before, int limit) {
+    return pool.preparedQuery("SELECT " + table + "_audit_prune($1, $2)")
+        .execute(Tuple.of(ArchiveStore.timestamp(before), limit)).map(rows -> rows.iterator().next().getInteger(0));
+  }
+
   private static ArchivedTx first(RowSet<Row> rows) {
     if (rows.size() == 0) {
       return null;

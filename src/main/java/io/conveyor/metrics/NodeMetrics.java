@@ -164,6 +164,16 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
     archiveWrite.record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * What became of audit entries (README, Audit log): stored, retried (an archive write failed; kept to try again),
+   * lost (the buffer was full: the entry is in the log at ERROR), event-failed (eventsL refused its copy).
+   */
+  public void audit(String result, int count) {
+    counters.computeIfAbsent("audit|" + result, k -> Counter.builder("conveyor.audit.entries")
+        .description("audit entries of admin acts by what became of them").tag("result", result)
+        .register(registry)).increment(count);
+  }
+
   /** Transactions the archive database refused alone, set aside in Redis (archive-quarantine). */
   public void archiveQuarantined(int count) {
     Counter.builder("conveyor.archive.quarantined").description("transactions the archive database refused "

@@ -11,7 +11,7 @@ public final class EventKinds {
   public static final List<String> ALL = List.of("node-dead", "exception", "schedule-paused", "webhook-url-paused",
       "webhook-exhausted", "archive-quarantined", "archive-retried", "archive-dropped", "webhook-outcome-unrecorded",
       "redis-memory-high", "redis-memory-ok", "stuck", "tx-paused", "tx-resumed", "migrated",
-      "pipeline-rollout");
+      "pipeline-rollout", "admin");
 
   private EventKinds() {
   }

@@ -17,7 +17,7 @@ final class ScriptFlags {
       "lease-break", "sleep", "retry", "set-switch", "wake", "archive", "webhook", "webhook-cancel", "progress",
       "sample", "stats-read", "search", "ring", "trim", "memory", "archive-quarantine", "archive-retry",
       "archive-drop", "cancel-walk", "stuck", "event-wait", "event-return", "pause", "resume", "migrate",
-      "rollout", "rollout-event");
+      "rollout", "rollout-event", "admin-event");
 
   private ScriptFlags() {
   }

@@ -22,6 +22,7 @@ public final class Scripts {
   public final LuaScript pipelineState = LuaScript.load("pipeline-state");
   public final LuaScript rollout = LuaScript.load("rollout");
   public final LuaScript rolloutEvent = LuaScript.load("rollout-event");
+  public final LuaScript adminEvent = LuaScript.load("admin-event");
   public final LuaScript ownerPut = LuaScript.load("owner-put");
   public final LuaScript requeue = LuaScript.load("requeue");
   public final LuaScript hop = LuaScript.load("hop");
@@ -103,7 +104,7 @@ public final class Scripts {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, rollout, rolloutEvent, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
         archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck, eventSend, eventWait, eventReturn,
-        pause, resume, migrate);
+        pause, resume, migrate, adminEvent);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

@@ -134,6 +134,28 @@ class ArchiveTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"h2", "postgresql"})
+  void the_leader_prunes_audit_entries_older_than_audit_retention_and_keeps_the_rest(String store) {
+    MutableClock clock = new MutableClock(System.currentTimeMillis());
+    TestNode n = new TestNode().clock(clock).set("ARCHIVE_INTERVAL", "50ms").set("ARCHIVE_RETENTION", "0s")
+        .set("AUDIT_RETENTION", "2h").pipeline("order", ORDER);
+    TestNode node = start(store.equals("h2") ? n : onPostgres(n), "a");
+    long now = clock.millis();
+    node.node().archive().appendAudit(List.of(audit(now - Duration.ofHours(3).toMillis(), "old"),
+        audit(now - Duration.ofHours(1).toMillis(), "recent"))).await();
+    clock.advance(Duration.ofSeconds(61)); // the next retention pass
+    var all = new io.conveyor.database.AuditQuery(null, null, null, null, null, null, null, null, 10);
+    List<String> left = Eventually.until(Duration.ofSeconds(10), "the old entry pruned", () -> node.node().archive()
+        .audit(all).await().stream().map(io.conveyor.model.AuditEntry::keyId).toList(), l -> !l.contains("old"));
+    assertEquals(List.of("recent"), left);
+  }
+
+  private static io.conveyor.model.AuditEntry audit(long at, String keyId) {
+    return new io.conveyor.model.AuditEntry(0, at, keyId, "ops", "DELETE /api/v1/pipelines/:name", "order", "ok", 200,
+        null, "127.0.0.1", "http", "node-x", new io.vertx.core.json.JsonObject());
+  }
+
   private static TxException.Kind refusal(Runnable call) {
     try {
       call.run();

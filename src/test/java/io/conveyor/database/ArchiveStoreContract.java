@@ -31,6 +31,69 @@ abstract class ArchiveStoreContract {
   protected void cleanUp() {
   }
 
+  /** Runs one statement on the store's database as the application's user, around the store. */
+  protected abstract void sql(String statement) throws Exception;
+
+  /** Whether the store's audit table refuses TRUNCATE too (H2 has no trigger for it). */
+  protected boolean refusesTruncate() {
+    return true;
+  }
+
+  /** The audit table's name (the store's table and _audit). */
+  protected abstract String auditTable();
+
+  static io.conveyor.model.AuditEntry audit(long at, String keyId, String action, String outcome) {
+    return new io.conveyor.model.AuditEntry(0, at, keyId, "ops", action, "orders", outcome,
+        outcome.equals("ok") ? 200 : 400, outcome.equals("ok") ? null : "invalid-input", "127.0.0.1", "http", "node-1",
+        new JsonObject().put("bodyBytes", 12));
+  }
+
+  private static AuditQuery all(int limit) {
+    return new AuditQuery(null, null, null, null, null, null, null, null, limit);
+  }
+
+  @Test
+  void audit_entries_are_read_newest_first_by_filter_and_a_page_at_a_time() {
+    long now = 1_800_000_000_000L;
+    store.appendAudit(List.of(audit(now, "aaa", "PUT /api/v1/pipelines/:name", "ok"),
+        audit(now + 1, "bbb", "DELETE /api/v1/pipelines/:name", "refused"),
+        audit(now + 2, "aaa", "DELETE /api/v1/pipelines/:name", "ok"))).await();
+    List<io.conveyor.model.AuditEntry> page = store.audit(all(2)).await();
+    assertEquals(List.of(now + 2, now + 1), page.stream().map(io.conveyor.model.AuditEntry::at).toList());
+    assertEquals(new JsonObject().put("bodyBytes", 12), page.get(0).params());
+    List<io.conveyor.model.AuditEntry> rest = store.audit(new AuditQuery(null, null, null, null, null, null, null,
+        page.get(1).id(), 2)).await();
+    assertEquals(List.of(now), rest.stream().map(io.conveyor.model.AuditEntry::at).toList());
+    assertEquals(1, store.audit(new AuditQuery(now, now + 2, "aaa", "ops", null, "orders", "ok", null, 10)).await()
+        .size());
+    assertEquals("bbb", store.audit(new AuditQuery(null, null, null, null, null, null, "refused", null, 10)).await()
+        .get(0).keyId());
+  }
+
+  @Test
+  void the_audit_table_refuses_update_and_delete_and_retention_prunes_only_what_is_older() {
+    long now = 1_800_000_000_000L;
+    store.appendAudit(List.of(audit(now - 10_000, "old", "POST /x", "ok"), audit(now - 5_000, "old", "POST /x", "ok"),
+        audit(now, "new", "POST /x", "ok"))).await();
+    List<String> statements = new ArrayList<>(List.of("UPDATE " + auditTable() + " SET outcome = 'ok'",
+        "DELETE FROM " + auditTable()));
+    if (refusesTruncate()) {
+      statements.add("TRUNCATE TABLE " + auditTable());
+    }
+    for (String refused : statements) {
+      Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> sql(refused));
+      org.junit.jupiter.api.Assertions.assertTrue(String.valueOf(e.getMessage()).contains("append-only"),
+          refused + ": " + e.getMessage());
+    }
+    assertEquals(3, store.audit(all(10)).await().size());
+    assertEquals(1, store.pruneAuditBefore(now - 6_000, 1000).await());
+    assertEquals(1, store.pruneAuditBefore(now - 1, 1).await());
+    assertEquals(List.of("new"), store.audit(all(10)).await().stream().map(io.conveyor.model.AuditEntry::keyId)
+        .toList());
+    // the prune's permission ends with it: a plain DELETE is refused again
+    org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> sql("DELETE FROM " + auditTable()));
+  }
+
   @BeforeEach
   void openStore() {
     vertx = Vertx.vertx();

@@ -47,6 +47,24 @@ class H2ArchiveStoreTest extends ArchiveStoreContract {
   }
 
   @Override
+  protected void sql(String statement) throws SQLException {
+    try (var c = connect(file); var s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  /** H2 calls no trigger on TRUNCATE (README, Audit log: the embedded file is not for production). */
+  @Override
+  protected boolean refusesTruncate() {
+    return false;
+  }
+
+  @Override
+  protected String auditTable() {
+    return TABLE + "_audit";
+  }
+
+  @Override
   protected long rows(String txId) {
     try (var c = connect(file);
          var p = c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE tx_id = ?")) {
@@ -106,7 +124,7 @@ class H2ArchiveStoreTest extends ArchiveStoreContract {
       Path fresh = newFile();
       openAtOnce(fresh, 6);
       // the schema holds the migration lock's table when Flyway first looks, so it starts from a baseline at 0
-      assertEquals(List.of("0 BASELINE", "1 SQL", "2 SQL", "3 SQL"), history(fresh), "round " + round);
+      assertEquals(List.of("0 BASELINE", "1 SQL", "2 SQL", "3 SQL", "4 SQL"), history(fresh), "round " + round);
       assertEquals(COLUMNS, shape(fresh), "round " + round);
     }
   }

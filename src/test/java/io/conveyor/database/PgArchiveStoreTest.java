@@ -31,6 +31,16 @@ class PgArchiveStoreTest extends ArchiveStoreContract {
   }
 
   @Override
+  protected void sql(String statement) {
+    io.conveyor.testing.TestDatabase.query(statement);
+  }
+
+  @Override
+  protected String auditTable() {
+    return table + "_audit";
+  }
+
+  @Override
   protected void cleanUp() {
     TestDatabase.drop(table);
     moreTables.forEach(TestDatabase::drop);
@@ -67,7 +77,7 @@ class PgArchiveStoreTest extends ArchiveStoreContract {
     String t = anotherTable();
     openAtOnce(t, 6);
     List<String> applied = history(t).stream().filter(e -> !e.endsWith("BASELINE")).toList();
-    assertEquals(List.of("1 SQL", "2 SQL", "3 SQL"), applied);
+    assertEquals(List.of("1 SQL", "2 SQL", "3 SQL", "4 SQL"), applied);
     assertEquals(12L, ((Number) TestDatabase.query("SELECT count(*) FROM information_schema.columns "
         + "WHERE table_schema = current_schema() AND table_name = '" + t + "'")).longValue());
     assertEquals(6L, ((Number) TestDatabase.query("SELECT count(*) FROM pg_indexes "

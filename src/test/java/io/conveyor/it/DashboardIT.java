@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * retries it and sees it go green by a pushed completion, works the overview's controls, sees work held back by a
  * rate limit listed as stuck, sends the event a transaction awaits (a human approval) and sees it go on, draws a
  * pipeline's two versions side by side with each step's numbers, a canary's rollout beside its stable version
- * (rolled back from the page), checks every view's text contrast (WCAG AA) and
+ * (rolled back from the page), finds the retries in the audit view, checks every view's text contrast (WCAG AA) and
  * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Screenshots go to target/dashboard/
  * (those of docs/console/ were taken from there).
  */

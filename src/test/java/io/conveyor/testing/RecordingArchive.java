@@ -98,6 +98,21 @@ public final class RecordingArchive implements ArchiveStore {
   }
 
   @Override
+  public Future<Void> appendAudit(java.util.List<io.conveyor.model.AuditEntry> entries) {
+    return real.appendAudit(entries);
+  }
+
+  @Override
+  public Future<java.util.List<io.conveyor.model.AuditEntry>> audit(io.conveyor.database.AuditQuery q) {
+    return real.audit(q);
+  }
+
+  @Override
+  public Future<Integer> pruneAuditBefore(long before, int limit) {
+    return real.pruneAuditBefore(before, limit);
+  }
+
+  @Override
   public Future<Found> search(io.conveyor.database.ArchiveQuery q) {
     return real.search(q);
   }
