@@ -3,6 +3,7 @@ package io.conveyor.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.TestCerts;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
@@ -17,7 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A hostile-input walk over the HTTP API: every route gets its valid request (which must succeed) and well over a
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class HostileInputTest {
   private static final List<String> ODD_NAMES = List.of("__proto__", "constructor", "", " ", "💥", "a.b", "$where",
       "x".repeat(300));
-  private final HttpClient http = HttpClient.newHttpClient();
+  private HttpClient http;
   private final Random random = new Random(20261125);
   private final Map<String, Integer> seen = new TreeMap<>();
   private String base;
@@ -79,11 +81,28 @@ class HostileInputTest {
     };
   }
 
-  @Test
-  void a_thousand_mutated_requests_over_every_route_get_4xx_for_what_is_unknown_and_never_a_5xx() {
+  /** A node on plain HTTP, or on HTTPS with a certificate of a test CA (security.http.tls) and a client trusting it. */
+  private TestNode node(boolean tls, int port) throws java.io.IOException {
+    TestNode node = new TestNode().set("HTTP_PORT", Integer.toString(port));
+    if (!tls) {
+      http = HttpClient.newHttpClient();
+      base = "http://127.0.0.1:" + port;
+      return node;
+    }
+    TestCerts certs = new TestCerts(java.nio.file.Files.createTempDirectory("hostile-tls"));
+    TestCerts.Pair pair = certs.server("node", "node");
+    http = HttpClient.newBuilder().sslContext(certs.trusting()).build();
+    base = "https://127.0.0.1:" + port;
+    return node.set("SECURITY_HTTP_TLS_CERT_FILE", pair.cert().toString())
+        .set("SECURITY_HTTP_TLS_KEY_FILE", pair.key().toString());
+  }
+
+  @ParameterizedTest(name = "tls {0}")
+  @ValueSource(booleans = {false, true})
+  void a_thousand_mutated_requests_over_every_route_get_4xx_for_what_is_unknown_and_never_a_5xx(boolean tls)
+      throws java.io.IOException {
     int port = TestRedis.freePort();
-    base = "http://127.0.0.1:" + port;
-    try (TestNode node = new TestNode().set("HTTP_PORT", Integer.toString(port))
+    try (TestNode node = node(tls, port)
         .set("API_KEYS", "ops:admin+client:k-ops")
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/wait','params':{'switch':'go'}}]}")
@@ -150,8 +169,8 @@ class HostileInputTest {
               java.nio.charset.StandardCharsets.UTF_8), null);
         }
       }
-      System.out.printf("hostile input walk: %d requests, %d with an unknown or misspelt field; answers %s%n",
-          requests, unknownFields, seen);
+      System.out.printf("hostile input walk (%s): %d requests, %d with an unknown or misspelt field; answers %s%n",
+          base, requests, unknownFields, seen);
       assertTrue(requests >= 1000, requests + " requests");
     }
   }
