@@ -22,6 +22,15 @@ public record AuditEntry(long id, long at, String keyId, String owner, String ac
     return sha256 == null ? "" : sha256.substring(0, Math.min(12, sha256.length()));
   }
 
+  /** Text as the audit table holds it: no control characters, at most 256 characters. */
+  public static String clean(String s) {
+    if (s == null) {
+      return "";
+    }
+    String c = s.replaceAll("\\p{Cntrl}", "?");
+    return c.length() <= 256 ? c : c.substring(0, 256) + "…";
+  }
+
   /** The same entry with the archive's id. */
   public AuditEntry withId(long stored) {
     return new AuditEntry(stored, at, keyId, owner, action, target, outcome, status, error, remote, via, node, params);
