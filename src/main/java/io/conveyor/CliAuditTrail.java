@@ -91,7 +91,8 @@ final class CliAuditTrail implements CommandLine.IExecutionStrategy {
 
   private void record(AuditEntry e) {
     try {
-      new AuditLog(s.tx().context(), new NodeMetrics(false), "cli").record(e).await();
+      new AuditLog(s.tx().context(), new NodeMetrics(false), "cli", s.config().audit().maxWaiting()).record(e)
+          .await();
     } catch (RuntimeException x) {
       s.err.println("conveyor: the audit entry of this command was not written to Redis (" + x.getMessage() + "): "
           + e.toJson().encode());

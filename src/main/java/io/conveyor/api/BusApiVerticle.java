@@ -29,10 +29,11 @@ public final class BusApiVerticle extends VerticleBase {
   private BusAudit audit;
   private Transactions tx;
 
-  /** Who may call (api.keys), and what the audit log needs: whether reads are recorded and the node's id. */
-  public record Callers(ApiKeys keys, boolean auditReads, String node, io.conveyor.metrics.NodeMetrics metrics) {
+  /** Who may call (api.keys), and what the audit log needs: the audit settings, the node's id, its metrics. */
+  public record Callers(ApiKeys keys, io.conveyor.config.Config.Audit audit, String node,
+                        io.conveyor.metrics.NodeMetrics metrics) {
     public static Callers of(io.conveyor.config.Config config, String node, io.conveyor.metrics.NodeMetrics metrics) {
-      return new Callers(new ApiKeys(config.api().keys()), config.audit().reads(), node, metrics);
+      return new Callers(new ApiKeys(config.api().keys()), config.audit(), node, metrics);
     }
   }
 
@@ -53,8 +54,8 @@ public final class BusApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     tx = transactions.apply(redis.open(vertx));
-    audit = new BusAudit(callers.keys(), new AuditLog(tx.context(), callers.metrics(), callers.node()),
-        tx.context().clock(), callers.auditReads());
+    audit = new BusAudit(callers.keys(), new AuditLog(tx.context(), callers.metrics(), callers.node(),
+        callers.audit().maxWaiting()), tx.context().clock(), callers.audit().reads());
     Pauses pauses = new Pauses(new PauseStore(tx.context()), tx);
     Events events = eventsOn.apply(tx);
     return Future.all(java.util.List.of(

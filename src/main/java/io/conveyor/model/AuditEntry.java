@@ -6,7 +6,7 @@ import java.time.Instant;
 /**
  * One admin act (README, Audit log): when, who (the key's id and owner, never the key), what (the route's method
  * and template: a stable action name), on what (the route's path parameters), from where (remote address, and via:
- * http, cli or bridge), how it ended (ok, refused or failed; the status code and the problem type) and a summary
+ * http, bus, bridge or cli), how it ended (ok, refused or failed; the status code and the problem type) and a summary
  * of the request (its query parameters, the body's size and top-level field names; never a payload). id is the
  * archive's sequence, 0 before it is stored.
  */

@@ -12,9 +12,6 @@ import java.util.List;
  * eventsL and waits on auditX until the archive leader of partition 0 has written it to the archive's audit table.
  */
 public final class AdminEvents {
-  /** How many entries auditX keeps while the archive takes none (past it the oldest go, counted as lost). */
-  public static final int MAX_WAITING = 100_000;
-
   private AdminEvents() {
   }
 
@@ -29,11 +26,13 @@ public final class AdminEvents {
 
   /**
    * Logs the entry (its JSON) as an admin event at its time, naming the node (or command line) that served it and its
-   * action, and queues it for the archive; answers how many of the oldest waiting entries went to make room.
+   * action, and queues it for the archive, where at most maxWaiting wait (audit.maxWaiting); answers how many of the
+   * oldest waiting entries went to make room.
    */
-  public static Future<Long> log(StoreContext r, long at, String node, String action, String entryJson) {
+  public static Future<Long> log(StoreContext r, long at, String node, String action, String entryJson,
+                                 int maxWaiting) {
     return r.run(r.scripts().adminEvent, List.of(r.keys().eventsL(0), auditX(r.keys())), List.of(Long.toString(at),
-        node, action, entryJson, Integer.toString(MAX_WAITING))).map(Response::toLong);
+        node, action, entryJson, Integer.toString(maxWaiting))).map(Response::toLong);
   }
 
   /** The oldest entries waiting for the archive, at most max. */
