@@ -171,6 +171,18 @@ class CliAuditTrailTest {
   }
 
   @Test
+  void with_audit_reads_the_reads_are_recorded_too_and_a_local_command_still_is_not() {
+    node = new TestNode().set("AUDIT_READS", "true").pipeline("pay", PIPELINE).start(new TestSteps().registry());
+    for (List<String> args : List.of(List.of("owner", "list"), List.of("pipeline", "rollout", "pay", "show"),
+        List.of("new-key", "acme"), List.of("help", "list"))) {
+      assertEquals(0, cli(node.config(), args).code(), args.toString());
+    }
+    List<String> actions = Eventually.until(Duration.ofSeconds(20), "two reads in the archive",
+        () -> entries(CliAuditTrail.who()), l -> l.size() >= 2).stream().map(AuditEntry::action).sorted().toList();
+    assertEquals(List.of("conveyor owner list", "conveyor pipeline rollout"), actions);
+  }
+
+  @Test
   void a_command_that_fails_for_want_of_the_archive_is_recorded_as_failed_in_redis() {
     start();
     String txId = node.start("pay", new JsonObject());
