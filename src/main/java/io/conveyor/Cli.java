@@ -120,7 +120,8 @@ final class Cli implements Callable<Integer> {
         .setOut(new PrintWriter(new OutputStreamWriter(session.out, StandardCharsets.UTF_8), true))
         .setErr(new PrintWriter(new OutputStreamWriter(session.err, StandardCharsets.UTF_8), true))
         .setParameterExceptionHandler(errors)
-        .setExecutionExceptionHandler(errors);
+        .setExecutionExceptionHandler(errors)
+        .setExecutionStrategy(new CliAuditTrail(session, errors, java.time.Clock.systemUTC()));
   }
 
   /** Makes each command with the session (a constructor taking it), anything else as picocli would. */

@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
 
 /** conveyor audit: the audit log of admin acts, as GET /api/v1/admin/audit shows it, read from the archive. */
 @Command(name = "audit", description = {"List the audit log of admin acts, newest first.",
-    "Every request that needed an admin key, refused ones too (README, Audit log), from the archive database."},
+    "Every request that needed an admin key (refused ones too), every event-bus request with an admin key and every"
+        + " command of this command line that changed shared state (README, Audit log), from the archive database."},
     footerHeading = "%nExamples:%n", footer = {"  conveyor audit --outcome refused",
         "  conveyor audit --action 'DELETE /api/v1/pipelines/:name' --from 2026-11-01T00:00:00Z"})
 final class CliAudit implements Callable<Integer> {

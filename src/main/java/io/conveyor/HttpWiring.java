@@ -83,9 +83,8 @@ public final class HttpWiring {
     }
     groups.add(new MetricsRoutes(archiveAdmin, new ControlStore(redis), new StuckStore(redis), new LivenessStore(redis),
         redis.keys().partitions(), metrics, config.node().group()));
-    // one audit log per verticle, on its context (AuditLog)
-    groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys()), new AuditLog(vertx, redis, archive,
-        metrics, nodeId), redis.clock(), config.audit().reads()));
+    groups.add(new ApiGate(config.http(), new ApiKeys(config.api().keys()), new AuditLog(redis, metrics, nodeId,
+        config.audit().maxWaiting()), redis.clock(), config.audit().reads()));
     groups.add(new PipelineRoutes(redis, catalog));
     groups.add(new ClusterRoutes(redis, config));
     TransactionRoutes starts = new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http());

@@ -19,12 +19,14 @@ final class LogFormat {
 
   /**
    * A command (not a node): the console appenders write to stderr, so stdout holds only what the command prints
-   * (its --json documents stay one per line, whatever a store logs on the way).
+   * (its --json documents stay one per line, whatever a store logs on the way). Its own audit entry is not echoed
+   * there (it goes to Redis; a failure to write it is still said).
    */
   static void commandLine() {
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
       return;
     }
+    context.getLogger(io.conveyor.api.AuditLog.class).setLevel(ch.qos.logback.classic.Level.WARN);
     ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     for (Iterator<Appender<ILoggingEvent>> it = root.iteratorForAppenders(); it.hasNext(); ) {
       if (it.next() instanceof ConsoleAppender<ILoggingEvent> console && !"System.err".equals(console.getTarget())) {

@@ -251,7 +251,7 @@ public final class Node {
     }
     if (n.has("api")) {
       chain = chain.compose(v -> deploy("bus API", new BusApiVerticle(redis, this::transactions,
-          t -> io.conveyor.domain.Events.on(t, catalog, config), new io.conveyor.api.ApiKeys(config.api().keys()))));
+          t -> io.conveyor.domain.Events.on(t, catalog, config), BusApiVerticle.Callers.of(config, nodeId, metrics))));
       if (config.http().port() > 0) {
         HttpWiring routes = new HttpWiring(config, catalog, archive, metrics, publication.names(), cluster::readiness,
             nodeId);

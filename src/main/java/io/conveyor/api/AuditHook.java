@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
 final class AuditHook {
   /** The routing context's key for the problem type HttpIo.problem answered with. */
   static final String PROBLEM = "conveyor.problem";
-  private static final int MAX_TEXT = 256;
   private static final int MAX_FIELDS = 50;
   private final AuditLog audit;
   private final Clock clock;
@@ -114,12 +113,8 @@ final class AuditHook {
     return s;
   }
 
-  /** Text as the audit table holds it: no control characters, at most MAX_TEXT characters. */
+  /** Text as the audit table holds it (AuditEntry.clean). */
   static String clean(String s) {
-    if (s == null) {
-      return "";
-    }
-    String c = s.replaceAll("\\p{Cntrl}", "?");
-    return c.length() <= MAX_TEXT ? c : c.substring(0, MAX_TEXT) + "…";
+    return AuditEntry.clean(s);
   }
 }

@@ -1,99 +1,54 @@
 package io.conveyor.api;
 
-import io.conveyor.database.ArchiveStore;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.AuditEntry;
 import io.conveyor.redis.AdminEvents;
 import io.conveyor.redis.StoreContext;
-import io.vertx.core.Vertx;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
+import io.vertx.core.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where one HTTP verticle's audit entries go (README, Audit log): each to the log (INFO) and to partition 0's eventsL
- * at once (an admin event), and in batches to the archive's append-only table. A failed archive write keeps its
- * batch and tries again after a pause that doubles from 1 s to 30 s; past MAX_WAITING entries the oldest is given
- * up, logged at ERROR with its content and counted (conveyor_audit_entries_total{result="lost"}). archive is null
- * on a node without one (then the log and eventsL hold it). Used on its verticle's context only.
+ * Where audit entries go (README, Audit log), whoever made them (the HTTP gate, the event-bus API, the command line):
+ * each to the log (INFO) and, in one script, to partition 0's eventsL as an admin event and to auditX, where it waits
+ * for the archive leader of partition 0 to write it to the archive's append-only table (AdminEvents). An entry Redis
+ * did not take is logged at ERROR with its content and counted (conveyor_audit_entries_total{result="event-failed"});
+ * the oldest ones auditX drops past audit.maxWaiting are counted as lost. Holds no state of its own.
  */
 public final class AuditLog {
   private static final Logger log = LoggerFactory.getLogger(AuditLog.class);
-  static final int MAX_WAITING = 10_000;
-  static final int BATCH = 500;
-  static final long MAX_PAUSE_MS = 30_000;
-  private final Vertx vertx;
   private final StoreContext redis;
-  private final ArchiveStore archive;
   private final NodeMetrics metrics;
   private final String node;
-  private final ArrayDeque<AuditEntry> waiting = new ArrayDeque<>();
-  private boolean writing;
-  private long pauseMs;
+  private final int maxWaiting;
 
-  public AuditLog(Vertx vertx, StoreContext redis, ArchiveStore archive, NodeMetrics metrics, String node) {
-    this.vertx = vertx;
+  /** node: the node the entries name (the command line names itself "cli"); maxWaiting: audit.maxWaiting. */
+  public AuditLog(StoreContext redis, NodeMetrics metrics, String node, int maxWaiting) {
     this.redis = redis;
-    this.archive = archive;
+    this.maxWaiting = maxWaiting;
     this.metrics = metrics;
     this.node = node;
   }
 
   /** The node the entries name. */
-  String node() {
+  public String node() {
     return node;
   }
 
-  /** Records an admin act: logged now, on eventsL now, in the archive with the next batch. */
-  void record(AuditEntry e) {
+  /** Records an admin act: logged now, on eventsL and auditX now; fails when Redis did not take it (logged). */
+  public Future<Void> record(AuditEntry e) {
     String json = e.toJson().encode();
     log.info("admin act: {}", json);
-    AdminEvents.log(redis, e.at(), node, e.action(), json).onFailure(x -> {
-          metrics.audit("event-failed", 1);
-          log.warn("admin act not logged on eventsL ({}): {}", x.getMessage(), json);
-        });
-    if (archive == null) {
-      return;
-    }
-    waiting.addLast(e);
-    while (waiting.size() > MAX_WAITING) {
-      metrics.audit("lost", 1);
-      log.error("admin act lost to the archive's audit log ({} entries wait for it to take writes again): {}",
-          MAX_WAITING, waiting.pollFirst().toJson().encode());
-    }
-    write();
-  }
-
-  private void write() {
-    if (writing || waiting.isEmpty()) {
-      return;
-    }
-    writing = true;
-    List<AuditEntry> batch = new ArrayList<>();
-    while (batch.size() < BATCH && !waiting.isEmpty()) {
-      batch.add(waiting.pollFirst());
-    }
-    archive.appendAudit(batch).onComplete(ar -> {
-      if (ar.succeeded()) {
-        writing = false;
-        pauseMs = 0;
-        metrics.audit("stored", batch.size());
-        write();
-        return;
+    return AdminEvents.log(redis, e.at(), node, e.action(), json, maxWaiting).<Void>map(dropped -> {
+      if (dropped > 0) {
+        metrics.audit("lost", dropped.intValue());
+        log.error("audit log: the {} oldest entries waiting for the archive went to keep auditX at audit.maxWaiting"
+            + " {} (is the archive down? they are in the log of the node that served them)", dropped, maxWaiting);
       }
-      for (int i = batch.size() - 1; i >= 0; i--) {
-        waiting.addFirst(batch.get(i));
-      }
-      pauseMs = Math.min(MAX_PAUSE_MS, Math.max(1000, pauseMs * 2));
-      metrics.audit("retried", batch.size());
-      log.warn("audit log: writing {} entries to {} failed ({}); {} wait, next try in {} ms", batch.size(),
-          archive.describe(), ar.cause().getMessage(), waiting.size(), pauseMs);
-      vertx.setTimer(pauseMs, t -> {
-        writing = false;
-        write();
-      });
+      return null;
+    }).onFailure(x -> {
+      metrics.audit("event-failed", 1);
+      log.error("admin act not recorded in Redis ({}); this line is its only record: {}", x.getMessage(), json);
     });
   }
 }

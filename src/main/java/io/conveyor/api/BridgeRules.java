@@ -68,6 +68,9 @@ final class BridgeRules {
     } else if (raw.getValue("body") instanceof JsonObject body) {
       body.put("owner", who.get().owner()); // the key stays: the event-bus API checks it again (BusCaller)
     }
+    if (isPublic(address)) {
+      headers.put(BusAudit.VIA, "bridge"); // what the audit log names as the way it came (BusAudit)
+    }
     raw.put("headers", headers);
     return null;
   }

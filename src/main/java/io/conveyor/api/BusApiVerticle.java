@@ -25,16 +25,28 @@ public final class BusApiVerticle extends VerticleBase {
   private final Function<StoreContext, Transactions> transactions;
   private final Function<Transactions, Events> eventsOn;
   private final BusCaller caller;
+  private final Callers callers;
+  private BusAudit audit;
   private Transactions tx;
+
+  /** Who may call (api.keys), and what the audit log needs: the audit settings, the node's id, its metrics. */
+  public record Callers(ApiKeys keys, io.conveyor.config.Config.Audit audit, String node,
+                        io.conveyor.metrics.NodeMetrics metrics) {
+    public static Callers of(io.conveyor.config.Config config, String node, io.conveyor.metrics.NodeMetrics metrics) {
+      return new Callers(new ApiKeys(config.api().keys()), config.audit(), node, metrics);
+    }
+  }
 
   /**
    * transactions builds the service on this verticle's own Redis context, which it opens at start; eventsOn the
-   * business events on that service; keys who may call (BusCaller).
+   * business events on that service; callers who may call (BusCaller) and how a request with an admin key is
+   * audited (BusAudit).
    */
   public BusApiVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions,
-                        Function<Transactions, Events> eventsOn, ApiKeys keys) {
+                        Function<Transactions, Events> eventsOn, Callers callers) {
     this.redis = redis;
-    this.caller = new BusCaller(keys);
+    this.caller = new BusCaller(callers.keys());
+    this.callers = callers;
     this.transactions = transactions;
     this.eventsOn = eventsOn;
   }
@@ -42,6 +54,8 @@ public final class BusApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     tx = transactions.apply(redis.open(vertx));
+    audit = new BusAudit(callers.keys(), new AuditLog(tx.context(), callers.metrics(), callers.node(),
+        callers.audit().maxWaiting()), tx.context().clock(), callers.audit().reads());
     Pauses pauses = new Pauses(new PauseStore(tx.context()), tx);
     Events events = eventsOn.apply(tx);
     return Future.all(java.util.List.of(
@@ -101,15 +115,17 @@ public final class BusApiVerticle extends VerticleBase {
     return (String) v;
   }
 
-  private static void reply(Message<Object> m, Future<TxSummary> answer) {
+  private void reply(Message<Object> m, Future<TxSummary> answer) {
     replyJson(m, answer.map(TxSummary::toJson));
   }
 
-  private static void replyJson(Message<Object> m, Future<JsonObject> answer) {
+  /** Replies, and records the request in the audit log when its key has the admin role (BusAudit). */
+  private void replyJson(Message<Object> m, Future<JsonObject> answer) {
+    long at = audit.now();
     answer.onSuccess(m::reply).onFailure(e -> {
       TxException t = Problems.of(e, m.address());
       m.fail(t.kind().status, t.toJson().encode());
-    });
+    }).onComplete(ar -> audit.record(m, at, ar));
   }
 
   @Override

@@ -49,6 +49,7 @@ public final class ArchiveVerticle extends VerticleBase {
   private QuarantineStore quarantined;
   private BatchWriter writer;
   private Retention retention;
+  private AuditDrain audit;
   private LeaderLoop loop;
   /** Written, not yet confirmed. */
   private List<ToArchive> written = new ArrayList<>();
@@ -101,6 +102,7 @@ public final class ArchiveVerticle extends VerticleBase {
     quarantined = new QuarantineStore(redisContext);
     writer = new BatchWriter(archive, settings.timeout());
     retention = new Retention(archive, settings.retention(), auditRetention, seat.ticker());
+    audit = new AuditDrain(redisContext, archive, metrics);
     // a round renews the lease: the loop runs one at least every third of it, even while a long write or a
     // backoff after failed writes holds the other rounds back
     loop = new LeaderLoop(vertx, redisContext, seat, "archiving to " + archive.describe()
@@ -141,6 +143,7 @@ public final class ArchiveVerticle extends VerticleBase {
           }
           loop.update(ar.result().leader(), asked);
           retention.pass(millis(), partition == 0 && loop.leads() && !stopping);
+          audit.pass(partition == 0 && loop.leads() && !stopping);
           // an answer that came after the lease it renewed had run out (by this node's clock) is not acted on:
           // another node may lead by now. What came, and what waits here, is given back to be due at once
           if (!loop.leads()) {

@@ -12,9 +12,10 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   /**
    * The audit log of admin acts (README, Audit log): entries older than retention are pruned (zero keeps them
-   * forever); reads also records the admin routes that only read (GET), which the dashboard polls.
+   * forever); reads also records the admin routes that only read (GET), which the dashboard polls; maxWaiting is how
+   * many entries wait in Redis (auditX) for the archive at most (past it the oldest go, counted as lost).
    */
-  public record Audit(Duration retention, boolean reads) {
+  public record Audit(Duration retention, boolean reads, int maxWaiting) {
   }
 
   /**

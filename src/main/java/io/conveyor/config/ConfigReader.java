@@ -68,7 +68,8 @@ final class ConfigReader {
             r.integer("limits.maxLive", 1, 1_000_000_000), r.integer("limits.maxPayloadBytes", 2, 512 * 1024 * 1024),
             r.integer("limits.maxErrors", 1, 10_000)),
         new Config.Events(r.duration("events.retention", Duration.ofSeconds(1))), SecurityReader.read(r),
-        new Config.Audit(r.duration("audit.retention", Duration.ZERO), r.bool("audit.reads")));
+        new Config.Audit(r.duration("audit.retention", Duration.ZERO), r.bool("audit.reads"),
+            r.integer("audit.maxWaiting", 1, 10_000_000)));
   }
 
   /**

@@ -165,8 +165,9 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   }
 
   /**
-   * What became of audit entries (README, Audit log): stored, retried (an archive write failed; kept to try again),
-   * lost (the buffer was full: the entry is in the log at ERROR), event-failed (eventsL refused its copy).
+   * What became of audit entries (README, Audit log): stored (in the archive), retried (an archive write failed; they
+   * wait on auditX to try again), lost (auditX was full: its oldest went; in the log of the node that served them),
+   * event-failed (Redis did not take the entry: it is in the log at ERROR).
    */
   public void audit(String result, int count) {
     counters.computeIfAbsent("audit|" + result, k -> Counter.builder("conveyor.audit.entries")

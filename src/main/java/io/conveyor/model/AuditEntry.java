@@ -6,7 +6,7 @@ import java.time.Instant;
 /**
  * One admin act (README, Audit log): when, who (the key's id and owner, never the key), what (the route's method
  * and template: a stable action name), on what (the route's path parameters), from where (remote address, and via:
- * http, cli or bridge), how it ended (ok, refused or failed; the status code and the problem type) and a summary
+ * http, bus, bridge or cli), how it ended (ok, refused or failed; the status code and the problem type) and a summary
  * of the request (its query parameters, the body's size and top-level field names; never a payload). id is the
  * archive's sequence, 0 before it is stored.
  */
@@ -20,6 +20,15 @@ public record AuditEntry(long id, long at, String keyId, String owner, String ac
   /** The key id of an API key's SHA-256 (hex): its first 12 digits, enough to tell keys apart, useless to forge one. */
   public static String keyId(String sha256) {
     return sha256 == null ? "" : sha256.substring(0, Math.min(12, sha256.length()));
+  }
+
+  /** Text as the audit table holds it: no control characters, at most 256 characters. */
+  public static String clean(String s) {
+    if (s == null) {
+      return "";
+    }
+    String c = s.replaceAll("\\p{Cntrl}", "?");
+    return c.length() <= 256 ? c : c.substring(0, 256) + "…";
   }
 
   /** The same entry with the archive's id. */

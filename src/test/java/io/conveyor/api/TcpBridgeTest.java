@@ -27,7 +27,8 @@ class TcpBridgeTest {
   void startNode() throws IOException {
     int port = TestRedis.freePort();
     node = new TestNode().set("BRIDGE_TCP_PORT", Integer.toString(port))
-        .set("API_KEYS", "acme:client:secret-acme,ops:admin:secret-ops,worker:step:secret-worker")
+        .set("API_KEYS", "acme:client:secret-acme,ops:admin:secret-ops,worker:step:secret-worker,"
+            + "boss:client+admin:secret-boss")
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{'ok':true}}}]}")
         .pipeline("charge", "{'name':'charge','nodeGroup':'master','transactionType':true,'steps':["
@@ -79,6 +80,24 @@ class TcpBridgeTest {
 
   private static JsonObject order() {
     return new JsonObject().put("type", "order").put("input", new JsonObject());
+  }
+
+  @Test
+  void a_request_forwarded_by_the_bridge_with_a_key_that_has_the_admin_role_is_audited_via_bridge()
+      throws IOException {
+    JsonObject byBoss = call(Addresses.TX_START, "secret-boss", order(), "r-boss");
+    assertEquals("message", byBoss.getString("type"), byBoss.encode());
+    assertEquals("message", call(Addresses.TX_START, "secret-acme", order(), "r-acme").getString("type"));
+    String boss = io.conveyor.model.AuditEntry.keyId(io.conveyor.config.ApiKeyHash.of("secret-boss"));
+    var entries = Eventually.until(Duration.ofSeconds(20), "the boss's start in the audit table",
+        () -> node.node().archive().audit(new io.conveyor.database.AuditQuery(null, null, null, null, null, null, null,
+            null, 100)).await(), l -> !l.isEmpty());
+    assertEquals(1, entries.size(), "the client key's start is its own act: " + entries);
+    assertEquals(boss, entries.get(0).keyId());
+    assertEquals("bridge", entries.get(0).via());
+    assertEquals(Addresses.TX_START, entries.get(0).action());
+    assertEquals("ok", entries.get(0).outcome());
+    assertEquals("boss", entries.get(0).params().getString("actedFor"));
   }
 
   @Test
