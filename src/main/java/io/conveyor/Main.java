@@ -4,6 +4,7 @@ import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
 import io.conveyor.config.ConfigLoader;
 import io.conveyor.config.TlsPair;
+import io.conveyor.crypto.LocalKeyProvider;
 import io.conveyor.pipeline.PipelineException;
 import io.conveyor.pipeline.StepRegistry;
 import java.nio.file.Files;
@@ -40,6 +41,9 @@ public final class Main {
       config = ConfigLoader.load(configFile(args), System.getenv());
       if (config.security().httpTls().enabled() && config.node().has("api") && config.http().port() > 0) {
         TlsPair.load(config.security().httpTls()); // a pair it cannot serve stops the node before it starts anything
+      }
+      if (!config.security().encryption().masterKey().isEmpty()) {
+        LocalKeyProvider.fromConfig(config.security().encryption(), System.getenv()); // a key it cannot read: exit 2
       }
     } catch (ConfigException | IllegalArgumentException e) {
       System.err.println("conveyor: " + e.getMessage());

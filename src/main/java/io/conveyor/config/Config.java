@@ -10,8 +10,33 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
                      Webhooks webhooks, Schedules schedules, Metrics metrics, Tracing tracing, Logging logging,
                      Limits limits, Events events, Security security) {
 
-  /** Security settings (README, TLS): so far TLS on the HTTP listener. */
-  public record Security(HttpTls httpTls) {
+  /** Security settings (README, TLS and Encryption at rest): TLS on the HTTP listener, sealed payloads. */
+  public record Security(HttpTls httpTls, Encryption encryption) {
+    /** Without encryption (off). */
+    public Security(HttpTls httpTls) {
+      this(httpTls, Encryption.OFF);
+    }
+  }
+
+  /**
+   * Encryption at rest per owner (README, Encryption at rest): the owners whose payloads are sealed ("*": all;
+   * none: off), where the master key comes from (base64:, file: or env:), older master keys kept only to unwrap
+   * data keys not yet re-wrapped, and how many unwrapped data keys a verticle caches and for how long.
+   */
+  public record Encryption(List<String> owners, String masterKey, List<String> previousMasterKeys, int cacheSize,
+                           Duration cacheTtl) {
+    public static final String MASTER_KEY = "security.encryption.masterKey";
+    public static final String PREVIOUS_MASTER_KEYS = "security.encryption.previousMasterKeys";
+    public static final Encryption OFF = new Encryption(List.of(), "", List.of(), 1000, Duration.ofMinutes(5));
+
+    public boolean enabled() {
+      return !owners.isEmpty();
+    }
+
+    /** Whether an owner's payloads are sealed. */
+    public boolean sealsFor(String owner) {
+      return owners.contains("*") || owners.contains(owner);
+    }
   }
 
   /**
