@@ -35,7 +35,7 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
     /** Whether an owner's payloads are sealed. */
     public boolean sealsFor(String owner) {
-      return owners.contains("*") || owners.contains(owner);
+      return owner != null && (owners.contains("*") || owners.contains(owner));
     }
   }
 

@@ -1,6 +1,5 @@
 package io.conveyor.crypto;
 
-import io.conveyor.redis.DataKeyStore;
 import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +13,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Owners' data keys on one verticle's context: made at an owner's first seal (random, 256 bits), stored wrapped under
- * the master key (DataKeyStore), unwrapped on the node and cached, at most cacheSize owners (least recently used
+ * the master key (KeyRecords), unwrapped on the node and cached, at most cacheSize owners (least recently used
  * go first) and each for at most cacheTtl, so a shred this node missed the news of is seen within it. Use it from
  * its verticle's context only, like the StoreContext it reads through.
  */
@@ -29,13 +28,13 @@ public final class DataKeys {
   private static final SecureRandom RANDOM = new SecureRandom();
   /** How many times a make is tried again when a shred moves the version under it. */
   private static final int MAKE_TRIES = 3;
-  private final DataKeyStore store;
+  private final KeyRecords store;
   private final KeyProvider provider;
   private final long ttlNanos;
   private final Ticker ticker;
   private final LinkedHashMap<String, Cached> cache;
 
-  public DataKeys(DataKeyStore store, KeyProvider provider, int cacheSize, Duration cacheTtl, Ticker ticker) {
+  public DataKeys(KeyRecords store, KeyProvider provider, int cacheSize, Duration cacheTtl, Ticker ticker) {
     this.store = store;
     this.provider = provider;
     this.ttlNanos = cacheTtl.toNanos();
@@ -95,7 +94,7 @@ public final class DataKeys {
     return c.key();
   }
 
-  private Future<DataKey> unwrap(String owner, DataKeyStore.Wrapped w) {
+  private Future<DataKey> unwrap(String owner, KeyRecords.Wrapped w) {
     return provider.unwrap(new KeyProvider.Wrapped(w.masterId(), Base64.getDecoder().decode(w.base64())),
         aad(owner, w.version())).map(bytes -> remember(owner, new DataKey(w.version(), new SecretKeySpec(bytes, "AES"))));
   }

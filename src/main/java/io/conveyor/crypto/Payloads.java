@@ -2,14 +2,23 @@ package io.conveyor.crypto;
 
 import io.conveyor.config.Config;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Seals and opens the payloads of the owners encryption is on for (security.encryption.owners): a payload
- * (input, output, metadata, an error's message, a step's output) is sealed under its owner's data key, bound to the
- * owner, the transaction and the field, and stored in place of its clear JSON. Other owners' payloads pass as they
- * are, and so does a value that is not sealed when opened. Use it on one verticle's context (DataKeys).
+ * Seals and opens the payloads of the owners encryption is on for (security.encryption.owners), bound to the
+ * owner, the transaction and the field. A JSON object (input, output, metadata, a step's output) is stored as an
+ * envelope, {"$sealed": "sealed:v1:…", "tx": txId}, so every script and parser that expects an object still gets
+ * one and needs nothing of its content; tx names the transaction it was sealed for, so an envelope a script copies
+ * into another transaction (a child's output into its parent, a parent's metadata into a child) still opens. A text
+ * (an error's message, a note) is stored as the sealed text itself. Other
+ * owners' payloads pass as they are, and so does anything not sealed when opened. Use it on one verticle's context.
  */
 public final class Payloads {
+  /** The key of a sealed object's envelope that holds the sealed text; "tx" names the transaction. */
+  public static final String ENVELOPE = "$sealed";
   private final Config.Encryption config;
   private final DataKeys keys;
 
@@ -28,17 +37,39 @@ public final class Payloads {
     return config.sealsFor(owner);
   }
 
-  /** The text to store for a payload: sealed for an owner with encryption on, else the clear JSON (null stays null). */
-  public Future<String> seal(String owner, String txId, String field, String json) {
-    if (json == null || !config.sealsFor(owner)) {
-      return Future.succeededFuture(json);
+  /** Whether an object is a sealed envelope. */
+  public static boolean isEnvelope(JsonObject o) {
+    return o != null && o.size() <= 2 && o.getValue(ENVELOPE) instanceof String s && Sealer.isSealed(s)
+        && (o.size() == 1 || o.getValue("tx") instanceof String);
+  }
+
+  /** The text to store for a text: sealed for an owner with encryption on, else as it is (null stays null). */
+  public Future<String> seal(String owner, String txId, String field, String text) {
+    if (text == null || owner == null || !config.sealsFor(owner)) {
+      return Future.succeededFuture(text);
     }
     return keys.forSealing(owner)
-        .map(k -> Sealer.seal(k.key(), k.version(), Sealer.aad(owner, txId, field), json));
+        .map(k -> Sealer.seal(k.key(), k.version(), Sealer.aad(owner, txId, field), text));
+  }
+
+  /** The object to store: its envelope for an owner with encryption on, else itself (null stays null). */
+  public Future<JsonObject> seal(String owner, String txId, String field, JsonObject value) {
+    if (value == null || owner == null || !config.sealsFor(owner)) {
+      return Future.succeededFuture(value);
+    }
+    return seal(owner, txId, field, value.encode()).map(s -> new JsonObject().put(ENVELOPE, s).put("tx", txId));
+  }
+
+  /** An error entry to store: its message sealed (field "error"), the rest (step, code, times) clear. */
+  public Future<JsonObject> sealError(String owner, String txId, JsonObject error) {
+    if (error == null || owner == null || !config.sealsFor(owner) || !(error.getValue("message") instanceof String m)) {
+      return Future.succeededFuture(error);
+    }
+    return seal(owner, txId, "error", m).map(s -> error.copy().put("message", s));
   }
 
   /**
-   * The clear JSON of a stored payload: opened when sealed (whatever the setting says now: an owner may have had
+   * The clear text of a stored text: opened when sealed (whatever the setting says now: an owner may have had
    * encryption on before), else as it is. Fails with SealedException when it cannot be opened (its key shredded).
    */
   public Future<String> open(String owner, String txId, String field, String stored) {
@@ -46,7 +77,7 @@ public final class Payloads {
       return Future.succeededFuture(stored);
     }
     if (keys == null) {
-      return Future.failedFuture(new SealedException("a sealed value on a node without encryption set up "
+      return Future.failedFuture(new SealedException("a sealed value on a node without a master key "
           + "(security.encryption.masterKey)"));
     }
     int version;
@@ -56,5 +87,72 @@ public final class Payloads {
       return Future.failedFuture(e);
     }
     return keys.forOpening(owner, version).map(k -> Sealer.open(k.key(), Sealer.aad(owner, txId, field), stored));
+  }
+
+  /** The clear object of a stored one: its envelope opened (for the transaction it names), else as it is. */
+  public Future<JsonObject> open(String owner, String txId, String field, JsonObject stored) {
+    if (!isEnvelope(stored)) {
+      return Future.succeededFuture(stored);
+    }
+    return open(owner, stored.getString("tx", txId), field, stored.getString(ENVELOPE)).map(JsonObject::new);
+  }
+
+  /**
+   * A stored object with every envelope in it opened, however deep (a parallel step's join holds its branches'
+   * outputs, each sealed for its branch); one that does not open fails the whole.
+   */
+  public Future<JsonObject> openAll(String owner, String txId, String field, JsonObject stored) {
+    if (stored == null || isEnvelope(stored) || !stored.encode().contains("\"" + ENVELOPE + "\"")) {
+      return open(owner, txId, field, stored);
+    }
+    return openValue(owner, txId, field, stored).map(v -> (JsonObject) v);
+  }
+
+  private Future<Object> openValue(String owner, String txId, String field, Object value) {
+    if (value instanceof JsonObject o) {
+      if (isEnvelope(o)) {
+        return open(owner, txId, field, o).map(v -> v);
+      }
+      List<String> names = new ArrayList<>(o.fieldNames());
+      List<Future<Object>> each = names.stream().map(n -> openValue(owner, txId, field, o.getValue(n))).toList();
+      return Future.all(each).map(all -> {
+        JsonObject out = new JsonObject();
+        for (int i = 0; i < names.size(); i++) {
+          out.put(names.get(i), each.get(i).result());
+        }
+        return out;
+      });
+    }
+    if (value instanceof JsonArray a) {
+      List<Future<Object>> each = new ArrayList<>(a.size());
+      a.forEach(v -> each.add(openValue(owner, txId, field, v)));
+      return Future.all(each).map(all -> new JsonArray(each.stream().map(Future::result).toList()));
+    }
+    return Future.succeededFuture(value);
+  }
+
+  /** The same for a stored object's JSON text (a field of the state as Redis holds it); not JSON: as it is. */
+  public Future<String> openJson(String owner, String txId, String field, String stored) {
+    if (stored == null || !stored.startsWith("{\"" + ENVELOPE)) {
+      return Future.succeededFuture(stored);
+    }
+    return open(owner, txId, field, new JsonObject(stored)).map(JsonObject::encode);
+  }
+
+  /** Stored error entries with their messages opened; one that cannot be opened keeps its sealed text. */
+  public Future<JsonArray> openErrors(String owner, String txId, JsonArray errors) {
+    if (errors == null || errors.isEmpty()) {
+      return Future.succeededFuture(errors);
+    }
+    List<Future<Object>> each = new ArrayList<>(errors.size());
+    for (Object e : errors) {
+      if (e instanceof JsonObject o && Sealer.isSealed(o.getString("message"))) {
+        each.add(open(owner, txId, "error", o.getString("message")).<Object>map(m -> o.copy().put("message", m))
+            .otherwise(o));
+      } else {
+        each.add(Future.succeededFuture(e));
+      }
+    }
+    return Future.all(each).map(all -> new JsonArray(all.list()));
   }
 }

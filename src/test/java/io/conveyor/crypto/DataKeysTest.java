@@ -78,7 +78,7 @@ class DataKeysTest extends ScriptTest {
     Payloads p = payloads(node(10, master));
     assertEquals(MARKER, p.seal("globex", "tx-1", "input", MARKER).await());
     assertEquals(MARKER, p.open("acme", "tx-1", "input", MARKER).await());
-    assertNull(p.seal("acme", "tx-1", "input", null).await());
+    assertNull(p.seal("acme", "tx-1", "input", (String) null).await());
     assertNull(cmd("HGET", store().dataKeysH(), "k:globex"), "no key is made for an owner not sealed for");
   }
 
