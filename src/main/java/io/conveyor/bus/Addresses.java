@@ -6,6 +6,8 @@ package io.conveyor.bus;
  * (published). Payloads are JSON objects; the facts are the records of this package, mapped by Messages.
  */
 public final class Addresses {
+  /** Fact: an owner's data key was shredded (body: the owner); every node's caches drop it (crypto.Encryption). */
+  public static final String DATA_KEY_SHREDDED = io.conveyor.crypto.Encryption.SHREDDED;
   /** Start a transaction: {type, owner, externalId?, metadata?, input?} → its summary. */
   public static final String TX_START = "conveyor.tx.start";
   /** Read a transaction: {txId, owner} → its summary; another owner's txId is not found, like an unknown one. */

@@ -20,6 +20,11 @@ public interface KeyRecords {
   record Current(int lastVersion, Wrapped key) {
   }
 
+  /** What these records are read through (a node's Redis link): data keys are cached per scope and context. */
+  default Object scope() {
+    return this;
+  }
+
   /** The owner's wrapped key now, and its last version. */
   Future<Current> current(String owner);
 

@@ -23,6 +23,19 @@ public final class DataKeyStore extends Store implements KeyRecords {
   }
 
   @Override
+  public Object scope() {
+    return r.link();
+  }
+
+  /**
+   * Crypto-shredding: deletes the owner's wrapped key, keeping its last version (a new key takes the next one);
+   * true when there was one. Nodes drop their cached copies when told (Encryption.SHREDDED) or after cacheTtl.
+   */
+  public Future<Boolean> shred(String owner) {
+    return r.send(Request.cmd(Command.HDEL).arg(dataKeysH()).arg("k:" + owner)).map(n -> n.toInteger() == 1);
+  }
+
+  @Override
   public Future<Current> current(String owner) {
     return r.send(Request.cmd(Command.HMGET).arg(dataKeysH()).arg("v:" + owner).arg("k:" + owner))
         .map(f -> new Current(f.get(0) == null ? 0 : f.get(0).toInteger(),

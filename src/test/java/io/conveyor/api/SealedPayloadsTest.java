@@ -180,6 +180,53 @@ class SealedPayloadsTest {
   }
 
   @Test
+  void after_its_data_key_is_shredded_an_owners_transactions_read_as_sealed_with_no_payload_and_new_ones_run()
+      throws Exception {
+    TestSteps steps = new TestSteps();
+    io.conveyor.testing.KeyedApi api = new io.conveyor.testing.KeyedApi();
+    try (TestNode node = api.on(unstarted("1h")).start(steps.registry().register(probe()))) {
+      String started = api.send("POST", "/api/v1/transactions", io.conveyor.testing.KeyedApi.CLIENT,
+          body("acme").encode()).body();
+      String txId = new JsonObject(started).getString("txId");
+      node.awaitFinal(txId);
+      String path = "/api/v1/transactions/" + txId;
+      assertTrue(api.send("GET", path, io.conveyor.testing.KeyedApi.CLIENT, null).body().contains(MARKER),
+          "read in clear, and the node's cache holds acme's key now");
+
+      var shred = api.send("DELETE", "/api/v1/admin/owners/acme/data-key", io.conveyor.testing.KeyedApi.ADMIN, null);
+      assertEquals(200, shred.statusCode(), shred.body());
+      assertEquals(new JsonObject().put("owner", "acme").put("shredded", true), new JsonObject(shred.body()));
+      String dataKeys = new io.conveyor.redis.DataKeyStore(node.store.context).dataKeysH();
+      assertEquals(null, TestRedis.cmd("HGET", dataKeys, "k:acme"));
+      JsonObject after = io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(5),
+          "the node to drop its cached key", () -> {
+            try {
+              return new JsonObject(api.send("GET", path, io.conveyor.testing.KeyedApi.CLIENT, null).body());
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          }, j -> j.getBoolean("sealed", false));
+      assertFalse(after.encode().contains(MARKER), after.encode());
+      assertFalse(after.encode().contains("sealed:v1"), "no sealed text either: " + after.encode());
+      assertEquals("success", after.getString("status"));
+      assertEquals(null, after.getValue("output"));
+      for (String value : everything(node.prefix)) {
+        assertFalse(value.contains(MARKER), "Redis holds the marker in clear: " + value);
+      }
+
+      String again = new JsonObject(api.send("POST", "/api/v1/transactions", io.conveyor.testing.KeyedApi.CLIENT,
+          body("acme").encode()).body()).getString("txId");
+      node.awaitFinal(again);
+      JsonObject fresh = new JsonObject(api.send("GET", "/api/v1/transactions/" + again,
+          io.conveyor.testing.KeyedApi.CLIENT, null).body());
+      assertEquals(MARKER, fresh.getJsonObject("output").getString("charged"), fresh.encode());
+      assertTrue(TestRedis.cmd("HGET", dataKeys, "k:acme").toString().startsWith("2:"), "a new key, version 2");
+      assertEquals(403, api.send("DELETE", "/api/v1/admin/owners/acme/data-key", io.conveyor.testing.KeyedApi.CLIENT,
+          null).statusCode(), "admins only");
+    }
+  }
+
+  @Test
   void an_owner_without_encryption_is_stored_in_clear_as_before() {
     TestSteps steps = new TestSteps();
     try (TestNode node = node(steps)) {
