@@ -57,7 +57,7 @@ public final class AdminRoutes implements RouteGroup {
     this.events = new EventStore(redis);
     this.owners = new OwnerAdmin(new OwnerStore(redis), config.transactions(), config.limits());
     this.migrations = new Migrations(new MigrateStore(redis), pipelines, redis.keys().partitions(), redis.ticker());
-    this.dataKeys = new DataKeyAdmin(vertx, new io.conveyor.redis.DataKeyStore(redis));
+    this.dataKeys = new DataKeyAdmin(vertx, new io.conveyor.redis.DataKeyStore(redis), redis.encryption().provider());
   }
 
   @Override
@@ -106,6 +106,7 @@ public final class AdminRoutes implements RouteGroup {
         owners.put(ctx.pathParam("owner"), b))));
     r.delete("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.delete(ctx.pathParam("owner"))));
     r.delete("/api/v1/admin/owners/:owner/data-key").handler(ctx -> json(ctx, dataKeys.shred(ctx.pathParam("owner"))));
+    r.post("/api/v1/admin/data-keys/rewrap").handler(ctx -> json(ctx, dataKeys.rewrap()));
   }
 
   /** GET /api/v1/admin/events: kind, node, subject, since and until (ISO-8601 or ms), limit (1-1000, default 100). */

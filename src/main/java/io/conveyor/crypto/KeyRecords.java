@@ -14,6 +14,11 @@ public interface KeyRecords {
       String[] p = record.split(":", 3);
       return new Wrapped(Integer.parseInt(p[0]), p[1], p[2]);
     }
+
+    /** Its stored form. */
+    public String record() {
+      return version + ":" + masterId + ":" + base64;
+    }
   }
 
   /** The owner's key now (null: none, never made or shredded) and its last version (0: never had one). */
@@ -33,4 +38,10 @@ public interface KeyRecords {
    * has then (the caller's, or another node's made first), or none when its last version moved (a shred came between).
    */
   Future<Current> put(String owner, int version, String masterId, String base64);
+
+  /** Every owner's wrapped key now (owners whose key was shredded are not among them). */
+  Future<java.util.Map<String, Wrapped>> all();
+
+  /** Puts to in place of from, unless the owner's key is no longer from; true when replaced. */
+  Future<Boolean> replace(String owner, Wrapped from, Wrapped to);
 }

@@ -49,6 +49,26 @@ public final class DataKeyStore extends Store implements KeyRecords {
         List.of(owner, Integer.toString(version), masterId + ":" + base64)).map(DataKeyStore::current);
   }
 
+  @Override
+  public Future<java.util.Map<String, Wrapped>> all() {
+    return r.send(Request.cmd(Command.HGETALL).arg(dataKeysH())).map(reply -> {
+      java.util.Map<String, Wrapped> out = new java.util.TreeMap<>();
+      Replies.hash(reply, (k, v) -> {
+        if (k.startsWith("k:")) {
+          out.put(k.substring(2), Wrapped.parse(v.toString()));
+        }
+      });
+      return out;
+    });
+  }
+
+  /** data-key-rewrap.lua: a compare and a write in one step, so a re-wrap never brings back a shredded key. */
+  @Override
+  public Future<Boolean> replace(String owner, Wrapped from, Wrapped to) {
+    return r.run(r.scripts().dataKeyRewrap, List.of(dataKeysH()), List.of(owner, from.record(), to.record()))
+        .map(n -> n.toInteger() == 1);
+  }
+
   private static Current current(Response reply) {
     String record = reply.get(1).toString();
     return new Current(reply.get(0).toInteger(), record.isEmpty() ? null : Wrapped.parse(record));

@@ -193,6 +193,10 @@ class SealedPayloadsTest {
       assertTrue(api.send("GET", path, io.conveyor.testing.KeyedApi.CLIENT, null).body().contains(MARKER),
           "read in clear, and the node's cache holds acme's key now");
 
+      var rewrap = api.send("POST", "/api/v1/admin/data-keys/rewrap", io.conveyor.testing.KeyedApi.ADMIN, null);
+      assertEquals(200, rewrap.statusCode(), rewrap.body());
+      assertEquals(1, new JsonObject(rewrap.body()).getInteger("current"), "acme's key is under the master key: "
+          + rewrap.body());
       var shred = api.send("DELETE", "/api/v1/admin/owners/acme/data-key", io.conveyor.testing.KeyedApi.ADMIN, null);
       assertEquals(200, shred.statusCode(), shred.body());
       assertEquals(new JsonObject().put("owner", "acme").put("shredded", true), new JsonObject(shred.body()));

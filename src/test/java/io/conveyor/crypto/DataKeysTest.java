@@ -124,4 +124,39 @@ class DataKeysTest extends ScriptTest {
     assertInstanceOf(SealedException.class, failure(keys.forOpening("acme", 1)), "dropped: read again, and gone");
     assertFalse(cmd("HEXISTS", store().dataKeysH(), "k:acme").toBoolean());
   }
+
+  @Test
+  void a_rewrap_puts_every_data_key_under_the_new_master_key_and_what_they_sealed_still_opens_without_the_old() {
+    String a = payloads(node(10, master)).seal("acme", "tx-1", "input", MARKER).await();
+    node(10, master).forSealing("globex").await();
+    byte[] next = random();
+    LocalKeyProvider rotated = new LocalKeyProvider(List.of(next, master));
+    io.vertx.core.json.JsonObject out = Rewrap.run(store(), rotated).await();
+    assertEquals(LocalKeyProvider.idOf(next), out.getString("masterKey"));
+    assertEquals(2, out.getInteger("rewrapped"), out.encode());
+    assertTrue(out.getJsonArray("failed").isEmpty(), out.encode());
+    String record = cmd("HGET", store().dataKeysH(), "k:acme").toString();
+    assertTrue(record.startsWith("1:" + LocalKeyProvider.idOf(next) + ":"), "same version, new master: " + record);
+    assertEquals(MARKER, payloads(node(10, next)).open("acme", "tx-1", "input", a).await(), "the old key is not needed");
+    assertEquals(2, Rewrap.run(store(), rotated).await().getInteger("current"), "nothing left to re-wrap");
+  }
+
+  @Test
+  void a_rewrap_without_the_old_master_key_names_the_owners_it_could_not_rewrap_and_changes_nothing_of_them() {
+    node(10, master).forSealing("acme").await();
+    String before = cmd("HGET", store().dataKeysH(), "k:acme").toString();
+    io.vertx.core.json.JsonObject out = Rewrap.run(store(), new LocalKeyProvider(List.of(random()))).await();
+    assertEquals("acme", out.getJsonArray("failed").getJsonObject(0).getString("owner"), out.encode());
+    assertTrue(out.getJsonArray("failed").getJsonObject(0).getString("reason").contains("previousMasterKeys"));
+    assertEquals(before, cmd("HGET", store().dataKeysH(), "k:acme").toString());
+  }
+
+  @Test
+  void a_rewrap_never_brings_back_a_key_shredded_while_it_ran() {
+    node(10, master).forSealing("acme").await();
+    KeyRecords.Wrapped was = store().current("acme").await().key();
+    cmd("HDEL", store().dataKeysH(), "k:acme");
+    assertFalse(store().replace("acme", was, new KeyRecords.Wrapped(1, "mk-x", "AAAA")).await());
+    assertNull(cmd("HGET", store().dataKeysH(), "k:acme"));
+  }
 }
