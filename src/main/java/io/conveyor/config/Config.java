@@ -21,13 +21,20 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   /**
    * Encryption at rest per owner (README, Encryption at rest): the owners whose payloads are sealed ("*": all;
    * none: off), where the master key comes from (base64:, file: or env:), older master keys kept only to unwrap
-   * data keys not yet re-wrapped, and how many unwrapped data keys a verticle caches and for how long.
+   * data keys not yet re-wrapped, how many unwrapped data keys a verticle caches and for how long, and the
+   * metadata fields kept in clear beside the sealed metadata so a search finds them (searchableMetadata).
    */
   public record Encryption(List<String> owners, String masterKey, List<String> previousMasterKeys, int cacheSize,
-                           Duration cacheTtl) {
+                           Duration cacheTtl, List<String> searchableMetadata) {
     public static final String MASTER_KEY = "security.encryption.masterKey";
     public static final String PREVIOUS_MASTER_KEYS = "security.encryption.previousMasterKeys";
     public static final Encryption OFF = new Encryption(List.of(), "", List.of(), 1000, Duration.ofMinutes(5));
+
+    /** No metadata field kept clear for search. */
+    public Encryption(List<String> owners, String masterKey, List<String> previousMasterKeys, int cacheSize,
+                      Duration cacheTtl) {
+      this(owners, masterKey, previousMasterKeys, cacheSize, cacheTtl, List.of());
+    }
 
     public boolean enabled() {
       return !owners.isEmpty();

@@ -56,7 +56,8 @@ final class SecurityReader {
       MasterKeySource.check(Config.Encryption.PREVIOUS_MASTER_KEYS + "[" + i + "]", previous.get(i));
     }
     return new Config.Encryption(owners, master, previous, r.integer("security.encryption.cacheSize", 1, 10_000_000),
-        r.duration("security.encryption.cacheTtl", Duration.ofSeconds(1)));
+        r.duration("security.encryption.cacheTtl", Duration.ofSeconds(1)),
+        list(r, "security.encryption.searchableMetadata", "a list of metadata field names kept in clear for search"));
   }
 
   /** A list of non-blank strings (an empty one is fine); the message names the setting, never its values. */

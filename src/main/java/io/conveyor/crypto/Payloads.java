@@ -19,6 +19,8 @@ import java.util.List;
 public final class Payloads {
   /** The key of a sealed object's envelope that holds the sealed text; "tx" names the transaction. */
   public static final String ENVELOPE = "$sealed";
+  /** The key of a sealed metadata's envelope that holds its searchable fields in clear. */
+  public static final String CLEAR = "clear";
   private final Config.Encryption config;
   private final DataKeys keys;
 
@@ -39,8 +41,8 @@ public final class Payloads {
 
   /** Whether an object is a sealed envelope. */
   public static boolean isEnvelope(JsonObject o) {
-    return o != null && o.size() <= 2 && o.getValue(ENVELOPE) instanceof String s && Sealer.isSealed(s)
-        && (o.size() == 1 || o.getValue("tx") instanceof String);
+    return o != null && o.getValue(ENVELOPE) instanceof String s && Sealer.isSealed(s)
+        && o.fieldNames().stream().allMatch(k -> k.equals(ENVELOPE) || k.equals("tx") || k.equals(CLEAR));
   }
 
   /** The text to store for a text: sealed for an owner with encryption on, else as it is (null stays null). */
@@ -57,7 +59,25 @@ public final class Payloads {
     if (value == null || owner == null || !config.sealsFor(owner)) {
       return Future.succeededFuture(value);
     }
-    return seal(owner, txId, field, value.encode()).map(s -> new JsonObject().put(ENVELOPE, s).put("tx", txId));
+    return seal(owner, txId, field, value.encode()).map(s -> clear(field, value,
+        new JsonObject().put(ENVELOPE, s).put("tx", txId)));
+  }
+
+  /**
+   * The metadata fields kept in clear for search (security.encryption.searchableMetadata), after the sealed text:
+   * a search matches only from "clear" on (search.lua, ArchiveQuery), never in the base64 before it.
+   */
+  private JsonObject clear(String field, JsonObject value, JsonObject envelope) {
+    if (!"metadata".equals(field) || config.searchableMetadata().isEmpty()) {
+      return envelope;
+    }
+    JsonObject clear = new JsonObject();
+    config.searchableMetadata().forEach(f -> {
+      if (value.containsKey(f)) {
+        clear.put(f, value.getValue(f));
+      }
+    });
+    return clear.isEmpty() ? envelope : envelope.put(CLEAR, clear);
   }
 
   /** An error entry to store: its message sealed (field "error"), the rest (step, code, times) clear. */

@@ -50,6 +50,7 @@ class SealedArchiveTest {
     new SecureRandom().nextBytes(key);
     KeyedApi api = new KeyedApi();
     try (TestNode node = api.on(new TestNode()).set("SECURITY_ENCRYPTION_OWNERS", "acme")
+        .set("SECURITY_ENCRYPTION_SEARCHABLE_METADATA", "orderId")
         .set("SECURITY_ENCRYPTION_MASTER_KEY", "base64:" + Base64.getEncoder().encodeToString(key))
         .set("ARCHIVE_URL", TestDatabase.url()).set("ARCHIVE_TABLE", table).set("ARCHIVE_DELAY", "0s")
         .set("ARCHIVE_INTERVAL", "50ms")
@@ -59,7 +60,7 @@ class SealedArchiveTest {
       Transactions tx = node.nodeTransactions();
       String txId = tx.start(new JsonObject().put("type", "echo").put("owner", "acme")
           .put("input", new JsonObject().put("card", MARKER))
-          .put("metadata", new JsonObject().put("ref", MARKER))).await().txId();
+          .put("metadata", new JsonObject().put("ref", MARKER).put("orderId", "ORD-88"))).await().txId();
       Eventually.until(Duration.ofSeconds(15), txId + " in the archive and gone from Redis",
           () -> TestRedis.cmd("EXISTS", node.keys.stateH(txId)).toInteger() == 0
               && ((Number) TestDatabase.query("SELECT count(*) FROM " + table)).longValue() == 1, done -> done);
@@ -73,6 +74,14 @@ class SealedArchiveTest {
       String wrapped = TestRedis.cmd("HGET", new io.conveyor.redis.DataKeyStore(node.store.context).dataKeysH(),
           "k:acme").toString().split(":", 3)[2];
       assertFalse(dump.contains(wrapped), "the dump holds acme's data key");
+      String sealedText = new JsonObject((String) TestDatabase.query("SELECT state->>'metadata' FROM " + table))
+          .getString("$sealed");
+      for (String q : java.util.List.of("ord-88", sealedText.substring(sealedText.length() - 12,
+          sealedText.length() - 4))) {
+        String found = api.send("GET", "/api/v1/transactions?q=" + java.net.URLEncoder.encode(q,
+            StandardCharsets.UTF_8), KeyedApi.CLIENT, null).body();
+        assertEquals(q.equals("ord-88"), found.contains(txId), "the archive's search for " + q + ": " + found);
+      }
       JsonObject read = new JsonObject(api.send("GET", "/api/v1/transactions/" + txId, KeyedApi.CLIENT, null).body());
       assertEquals(MARKER, read.getJsonObject("output").getString("card"), "opened from the archive: " + read);
 

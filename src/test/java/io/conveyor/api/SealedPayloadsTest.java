@@ -57,7 +57,7 @@ class SealedPayloadsTest {
   private static TestNode unstarted(String archiveDelay) {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
-    return new TestNode().set("SECURITY_ENCRYPTION_OWNERS", "acme")
+    return new TestNode().set("SECURITY_ENCRYPTION_OWNERS", "acme").set("SECURITY_ENCRYPTION_SEARCHABLE_METADATA", "orderId")
         .set("SECURITY_ENCRYPTION_MASTER_KEY", "base64:" + Base64.getEncoder().encodeToString(key))
         .set("ARCHIVE_DELAY", archiveDelay).set("ARCHIVE_INTERVAL", "50ms")
         .pipeline("each", "{'name':'each','nodeGroup':'master','steps':[{'type':'test/record'}]}")
@@ -227,6 +227,30 @@ class SealedPayloadsTest {
       assertTrue(TestRedis.cmd("HGET", dataKeys, "k:acme").toString().startsWith("2:"), "a new key, version 2");
       assertEquals(403, api.send("DELETE", "/api/v1/admin/owners/acme/data-key", io.conveyor.testing.KeyedApi.CLIENT,
           null).statusCode(), "admins only");
+    }
+  }
+
+  @Test
+  void a_search_finds_an_encrypted_owners_searchable_metadata_fields_and_nothing_in_the_sealed_text() throws Exception {
+    TestSteps steps = new TestSteps();
+    io.conveyor.testing.KeyedApi api = new io.conveyor.testing.KeyedApi();
+    try (TestNode node = api.on(unstarted("1h")).start(steps.registry().register(probe()))) {
+      JsonObject b = body("acme");
+      b.getJsonObject("metadata").put("orderId", "ORD-77");
+      String txId = new JsonObject(api.send("POST", "/api/v1/transactions", io.conveyor.testing.KeyedApi.CLIENT,
+          b.encode()).body()).getString("txId");
+      node.awaitFinal(txId);
+      JsonObject stored = new JsonObject(TestRedis.cmd("HGET", node.keys.stateH(txId), "metadata").toString());
+      assertEquals(new JsonObject().put("orderId", "ORD-77"), stored.getJsonObject("clear"), stored.encode());
+      String sealedText = stored.getString("$sealed");
+      String inBase64 = sealedText.substring(sealedText.length() - 12, sealedText.length() - 4);
+      for (String q : List.of("ORD-77", MARKER, inBase64)) {
+        String found = api.send("GET", "/api/v1/transactions?q=" + java.net.URLEncoder.encode(q,
+            java.nio.charset.StandardCharsets.UTF_8), io.conveyor.testing.KeyedApi.CLIENT, null).body();
+        assertEquals(q.equals("ORD-77"), found.contains(txId), q + ": " + found);
+      }
+      String hit = api.send("GET", "/api/v1/transactions?q=ord-77", io.conveyor.testing.KeyedApi.CLIENT, null).body();
+      assertTrue(hit.contains(MARKER), "the hit reads in clear: " + hit);
     }
   }
 
