@@ -35,7 +35,9 @@ public final class ClientRoot {
   public static Transactions transactions(Vertx vertx, Config config) {
     RedisAccess redis = new RedisAccess(RedisLink.options(config.redis()), config.redis().timeout(),
         new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), Clock.systemUTC(),
-        Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
+        Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits(),
+        // what the command line starts for an encrypted owner is sealed, and what it reads opened, as on a node
+        io.conveyor.crypto.Encryption.fromConfig(config.security().encryption(), System.getenv(), Ticker.SYSTEM));
     StoreContext context = redis.open(vertx);
     new LayoutStore(context).check().await();
     ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());

@@ -156,7 +156,13 @@ public final class Payloads {
     if (stored == null || !stored.startsWith("{\"" + ENVELOPE)) {
       return Future.succeededFuture(stored);
     }
-    return open(owner, txId, field, new JsonObject(stored)).map(JsonObject::encode);
+    JsonObject envelope;
+    try {
+      envelope = new JsonObject(stored);
+    } catch (RuntimeException e) {
+      return Future.succeededFuture(stored); // not JSON after all: shown as it is
+    }
+    return open(owner, txId, field, envelope).map(JsonObject::encode);
   }
 
   /** Stored error entries with their messages opened; one that cannot be opened keeps its sealed text. */
