@@ -69,11 +69,12 @@ final class Seals {
    */
   static Future<Dequeued> opened(Payloads p, Dequeued tx) {
     Dequeued.ChildResult child = tx.child();
-    if (tx.unreadable() != null || !Payloads.isEnvelope(tx.stepInput()) && !Payloads.isEnvelope(tx.metadata())
+    if (tx.unreadable() != null || !sealedIn(tx.stepInput()) && !Payloads.isEnvelope(tx.metadata())
         && (child == null || child.output() == null)) {
       return Future.succeededFuture(tx);
     }
-    Future<JsonObject> input = p.open(tx.owner(), tx.txId(), "input", tx.stepInput());
+    Future<JsonObject> input = p.openAll(tx.owner(), tx.txId(), "input", tx.stepInput())
+        .compose(in -> compensation(p, tx.owner(), in));
     Future<JsonObject> metadata = p.open(tx.owner(), tx.txId(), "metadata", tx.metadata());
     Future<JsonObject> output = child == null ? Future.succeededFuture()
         : p.openAll(tx.owner(), tx.txId(), "output", child.output());
@@ -83,6 +84,25 @@ final class Seals {
             tx.retry(), tx.switches(), tx.stepAttempt(), tx.trace(), tx.run(), tx.takenOver(), null))
         .otherwise(e -> Dequeued.unreadable(tx.txId(), tx.attempt(), "its payload is sealed and does not open ("
             + e.getMessage() + ")"));
+  }
+
+  /** Whether a step input holds anything sealed, at any depth (a compensation's holds its transaction's). */
+  private static boolean sealedIn(JsonObject input) {
+    return input != null && input.encode().contains("sealed:v1:");
+  }
+
+  /**
+   * A compensation's input (lib/compensate.lua: {txId, note, input, stepInput, errors, …} of the transaction it
+   * compensates) with that transaction's note and errors' messages opened; its envelopes were opened already.
+   */
+  private static Future<JsonObject> compensation(Payloads p, String owner, JsonObject in) {
+    if (in == null || !(in.getValue("txId") instanceof String of) || !(in.getValue("errors") instanceof
+        io.vertx.core.json.JsonArray errors)) {
+      return Future.succeededFuture(in);
+    }
+    Future<String> note = p.open(owner, of, "note", in.getString("note"));
+    Future<io.vertx.core.json.JsonArray> opened = p.openErrors(owner, of, errors);
+    return Future.all(note, opened).map(v -> in.copy().put("note", note.result()).put("errors", opened.result()));
   }
 
   /** A summary with its metadata, output, note and errors' messages opened; what does not open stays sealed. */

@@ -64,6 +64,9 @@ class SealedPayloadsTest {
         .pipeline("tree", "{'name':'tree','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/child-pipeline','params':{'pipeline':'each'}},"
             + "{'type':'flow/parallel','params':{'branches':[{'pipeline':'each'},{'pipeline':'each'}]}}]}")
+        .pipeline("undo", "{'name':'undo','nodeGroup':'master','steps':[{'type':'test/record'}]}")
+        .pipeline("failing", "{'name':'failing','nodeGroup':'master','transactionType':true,'onFailure':'undo',"
+            + "'steps':[{'type':'test/card-probe'}]}")
         .pipeline("charge", "{'name':'charge','nodeGroup':'master','transactionType':true,"
             + "'retry':{'maxAttempts':2,'initialInterval':'20ms','maxInterval':'20ms'},"
             + "'steps':[{'type':'test/record'},{'type':'test/card-probe'}]}");
@@ -251,6 +254,26 @@ class SealedPayloadsTest {
       }
       String hit = api.send("GET", "/api/v1/transactions?q=ord-77", io.conveyor.testing.KeyedApi.CLIENT, null).body();
       assertTrue(hit.contains(MARKER), "the hit reads in clear: " + hit);
+    }
+  }
+
+  @Test
+  void the_compensation_of_an_encrypted_owners_failed_transaction_gets_its_input_note_and_errors_in_clear() {
+    TestSteps steps = new TestSteps();
+    try (TestNode node = node(steps)) {
+      Transactions tx = node.nodeTransactions();
+      String txId = tx.start(body("acme").put("type", "failing")).await().txId();
+      io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the compensation to run",
+          () -> steps.recorded.size(), n -> n >= 1);
+      JsonObject given = steps.recorded.get(0).getJsonObject("input");
+      assertEquals(txId, given.getString("txId"), given.encode());
+      assertEquals(MARKER, given.getJsonObject("input").getString("card"), given.encode());
+      assertEquals("card " + MARKER + " declined", given.getJsonArray("errors").getJsonObject(0).getString("message"),
+          given.encode());
+      assertTrue(given.getString("note").contains(MARKER), given.encode());
+      for (String value : everything(node.prefix)) {
+        assertFalse(value.contains(MARKER), "Redis holds the marker in clear: " + value);
+      }
     }
   }
 
