@@ -165,6 +165,11 @@ public final class Payloads {
     return open(owner, txId, field, envelope).map(JsonObject::encode);
   }
 
+  /** What was opened, or, when it cannot be (SealedException: its key shredded), the stored value as it is. */
+  public static <T> Future<T> orSealed(Future<T> opened, T stored) {
+    return opened.recover(e -> e instanceof SealedException ? Future.succeededFuture(stored) : Future.failedFuture(e));
+  }
+
   /** Stored error entries with their messages opened; one that cannot be opened keeps its sealed text. */
   public Future<JsonArray> openErrors(String owner, String txId, JsonArray errors) {
     if (errors == null || errors.isEmpty()) {
@@ -173,8 +178,8 @@ public final class Payloads {
     List<Future<Object>> each = new ArrayList<>(errors.size());
     for (Object e : errors) {
       if (e instanceof JsonObject o && Sealer.isSealed(o.getString("message"))) {
-        each.add(open(owner, txId, "error", o.getString("message")).<Object>map(m -> o.copy().put("message", m))
-            .otherwise(o));
+        each.add(orSealed(open(owner, txId, "error", o.getString("message")).<Object>map(m -> o.copy()
+            .put("message", m)), o));
       } else {
         each.add(Future.succeededFuture(e));
       }

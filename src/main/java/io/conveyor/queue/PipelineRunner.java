@@ -97,7 +97,8 @@ public final class PipelineRunner {
    * of it runs any more, only that write is still out (see DequeueVerticle.ending).
    */
   public Future<Void> run(Dequeued tx, Runnable ending) {
-    return store.opened(tx).compose(open -> runOpened(open, ending)); // a sealed payload opened here, on the node
+    // a sealed payload is opened here, on the node; a data key Redis fails to give is asked for again (as a write)
+    return write(tx, () -> store.opened(tx)).compose(open -> runOpened(open, ending));
   }
 
   private Future<Void> runOpened(Dequeued tx, Runnable ending) {

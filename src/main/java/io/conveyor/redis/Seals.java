@@ -65,7 +65,7 @@ final class Seals {
   /**
    * A dequeued transaction with what its step is given opened: its input, metadata and its child's output. One
    * that does not open (its owner's key shredded) is unreadable, so the node ends it instead of running a step on
-   * an envelope.
+   * an envelope; a failure to read the key (Redis) fails, and the runner tries again.
    */
   static Future<Dequeued> opened(Payloads p, Dequeued tx) {
     Dequeued.ChildResult child = tx.child();
@@ -82,8 +82,10 @@ final class Seals {
             tx.version(), tx.step(), input.result(), tx.owner(), tx.externalId(), metadata.result(), tx.created(),
             tx.queue(), child == null ? null : new Dequeued.ChildResult(child.status(), output.result(), child.note()),
             tx.retry(), tx.switches(), tx.stepAttempt(), tx.trace(), tx.run(), tx.takenOver(), null))
-        .otherwise(e -> Dequeued.unreadable(tx.txId(), tx.attempt(), "its payload is sealed and does not open ("
-            + e.getMessage() + ")"));
+        .recover(e -> e instanceof io.conveyor.crypto.SealedException
+            ? Future.succeededFuture(Dequeued.unreadable(tx.txId(), tx.attempt(), "its payload is sealed and does not "
+                + "open (" + e.getMessage() + ")"))
+            : Future.failedFuture(e)); // Redis did not answer (the data key's read): the caller tries again
   }
 
   /** Whether a step input holds anything sealed, at any depth (a compensation's holds its transaction's). */
@@ -105,16 +107,19 @@ final class Seals {
     return Future.all(note, opened).map(v -> in.copy().put("note", note.result()).put("errors", opened.result()));
   }
 
-  /** A summary with its metadata, output, note and errors' messages opened; what does not open stays sealed. */
+  /**
+   * A summary with its metadata, output, note and errors' messages opened; what does not open (its key shredded)
+   * stays sealed, and the summary shows "sealed": true (model/SealedView). Redis failing to give a key fails the read.
+   */
   static Future<TxSummary> opened(Payloads p, TxSummary s) {
     if (s == null) {
       return Future.succeededFuture();
     }
     String o = s.owner();
     String id = s.txId();
-    Future<JsonObject> metadata = p.open(o, id, "metadata", s.metadata()).otherwise(s.metadata());
-    Future<JsonObject> output = p.open(o, id, "output", s.output()).otherwise(s.output());
-    Future<String> note = p.open(o, id, "note", s.note()).otherwise(s.note());
+    Future<JsonObject> metadata = Payloads.orSealed(p.open(o, id, "metadata", s.metadata()), s.metadata());
+    Future<JsonObject> output = Payloads.orSealed(p.open(o, id, "output", s.output()), s.output());
+    Future<String> note = Payloads.orSealed(p.open(o, id, "note", s.note()), s.note());
     Future<io.vertx.core.json.JsonArray> errors = p.openErrors(o, id, s.errors());
     Future<JsonObject> retry = s.retry() == null || !(s.retry().getValue("lastError") instanceof JsonObject last)
         ? Future.succeededFuture(s.retry())
@@ -136,8 +141,8 @@ final class Seals {
     JsonObject out = fields.copy();
     for (String[] f : new String[][] {{"input", "input"}, {"data", "input"}, {"metadata", "metadata"},
         {"output", "output"}, {"childOutput", "output"}}) {
-      each.add(p.openJson(owner, txId, f[1], fields.getString(f[0])).onSuccess(v -> out.put(f[0], v))
-          .otherwiseEmpty());
+      each.add(Payloads.orSealed(p.openJson(owner, txId, f[1], fields.getString(f[0])), fields.getString(f[0]))
+          .onSuccess(v -> out.put(f[0], v)));
     }
     return Future.all(each).map(v -> out);
   }
