@@ -17,7 +17,9 @@
 --   paused (pause.lua), else queued, running, sleeping, waiting (for a child, branches or a switch), retrying,
 --   scheduled; and stuck
 --   (listed in KEYS[2])
--- ARGV[10] externalId or ''   ARGV[11] text that its metadata JSON must hold, lower case, or ''
+-- ARGV[10] externalId or ''   ARGV[11] text that its metadata JSON must hold, lower case, or '': of a sealed
+--   metadata (encryption at rest: {"$sealed": …, "tx": …, "clear": {…}}) only what comes from "clear": on counts,
+--   never the base64 of the sealed text
 -- ARGV[12] the phases KEYS[1] holds, as ARGV[9] (",failed,cancelled,"), or '' (liveZ: every transaction)
 -- Replies: {matches, next}: matches a flat list txId, created, phase, …; next '' when the walk reached the
 --   lowest created, else "<created> <txId>" of the last entry looked at (everything down to it was looked at)
@@ -26,6 +28,15 @@ local indexKey, stuckKey = KEYS[1], KEYS[2]
 local statePrefix, max, skipFrom, min = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local want, budget = tonumber(ARGV[5]), tonumber(ARGV[6])
 local owner, pipeline, phases, ext, text, held = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12] or ''
+
+-- what a text search may match of a metadata: all of it, or of a sealed one only its clear fields (see ARGV[11])
+local function searchable(m)
+  if string.sub(m, 1, 10) ~= '{"$sealed"' then
+    return m
+  end
+  local at = string.find(m, '"clear":', 1, true)
+  return at and string.sub(m, at) or ''
+end
 
 local finals = {success = 1, failed = 1, aborted = 1, cancelled = 1, timeout = 1, ['internal-error'] = 1}
 local stuckAsked = string.find(phases, ',stuck,', 1, true) ~= nil
@@ -88,7 +99,7 @@ while not done and #matches < want * 3 and looked < budget do
         redis.call('ZREM', indexKey, id)
       elseif (owner == '' or s[1] == owner) and (pipeline == '' or s[2] == pipeline)
           and (ext == '' or s[5] == ext)
-          and (text == '' or (s[6] and string.find(string.lower(s[6]), text, 1, true))) then
+          and (text == '' or (s[6] and string.find(string.lower(searchable(s[6])), text, 1, true))) then
         local ph = phase_of(s)
         if phases ~= '' and not string.find(phases, ',' .. ph .. ',', 1, true) and stuckAsked
             and redis.call('HEXISTS', stuckKey, id) == 1 then

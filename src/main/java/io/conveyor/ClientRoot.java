@@ -36,7 +36,9 @@ public final class ClientRoot {
     RedisAccess redis = new RedisAccess(RedisLink.options(config.redis(), config.security().redisTls()),
         config.redis().timeout(),
         new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), Clock.systemUTC(),
-        Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
+        Ticker.SYSTEM, ScriptMeter.NONE, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits(),
+        // what the command line starts for an encrypted owner is sealed, and what it reads opened, as on a node
+        io.conveyor.crypto.Encryption.fromConfig(config.security().encryption(), System.getenv(), Ticker.SYSTEM));
     StoreContext context = redis.open(vertx);
     // a failed TLS handshake names the settings to look at (exit 2), as a node's start does
     new LayoutStore(context).check().recover(e -> io.vertx.core.Future.failedFuture(

@@ -4,6 +4,7 @@ import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
 import io.conveyor.config.ConfigLoader;
 import io.conveyor.config.TlsPair;
+import io.conveyor.crypto.LocalKeyProvider;
 import io.conveyor.pipeline.PipelineException;
 import io.conveyor.pipeline.StepRegistry;
 import java.nio.file.Files;
@@ -47,6 +48,9 @@ public final class Main {
       Config.BridgeTls bridge = config.security().bridgeTls();
       if (bridge.enabled() && config.bridge().tcpPort() > 0) {
         TlsPair.load(bridge.section(), bridge.certFile(), bridge.keyFile());
+      }
+      if (!config.security().encryption().masterKey().isEmpty()) {
+        LocalKeyProvider.fromConfig(config.security().encryption(), System.getenv()); // a key it cannot read: exit 2
       }
     } catch (ConfigException | IllegalArgumentException e) {
       System.err.println("conveyor: " + e.getMessage());

@@ -115,7 +115,8 @@ public final class Node {
     metrics.busyWorkers(metrics::workersBusy, config.node().workers());
     this.redis = new RedisAccess(RedisLink.options(config.redis(), config.security().redisTls()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock,
-        Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits());
+        Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits(),
+        io.conveyor.crypto.Encryption.fromConfig(config.security().encryption(), System.getenv(), Ticker.SYSTEM));
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker(),
         view);
@@ -190,8 +191,7 @@ public final class Node {
     return Scripts.forServer(probe.link()).eventually(probe::close)
         .recover(e -> Future.failedFuture(io.conveyor.redis.TlsToRedis.unreachable(config.redis(), e)))
         .compose(scripts -> {
-          redis = new RedisAccess(redis.options(), redis.timeout(), redis.keys(), scripts, redis.clock(),
-              redis.ticker(), redis.meter(), redis.replicas(), redis.limits());
+          redis = redis.withScripts(scripts);
           publication = new Publication(config, catalog, redis.scripts(), pipelines);
           return publication.prepare(redis.open(vertx), schedules);
         });

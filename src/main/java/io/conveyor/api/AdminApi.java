@@ -55,7 +55,8 @@ public record AdminApi(Transactions tx, ReadStore reads, ControlStore control, P
     }
     return reads.rawState(txId).compose(fields -> fields != null ? Future.succeededFuture(fields)
             : archive == null ? Future.succeededFuture(null)
-            : archive.find(txId).map(a -> a == null ? null : a.state().copy().put("archived", "1")))
+            : archive.find(txId).compose(a -> a == null ? Future.succeededFuture(null)
+                : reads.openedFields(txId, a.state().copy().put("archived", "1"))))
         .compose(fields -> {
           if (fields == null) {
             return Future.failedFuture(new TxException(Kind.NOT_FOUND, "no transaction " + txId, null, txId));

@@ -42,6 +42,7 @@ public final class AdminRoutes implements RouteGroup {
   private final EventStore events;
   private final OwnerAdmin owners;
   private final Migrations migrations;
+  private final DataKeyAdmin dataKeys;
 
   /** archive is null on a node without one: then only what Redis holds is found. */
   public AdminRoutes(Vertx vertx, StoreContext redis, Transactions tx, Search search, ArchiveStore archive,
@@ -56,6 +57,7 @@ public final class AdminRoutes implements RouteGroup {
     this.events = new EventStore(redis);
     this.owners = new OwnerAdmin(new OwnerStore(redis), config.transactions(), config.limits());
     this.migrations = new Migrations(new MigrateStore(redis), pipelines, redis.keys().partitions(), redis.ticker());
+    this.dataKeys = new DataKeyAdmin(vertx, new io.conveyor.redis.DataKeyStore(redis), redis.encryption().provider());
   }
 
   @Override
@@ -103,6 +105,8 @@ public final class AdminRoutes implements RouteGroup {
     r.put("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, body(ctx).compose(b ->
         owners.put(ctx.pathParam("owner"), b))));
     r.delete("/api/v1/admin/owners/:owner").handler(ctx -> json(ctx, owners.delete(ctx.pathParam("owner"))));
+    r.delete("/api/v1/admin/owners/:owner/data-key").handler(ctx -> json(ctx, dataKeys.shred(ctx.pathParam("owner"))));
+    r.post("/api/v1/admin/data-keys/rewrap").handler(ctx -> json(ctx, dataKeys.rewrap()));
   }
 
   /** GET /api/v1/admin/events: kind, node, subject, since and until (ISO-8601 or ms), limit (1-1000, default 100). */

@@ -7,6 +7,8 @@ package io.conveyor.bus;
  * A request to the event-bus API carries an API key in its apiKey header, and the owner comes from the key.
  */
 public final class Addresses {
+  /** Fact: an owner's data key was shredded (body: the owner); every node's caches drop it (crypto.Encryption). */
+  public static final String DATA_KEY_SHREDDED = io.conveyor.crypto.Encryption.SHREDDED;
   /** Start a transaction: {type, owner, externalId?, metadata?, input?} → its summary. */
   public static final String TX_START = "conveyor.tx.start";
   /** Read a transaction: {txId, owner} → its summary; another owner's txId is not found, like an unknown one. */

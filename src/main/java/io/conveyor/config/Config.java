@@ -20,10 +20,10 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   /**
    * Security settings (README, TLS): TLS on the HTTP listener, mutual TLS on the clustered bus, the TCP bridge's TLS,
-   * and TLS to Redis and a PostgreSQL archive.
+   * TLS to Redis and a PostgreSQL archive, and sealed payloads (README, Encryption at rest).
    */
   public record Security(HttpTls httpTls, BusTls busTls, BridgeTls bridgeTls, RedisTls redisTls,
-                         ArchiveTls archiveTls) {
+                         ArchiveTls archiveTls, Encryption encryption) {
   }
 
   /**
@@ -89,6 +89,34 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
     public static final ArchiveTls DISABLED = new ArchiveTls(PgSslMode.DISABLE, "");
     public static final String SSL_MODE = "security.archive.tls.sslMode";
     public static final String CA_FILE = "security.archive.tls.caFile";
+  }
+
+  /**
+   * Encryption at rest per owner (README, Encryption at rest): the owners whose payloads are sealed ("*": all;
+   * none: off), where the master key comes from (base64:, file: or env:), older master keys kept only to unwrap
+   * data keys not yet re-wrapped, how many unwrapped data keys a verticle caches and for how long, and the
+   * metadata fields kept in clear beside the sealed metadata so a search finds them (searchableMetadata).
+   */
+  public record Encryption(List<String> owners, String masterKey, List<String> previousMasterKeys, int cacheSize,
+                           Duration cacheTtl, List<String> searchableMetadata) {
+    public static final String MASTER_KEY = "security.encryption.masterKey";
+    public static final String PREVIOUS_MASTER_KEYS = "security.encryption.previousMasterKeys";
+    public static final Encryption OFF = new Encryption(List.of(), "", List.of(), 1000, Duration.ofMinutes(5));
+
+    /** No metadata field kept clear for search. */
+    public Encryption(List<String> owners, String masterKey, List<String> previousMasterKeys, int cacheSize,
+                      Duration cacheTtl) {
+      this(owners, masterKey, previousMasterKeys, cacheSize, cacheTtl, List.of());
+    }
+
+    public boolean enabled() {
+      return !owners.isEmpty();
+    }
+
+    /** Whether an owner's payloads are sealed. */
+    public boolean sealsFor(String owner) {
+      return owner != null && (owners.contains("*") || owners.contains(owner));
+    }
   }
 
   /**

@@ -40,7 +40,28 @@ public record ArchiveQuery(String owner, String type, List<String> statuses, Str
 
   /** Whether a row's metadata JSON holds the text (the exact check; H2 narrows with LIKE on the whole state). */
   public boolean metadataHolds(String metadata) {
-    return text == null || (metadata != null && metadata.toLowerCase(java.util.Locale.ROOT)
+    return text == null || (metadata != null && searchable(metadata).toLowerCase(java.util.Locale.ROOT)
         .contains(text.toLowerCase(java.util.Locale.ROOT)));
+  }
+
+  /**
+   * What a search may match of stored metadata: all of it, or of a sealed one (encryption at rest) only what comes
+   * from its fields kept in clear on ("clear":), never the base64 of the sealed text before them.
+   */
+  public static String searchable(String metadata) {
+    if (!metadata.startsWith(SEALED)) {
+      return metadata;
+    }
+    int clear = metadata.indexOf("\"clear\":");
+    return clear < 0 ? "" : metadata.substring(clear);
+  }
+
+  /** How a sealed metadata's JSON text starts (crypto.Payloads' envelope). */
+  static final String SEALED = "{\"$sealed\"";
+
+  /** The same in SQL, for a column expression of the metadata's text (PostgreSQL; position is 1-based). */
+  static String searchableSql(String m) {
+    return "(CASE WHEN left(" + m + ", 10) = '" + SEALED + "' THEN coalesce(substring(" + m + " from nullif(position('"
+        + "\"clear\":' in " + m + "), 0)), '') ELSE " + m + " END)";
   }
 }

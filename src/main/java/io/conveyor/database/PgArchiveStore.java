@@ -185,7 +185,8 @@ final class PgArchiveStore implements ArchiveStore {
     }
     if (q.text() != null) {
       params.add(NulSafe.column(q.likePattern()));
-      where.append(" AND lower(state->>'metadata') LIKE $").append(params.size());
+      where.append(" AND lower(").append(ArchiveQuery.searchableSql("state->>'metadata'")).append(") LIKE $")
+          .append(params.size());
     }
     // each status by equality, in a branch of its own: only so does a generic plan walk (type, status, created)
     // in order; with status = ANY it took the created index and, for a pipeline with no such status, read every

@@ -242,9 +242,9 @@ public final class Search {
   private Future<JsonArray> summaries(List<SearchWalk.Hit> page) {
     List<Future<JsonObject>> each = new ArrayList<>();
     for (SearchWalk.Hit h : page) {
-      Future<TxSummary> s = h.archived() != null ? Future.succeededFuture(h.archived().summary())
+      Future<TxSummary> s = h.archived() != null ? reads.opened(h.archived().summary())
           : reads.getState(h.txId()).compose(live -> live != null || archive == null ? Future.succeededFuture(live)
-              : archive.find(h.txId()).map(a -> a == null ? null : a.summary()));
+              : archive.find(h.txId()).compose(a -> reads.opened(a == null ? null : a.summary())));
       each.add(s.map(summary -> summary == null ? null : summary.toJson().put("phase", h.phase())));
     }
     return Future.all(each).map(all -> {

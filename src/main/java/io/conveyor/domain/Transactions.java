@@ -121,7 +121,7 @@ public final class Transactions {
     return archive.compose(a -> a == null ? Future.succeededFuture(null) : a.find(txId))
         .transform(ar -> ar.succeeded() ? Future.succeededFuture(ar.result() == null ? null : ar.result().summary())
             : Future.failedFuture(archiveUnavailable(ar.cause())))
-        .compose(this::withLiveWebhook);
+        .compose(reads::opened).compose(this::withLiveWebhook);
   }
 
   /** An archived transaction whose webhook delivery still goes on: Redis has the current delivery state. */
@@ -304,7 +304,7 @@ public final class Transactions {
         ? status(txId, owner)
         : archive.compose(a -> a == null ? Future.succeededFuture(null) : a.findByExternalId(owner, externalId))
             .transform(ar -> ar.failed() ? Future.failedFuture(archiveUnavailable(ar.cause()))
-                : ar.result() == null ? Future.failedFuture(none) : Future.succeededFuture(ar.result().summary())));
+                : ar.result() == null ? Future.failedFuture(none) : reads.opened(ar.result().summary())));
   }
 
   /** Closes its link to Redis. */

@@ -84,7 +84,7 @@ public record TxSummary(String txId, String owner, String externalId, String typ
         j.put("note", note);
       }
     }
-    return j;
+    return SealedView.hide(j);
   }
 
   /**

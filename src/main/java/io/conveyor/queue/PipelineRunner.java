@@ -97,6 +97,11 @@ public final class PipelineRunner {
    * of it runs any more, only that write is still out (see DequeueVerticle.ending).
    */
   public Future<Void> run(Dequeued tx, Runnable ending) {
+    // a sealed payload is opened here, on the node; a data key Redis fails to give is asked for again (as a write)
+    return write(tx, () -> store.opened(tx)).compose(open -> runOpened(open, ending));
+  }
+
+  private Future<Void> runOpened(Dequeued tx, Runnable ending) {
     Run run = new Run(tx, ending);
     running.put(tx.txId(), run);
     return runOnce(run).eventually(() -> {
@@ -189,7 +194,7 @@ public final class PipelineRunner {
         return finish(run, TxStatus.SUCCESS, s.output(), null);
       }
       String time = run.takeStepTime();
-      return write(tx, () -> store.checkpoint(tx.txId(), tx.attempt(), i + 1, s.output(), time)).compose(o -> switch (o) {
+      return write(tx, () -> store.checkpoint(tx.owner(), tx.txId(), tx.attempt(), i + 1, s.output(), time)).compose(o -> switch (o) {
         case OK -> runFrom(p, run, i + 1, s.output());
         case CANCELLED -> finish(run, TxStatus.CANCELLED, null, "cancelled by its owner after " + step);
         case PAUSED -> Future.<Void>succeededFuture(); // paused: parked off this node until resumed (pause.lua)
@@ -346,7 +351,7 @@ public final class PipelineRunner {
   private Future<Void> finish(Run run, TxStatus status, JsonObject output, String note, JsonObject error) {
     Dequeued tx = run.tx();
     RunStore.Completion c = new RunStore.Completion(tx.txId(), tx.attempt(), status, output, note,
-        run.takeStepTime(), error);
+        run.takeStepTime(), error, tx.owner());
     Future<Code> written = write(tx, () -> completions.add(c));
     run.end();
     return written

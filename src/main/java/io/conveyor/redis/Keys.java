@@ -56,7 +56,7 @@ public final class Keys {
     return prefix + parts.tag(p) + name;
   }
 
-  private String global(String name) {
+  String global(String name) {
     return prefix + parts.globalTag() + name;
   }
 

@@ -108,8 +108,12 @@ public final class QueueStore extends Store {
    */
   public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
                                         int ownerShare, Handoff handoff) {
-    return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
-        priorityStepMillis, ownerShare, handoff));
+    if (txs.stream().noneMatch(t -> payloads().sealsFor(t.req().owner()))) {
+      return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
+          priorityStepMillis, ownerShare, handoff));
+    }
+    return Seals.starts(payloads(), txs).compose(sealed -> Partitioned.each(keys, sealed, NewTx::txId,
+        (p, some) -> startIn(p, some, externalIdPeriod, priorityStepMillis, ownerShare, handoff)));
   }
 
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,

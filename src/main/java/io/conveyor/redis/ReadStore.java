@@ -129,7 +129,18 @@ public final class ReadStore extends Store {
 
   public Future<TxSummary> getState(String txId) {
     return r.run(r.scripts().getState, List.of(keys.stateH(txId), keys.webhookH(txId)), List.of())
-        .map(reply -> reply.size() == 0 ? null : Summaries.fromGetState(txId, reply));
+        .map(reply -> reply.size() == 0 ? null : Summaries.fromGetState(txId, reply))
+        .compose(s -> Seals.opened(payloads(), s));
+  }
+
+  /** A summary read elsewhere (the archive keeps sealed payloads as they are) with its payloads opened. */
+  public Future<TxSummary> opened(TxSummary s) {
+    return Seals.opened(payloads(), s);
+  }
+
+  /** Fields of a state read elsewhere (an archived one) with input, data, metadata and output opened. */
+  public Future<JsonObject> openedFields(String txId, JsonObject fields) {
+    return Seals.openedFields(payloads(), txId, fields);
   }
 
   /** The txId an owner's externalId names (while its uniqueness period lasts), or null. */
@@ -157,7 +168,7 @@ public final class ReadStore extends Store {
       JsonObject fields = new JsonObject();
       Replies.hash(reply, (k, v) -> fields.put(k, v.toString()));
       return fields;
-    });
+    }).compose(fields -> Seals.openedFields(payloads(), txId, fields));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.conveyor.redis;
 
 import io.conveyor.config.Config;
+import io.conveyor.crypto.Encryption;
 import io.conveyor.time.Ticker;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.RedisOptions;
@@ -10,11 +11,17 @@ import java.time.Duration;
 /**
  * One per node: where Redis is (options, and the timeout after which a command counts as unanswered), the
  * key names, the scripts, the clock and the ticker, the meter, the replicas a start or completion waits for,
- * and the limits (Config.Limits) the scripts enforce. Each
+ * the limits (Config.Limits) the scripts enforce, and encryption at rest. Each
  * verticle opens a StoreContext of its own (a link bound to its context) and builds on it the stores it uses.
  */
 public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
-                          Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits) {
+                          Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits,
+                          Encryption encryption) {
+
+  public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
+                     Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits) {
+    this(options, timeout, keys, scripts, clock, ticker, meter, replicas, limits, Encryption.OFF);
+  }
 
   public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
                      ScriptMeter meter, Replicas replicas, Config.Limits limits) {
@@ -31,9 +38,14 @@ public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scr
     this(options, timeout, keys, scripts, clock, meter, Replicas.NONE);
   }
 
+  /** The same access with the scripts as loaded into Redis (their hashes known). */
+  public RedisAccess withScripts(Scripts loaded) {
+    return new RedisAccess(options, timeout, keys, loaded, clock, ticker, meter, replicas, limits, encryption);
+  }
+
   /** A context for one verticle (or one client thread): a link of its own. */
   public StoreContext open(Vertx vertx) {
     return new StoreContext(new RedisLink(vertx, options, timeout, ticker).meter(meter), keys, scripts, clock, replicas,
-        limits);
+        limits, encryption);
   }
 }

@@ -25,12 +25,19 @@ public final class RunStore extends Store {
    * this node, queued again (checkpoint.lua).
    */
   public Future<Code> checkpoint(String txId, long attempt, int nextStep, JsonObject data, String stepTime) {
-    String encoded = data.encode();
+    return checkpoint(null, txId, attempt, nextStep, data, stepTime);
+  }
+
+  /** The same for an owner's transaction: the next step's input is sealed when the owner's payloads are. */
+  public Future<Code> checkpoint(String owner, String txId, long attempt, int nextStep, JsonObject data,
+                                 String stepTime) {
+    int size = data.encode().length();
     int p = keys.partitionOf(txId);
-    return r.run(r.scripts().checkpoint, List.of(keys.stateH(txId), keys.processingZ(p)),
-            List.of(Long.toString(attempt), Integer.toString(nextStep), encoded, r.now(),
-                stepTime == null ? "" : stepTime + ":" + encoded.length(), txId, keys.inflightZ(p, ""),
-                keys.qInZ(p, ""), keys.qRingL(p, ""), Integer.toString(r.limits().maxErrors())))
+    return payloads().seal(owner, txId, "input", data).compose(sealed -> r.run(r.scripts().checkpoint,
+            List.of(keys.stateH(txId), keys.processingZ(p)),
+            List.of(Long.toString(attempt), Integer.toString(nextStep), sealed.encode(), r.now(),
+                stepTime == null ? "" : stepTime + ":" + size, txId, keys.inflightZ(p, ""),
+                keys.qInZ(p, ""), keys.qRingL(p, ""), Integer.toString(r.limits().maxErrors()))))
         .map(Code::of);
   }
 
@@ -39,9 +46,15 @@ public final class RunStore extends Store {
    * last attempt's, kept in the transaction's errors.
    */
   public record Completion(String txId, long attempt, TxStatus status, JsonObject output, String note,
-                           String stepTime, JsonObject error) {
+                           String stepTime, JsonObject error, String owner) {
     public Completion(String txId, long attempt, TxStatus status, JsonObject output, String note) {
       this(txId, attempt, status, output, note, null, null);
+    }
+
+    /** Without its owner: nothing of it is sealed. */
+    public Completion(String txId, long attempt, TxStatus status, JsonObject output, String note, String stepTime,
+                      JsonObject error) {
+      this(txId, attempt, status, output, note, stepTime, error, null);
     }
   }
 
@@ -50,7 +63,13 @@ public final class RunStore extends Store {
    * answer stands on its own, in the order given.
    */
   public Future<List<Code>> complete(String nodeId, Duration archiveDelay, List<Completion> txs) {
-    return Partitioned.each(keys, txs, Completion::txId, (p, some) -> completeIn(p, nodeId, archiveDelay, some));
+    return Seals.completions(payloads(), txs).compose(sealed -> Partitioned.each(keys, sealed, Completion::txId,
+        (p, some) -> completeIn(p, nodeId, archiveDelay, some)));
+  }
+
+  /** A dequeued transaction with its step input, metadata and child's output opened (Seals.opened). */
+  public Future<Dequeued> opened(Dequeued tx) {
+    return Seals.opened(payloads(), tx);
   }
 
   private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
@@ -120,10 +139,10 @@ public final class RunStore extends Store {
     k.add(keys.liveZ(p));
     k.add(keys.liveOwnersH(p));
     k.add(keys.phaseZ(p, "waiting"));
-    List<String> args = List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
-        childType, input.encode(), Long.toString(now), childGroup, trace == null ? "" : trace, keys.stateH(p, ""),
-        Integer.toString(r.limits().maxDepth()), Integer.toString(r.limits().maxDescendants()));
-    return r.run(r.scripts().hop, k, args)
+    return payloads().seal(parent.owner(), childTxId, "input", input).compose(sealed -> r.run(r.scripts().hop, k,
+        List.of(parent.txId(), Long.toString(parent.attempt()), Integer.toString(step), childTxId,
+        childType, sealed.encode(), Long.toString(now), childGroup, trace == null ? "" : trace, keys.stateH(p, ""),
+        Integer.toString(r.limits().maxDepth()), Integer.toString(r.limits().maxDescendants()))))
         .map(reply -> new HopReply(Code.of(reply), reply.size() > 1 ? reply.get(1).toString() : null,
             reply.size() > 2 ? reply.get(2).toString() : null));
   }
@@ -150,6 +169,12 @@ public final class RunStore extends Store {
    */
   public Future<ForkReply> fork(Dequeued parent, String nodeId, int step, Join join, List<Branch> branches,
                                 String trace) {
+    return Seals.branches(payloads(), parent.owner(), branches).compose(sealed -> forkSealed(parent, nodeId, step,
+        join, sealed, trace));
+  }
+
+  private Future<ForkReply> forkSealed(Dequeued parent, String nodeId, int step, Join join, List<Branch> branches,
+                                       String trace) {
     long now = r.clock().millis();
     int p = keys.partitionOf(parent.txId());
     List<String> k = new ArrayList<>(9 + 4 * branches.size());
@@ -196,9 +221,10 @@ public final class RunStore extends Store {
     int p = keys.partitionOf(tx.txId());
     List<String> k = List.of(keys.stateH(tx.txId()), keys.sleepingZ(p), keys.processingZ(p),
         keys.inflightZ(p, nodeId), keys.phaseZ(p, "retrying"));
-    return r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()), Long.toString(dueAt),
-        Integer.toString(nextAttempt), view.encode(), error.encode(), r.now(), stepTime == null ? "" : stepTime,
-        Integer.toString(r.limits().maxErrors())))
+    Future<JsonObject> sealedError = payloads().sealError(tx.owner(), tx.txId(), error);
+    return sealedError.compose(e -> r.run(r.scripts().retry, k, List.of(tx.txId(), Long.toString(tx.attempt()),
+        Long.toString(dueAt), Integer.toString(nextAttempt), (view.containsKey("lastError") ? view.copy().put("lastError", e) : view).encode(), e.encode(),
+        r.now(), stepTime == null ? "" : stepTime, Integer.toString(r.limits().maxErrors()))))
         .map(Code::of);
   }
 

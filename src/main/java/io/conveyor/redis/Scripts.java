@@ -65,6 +65,8 @@ public final class Scripts {
   public final LuaScript eventSend = LuaScript.load("event-send");
   public final LuaScript eventWait = LuaScript.load("event-wait");
   public final LuaScript eventReturn = LuaScript.load("event-return");
+  public final LuaScript dataKeyPut = LuaScript.load("data-key-put");
+  public final LuaScript dataKeyRewrap = LuaScript.load("data-key-rewrap");
   /** What is sent for each script (by name): flagged or as written. */
   private final java.util.Map<String, LuaScript> sent;
 
@@ -104,7 +106,7 @@ public final class Scripts {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, rollout, rolloutEvent, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
         archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck, eventSend, eventWait, eventReturn,
-        pause, resume, migrate, adminEvent);
+        pause, resume, migrate, adminEvent, dataKeyPut, dataKeyRewrap);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

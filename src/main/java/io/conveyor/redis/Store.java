@@ -14,10 +14,20 @@ import java.util.function.Function;
 abstract class Store {
   final StoreContext r;
   final Keys keys;
+  /** Made at first use, on this store's context (its data keys are cached per store). */
+  private io.conveyor.crypto.Payloads payloads;
 
   Store(StoreContext r) {
     this.r = r;
     this.keys = r.keys();
+  }
+
+  /** Seals and opens owners' payloads (crypto.Payloads), reading data keys through this store's context. */
+  io.conveyor.crypto.Payloads payloads() {
+    if (payloads == null) {
+      payloads = r.encryption().payloads(new DataKeyStore(r));
+    }
+    return payloads;
   }
 
   /**

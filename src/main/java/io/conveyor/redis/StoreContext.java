@@ -1,6 +1,7 @@
 package io.conveyor.redis;
 
 import io.conveyor.config.Config;
+import io.conveyor.crypto.Encryption;
 import io.conveyor.time.Ticker;
 import io.vertx.core.Future;
 import io.vertx.redis.client.Request;
@@ -10,11 +11,17 @@ import java.util.List;
 
 /**
  * What the stores of one verticle share: its pipelined link, the key names, the scripts, the clock, how
- * many replicas must hold a start or completion before it is answered, and the limits the scripts enforce.
+ * many replicas must hold a start or completion before it is answered, the limits the scripts enforce, and the
+ * node's encryption at rest (payloads are sealed and opened by the stores, see Store.payloads).
  * Use it from that verticle's context only (see RedisLink).
  */
 public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
-                           Config.Limits limits) {
+                           Config.Limits limits, Encryption encryption) {
+
+  public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
+                      Config.Limits limits) {
+    this(link, keys, scripts, clock, replicas, limits, Encryption.OFF);
+  }
 
   public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock) {
     this(link, keys, scripts, clock, Replicas.NONE);

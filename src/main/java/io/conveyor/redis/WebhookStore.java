@@ -65,7 +65,19 @@ public final class WebhookStore extends Store {
             Summaries.fromFields(event.getString("txId"), job.get(3))));
       }
       return new WebhookBatch(reply.get(0).toInteger() == 1, jobs);
-    });
+    }).compose(this::opened);
+  }
+
+  /** An archived summary with its payloads opened (the archive keeps them sealed). */
+  public Future<TxSummary> opened(TxSummary s) {
+    return Seals.opened(payloads(), s);
+  }
+
+  /** The jobs with their summaries opened (an encrypted owner's payloads are posted to it in clear). */
+  private Future<WebhookBatch> opened(WebhookBatch b) {
+    List<Future<WebhookJob>> each = b.jobs().stream().map(j -> Seals.opened(payloads(), j.summary())
+        .map(s -> new WebhookJob(j.kind(), j.webhookId(), j.event(), s))).toList();
+    return Future.all(each).map(v -> new WebhookBatch(b.leader(), each.stream().map(Future::result).toList()));
   }
 
   /** Cancels a transaction's completion webhook after a long-poll reply: CANCELLED, TOO_LATE or NOT_PENDING. */

@@ -217,7 +217,7 @@ public final class WebhookVerticle extends VerticleBase {
     }
     String traceparent = span != null ? io.conveyor.trace.Tracing.traceparent(span) : trace;
     Future<TxSummary> summary = job.summary() != null ? Future.succeededFuture(job.summary())
-        : archive.find(event.getString("txId")).map(a -> a == null ? null : a.summary());
+        : archive.find(event.getString("txId")).compose(a -> store.opened(a == null ? null : a.summary()));
     URI target = URI.create(url);
     summary.compose(s -> s == null
             ? Future.failedFuture(new IllegalStateException("transaction " + event.getString("txId") + " not found"))
