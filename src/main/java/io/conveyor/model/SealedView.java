@@ -31,6 +31,14 @@ final class SealedView {
     if (j.getValue("retry") instanceof JsonObject r && r.getValue("lastError") instanceof JsonObject e) {
       sealed |= hideMessages(new JsonArray().add(e));
     }
+    if (j.getValue("runs") instanceof JsonArray runs) {
+      for (Object r : runs) {
+        if (r instanceof JsonObject run && sealedText(run.getValue("note"))) {
+          run.remove("note");
+          sealed = true;
+        }
+      }
+    }
     return sealed ? j.put("sealed", true) : j;
   }
 

@@ -125,10 +125,27 @@ final class Seals {
         ? Future.succeededFuture(s.retry())
         : p.openErrors(o, id, new io.vertx.core.json.JsonArray().add(last))
             .map(a -> s.retry().copy().put("lastError", a.getJsonObject(0)));
-    return Future.all(List.of(metadata, output, note, errors, retry)).map(v -> new TxSummary(id, o, s.externalId(),
-        s.type(), s.status(), s.processingState(), s.attempt(), s.created(), s.updated(), s.completed(),
-        metadata.result(), output.result(), note.result(), s.progressReport(), s.webhook(), retry.result(),
-        errors.result(), s.runs(), s.compensation(), s.startAt(), s.gate(), s.paused()));
+    Future<io.vertx.core.json.JsonArray> runs = runs(p, o, id, s.runs());
+    return Future.all(List.of(metadata, output, note, errors, retry, runs)).map(v -> new TxSummary(id, o,
+        s.externalId(), s.type(), s.status(), s.processingState(), s.attempt(), s.created(), s.updated(),
+        s.completed(), metadata.result(), output.result(), note.result(), s.progressReport(), s.webhook(),
+        retry.result(), errors.result(), runs.result(), s.compensation(), s.startAt(), s.gate(), s.paused()));
+  }
+
+  /** Earlier runs (reruns) with their notes opened: each was sealed as the transaction's note when that run ended. */
+  private static Future<io.vertx.core.json.JsonArray> runs(Payloads p, String owner, String txId,
+                                                          io.vertx.core.json.JsonArray runs) {
+    if (runs == null || runs.isEmpty()) {
+      return Future.succeededFuture(runs);
+    }
+    io.vertx.core.json.JsonArray out = runs.copy();
+    List<Future<?>> each = new ArrayList<>();
+    for (Object r : out) {
+      if (r instanceof JsonObject run && run.getValue("note") instanceof String n) {
+        each.add(Payloads.orSealed(p.open(owner, txId, "note", n), n).onSuccess(t -> run.put("note", t)));
+      }
+    }
+    return Future.all(each).map(v -> out);
   }
 
   /** The fields of a state as Redis holds them, with input, data, metadata and output opened where they can be. */

@@ -278,6 +278,28 @@ class SealedPayloadsTest {
   }
 
   @Test
+  void a_rerun_of_an_encrypted_owners_failed_transaction_gives_the_step_its_input_in_clear_and_stores_it_sealed() {
+    TestSteps steps = new TestSteps();
+    try (TestNode node = node(steps)) {
+      Transactions tx = node.nodeTransactions();
+      // no retry: the probe fails its first attempt, so the transaction fails, and so does each rerun of it
+      String txId = tx.start(body("acme").put("type", "failing")).await().txId();
+      assertEquals("failed", node.awaitFinal(txId).status().wire());
+      tx.rerun(txId, "acme", false).await();
+      TxSummary again = io.conveyor.testing.Eventually.until(java.time.Duration.ofSeconds(10), "the rerun to end",
+          () -> tx.status(txId, "acme").await(), t -> t.status().isFinal() && t.toJson().containsKey("runs"));
+      assertEquals("failed", again.status().wire());
+      // the probe named the card it was given: it got the input in clear on the rerun too
+      assertTrue(again.note().contains("card " + MARKER + " declined"), again.toJson().encode());
+      JsonObject earlier = again.toJson().getJsonArray("runs").getJsonObject(0);
+      assertTrue(earlier.encode().contains(MARKER), "the first run reads in clear: " + earlier.encode());
+      for (String value : everything(node.prefix)) {
+        assertFalse(value.contains(MARKER), "Redis holds the marker in clear: " + value);
+      }
+    }
+  }
+
+  @Test
   void an_owner_without_encryption_is_stored_in_clear_as_before() {
     TestSteps steps = new TestSteps();
     try (TestNode node = node(steps)) {
