@@ -136,6 +136,11 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (!(v instanceof JsonObject o)) {
       throw TxException.invalid(field, "expected a JSON object");
     }
+    if (o.containsKey("$sealed")) {
+      // the form encryption at rest stores a sealed object in: a client's own would be taken for one on reads
+      throw TxException.invalid(field + ".$sealed", "a field name of your own: $sealed is reserved for encryption "
+          + "at rest");
+    }
     return o;
   }
 

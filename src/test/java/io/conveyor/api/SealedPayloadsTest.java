@@ -313,6 +313,13 @@ class SealedPayloadsTest {
       assertTrue(TestRedis.cmd("HGET", node.keys.stateH(txId), "output").toString().contains(MARKER));
       assertEquals(null, TestRedis.cmd("HGET", new io.conveyor.redis.DataKeyStore(node.store.context).dataKeysH(),
           "k:globex"), "no data key is made for an owner without encryption");
+      // a client's object shaped like a sealed one would be taken for one on reads: refused at the edge, for anyone
+      for (String field : List.of("input", "metadata")) {
+        JsonObject forged = body("globex").put(field, new JsonObject().put("$sealed", "sealed:v1:1:AAAA").put("tx", txId));
+        io.conveyor.model.TxException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            io.conveyor.model.TxException.class, () -> tx.start(forged).await());
+        assertEquals(field + ".$sealed", refused.field(), refused.getMessage());
+      }
     }
   }
 }
