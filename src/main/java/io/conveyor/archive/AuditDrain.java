@@ -71,16 +71,30 @@ final class AuditDrain {
       if (batch.isEmpty()) {
         return Future.succeededFuture();
       }
-      List<AuditEntry> entries = batch.stream().map(w -> AuditEntry.fromJson(new JsonObject(w.json()))).toList();
-      List<String> ids = batch.stream().map(AdminEvents.Waiting::id).toList();
+      List<AdminEvents.Waiting> readable = batch.stream().filter(this::readable).toList();
+      List<AuditEntry> entries = readable.stream().map(w -> AuditEntry.fromJson(new JsonObject(w.json()))).toList();
+      List<String> ids = readable.stream().map(AdminEvents.Waiting::id).toList();
       return archive.appendAudit(entries, ids).map(0)
-          .recover(e -> oneByOne(batch, 0, 0))
+          .recover(e -> oneByOne(readable, 0, 0))
           .compose(setAside -> AdminEvents.written(redis, batch).map(setAside))
           .compose(setAside -> {
             metrics.audit("stored", entries.size() - setAside);
             return batch.size() < BATCH ? Future.<Void>succeededFuture() : drain();
           });
     });
+  }
+
+  /** Whether an entry on auditX reads as one; one that does not (no writer of ours makes it) is set aside. */
+  private boolean readable(AdminEvents.Waiting w) {
+    try {
+      AuditEntry.fromJson(new JsonObject(w.json()));
+      return true;
+    } catch (RuntimeException e) {
+      metrics.audit("failed", 1);
+      log.error("audit log: entry {} on auditX is not an audit entry ({}); set aside, not stored: {}", w.id(),
+          e.getMessage(), w.json());
+      return false;
+    }
   }
 
   /**

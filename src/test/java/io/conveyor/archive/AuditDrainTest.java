@@ -77,6 +77,7 @@ class AuditDrainTest {
     log("first", "invalid-input");
     log("k".repeat(100), "e".repeat(400)); // longer than the columns: cut to fit, not refused
     log("bad", "a NUL\u0000 PostgreSQL text cannot hold");
+    TestRedis.cmd("XADD", AdminEvents.auditX(redis.keys()), "*", "e", "{not an entry");
     log("last", "invalid-input");
     drain();
     List<AuditEntry> rows = stored();
