@@ -171,8 +171,8 @@ public final class Node {
         .compose(v -> node.deployRoles())
         .map(v -> {
           log.info("node {} started: group {}, roles {}, {} workers, Redis {}{}, {} pipelines, event loops on {}",
-              node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), config.redis().url(),
-              node.embedded != null ? " (embedded)" : "", pipelines.size(),
+              node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), io.conveyor.config
+              .MaskedUrl.of(config.redis().url()), node.embedded != null ? " (embedded)" : "", pipelines.size(),
               node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
           String hint = JitHint.forThisJvm();
           if (hint != null) {

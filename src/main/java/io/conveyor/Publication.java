@@ -50,7 +50,7 @@ final class Publication {
     PipelineStore store = new PipelineStore(r);
     return scripts.loadAll(r.link())
         .recover(e -> Future.failedFuture(new IllegalStateException("cannot load the Lua scripts into Redis at "
-            + config.redis().url() + ": " + e.getMessage(), e)))
+            + io.conveyor.config.MaskedUrl.of(config.redis().url()) + ": " + e.getMessage(), e)))
         .compose(v -> new LayoutStore(r).check())
         .compose(v -> Future.all(ownPipelines.stream().map(p -> catalog.publish(store, p, p.modified())
             .onSuccess(published -> {

@@ -21,8 +21,11 @@ final class AuditHook {
   /** The routing context's key for the problem type HttpIo.problem answered with. */
   static final String PROBLEM = "conveyor.problem";
   private static final int MAX_FIELDS = 50;
+  /** The action of the entry that sums up a key's refusals past RefusalBudget.PER_MINUTE in a minute. */
+  static final String SUPPRESSED = "admin requests refused past the audit's limit";
   private final AuditLog audit;
   private final Clock clock;
+  private final RefusalBudget refusals = new RefusalBudget();
   private io.vertx.ext.web.Router router;
   private List<Template> templates;
 
@@ -40,9 +43,24 @@ final class AuditHook {
     this.router = r;
   }
 
-  /** Records the request once its response has ended (or its connection closed). */
+  /**
+   * Records the request once its response has ended (or its connection closed); for a key without the admin role
+   * (to be refused), within RefusalBudget's limit only.
+   */
   void watch(RoutingContext ctx, ApiKeys.Principal who) {
     long at = clock.millis();
+    if (!who.has("admin")) {
+      RefusalBudget.Taken t = refusals.take(who.keyId(), at);
+      if (t.suppressedBefore() > 0) {
+        audit.record(new AuditEntry(0, at, who.keyId(), clean(who.owner()), SUPPRESSED, "", "refused", 403,
+            "forbidden", "", "http", audit.node(), new JsonObject().put("suppressed", t.suppressedBefore())
+            .put("since", java.time.Instant.ofEpochMilli(t.since()).toString())));
+      }
+      if (!t.recorded()) {
+        audit.suppressed();
+        return;
+      }
+    }
     ctx.addEndHandler(ar -> audit.record(entry(ctx, who, at)));
   }
 

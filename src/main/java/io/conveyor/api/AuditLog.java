@@ -51,4 +51,9 @@ public final class AuditLog {
       log.error("admin act not recorded in Redis ({}); this line is its only record: {}", x.getMessage(), json);
     });
   }
+
+  /** A refusal not recorded: past RefusalBudget's limit for its key (counted, summed up in a later entry). */
+  public void suppressed() {
+    metrics.audit("suppressed", 1);
+  }
 }

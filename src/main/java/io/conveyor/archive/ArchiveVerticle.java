@@ -102,7 +102,7 @@ public final class ArchiveVerticle extends VerticleBase {
     quarantined = new QuarantineStore(redisContext);
     writer = new BatchWriter(archive, settings.timeout());
     retention = new Retention(archive, settings.retention(), auditRetention, seat.ticker());
-    audit = new AuditDrain(redisContext, archive, metrics);
+    audit = new AuditDrain(redisContext, archive, metrics, () -> partition == 0 && loop.leads() && !stopping);
     // a round renews the lease: the loop runs one at least every third of it, even while a long write or a
     // backoff after failed writes holds the other rounds back
     loop = new LeaderLoop(vertx, redisContext, seat, "archiving to " + archive.describe()

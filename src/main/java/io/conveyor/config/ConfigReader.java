@@ -201,7 +201,7 @@ final class ConfigReader {
   }
 
   private static String describe(Object v) {
-    return v instanceof String s ? "'" + s + "'" : String.valueOf(v);
+    return v instanceof String s ? "'" + MaskedUrl.of(s) + "'" : String.valueOf(v);
   }
 
   String text(String path, boolean mayBeEmpty) {

@@ -53,10 +53,17 @@ public interface ArchiveStore {
 
   /**
    * Appends admin acts to the audit log (README, Audit log) in one round trip. The table is append-only: it refuses
-   * UPDATE and DELETE; only pruneAuditBefore removes entries. Not default methods: a wrapper that forgot to pass
-   * them on would lose the audit silently.
+   * UPDATE and DELETE; only pruneAuditBefore removes entries. Each entry's streamId (its auditX stream id, or null)
+   * goes to a unique column: an entry whose streamId the table holds already is skipped, so writing the same entries
+   * again adds nothing. Text is cut to the columns' sizes (AuditRows.values). Not default methods: a wrapper that
+   * forgot to pass them on would lose the audit silently.
    */
-  Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries);
+  Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries, List<String> streamIds);
+
+  /** The same, entries without a stream id (always added). */
+  default Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries) {
+    return appendAudit(entries, java.util.Collections.nCopies(entries.size(), null));
+  }
 
   /** A page of the audit log, newest first (see AuditQuery). */
   Future<List<io.conveyor.model.AuditEntry>> audit(AuditQuery q);
@@ -77,13 +84,8 @@ public interface ArchiveStore {
 
   /**
    * The store archive.url names: empty for the embedded H2 file data/archive, h2:PATH for another H2 file,
-   * postgresql://… (or postgres://…) for PostgreSQL.
+   * postgresql://… (or postgres://…) for PostgreSQL, reached with tls (security.archive.tls; H2 takes none).
    */
-  static ArchiveStore forConfig(Vertx vertx, Config.Archive config) {
-    return forConfig(vertx, config, Config.ArchiveTls.DISABLED);
-  }
-
-  /** The same, a PostgreSQL archive reached with tls (security.archive.tls; H2 takes none). */
   static ArchiveStore forConfig(Vertx vertx, Config.Archive config, Config.ArchiveTls tls) {
     String url = config.url();
     if (url.isEmpty()) {
@@ -96,6 +98,6 @@ public interface ArchiveStore {
       return new PgArchiveStore(vertx, url, config.table(), tls);
     }
     throw new ConfigException("archive.url (CONVEYOR_ARCHIVE_URL): expected empty (embedded H2 under data/), "
-        + "h2:PATH or postgresql://user@host:port/database, got " + url.replaceAll(":[^:@/]*@", ":***@"));
+        + "h2:PATH or postgresql://user@host:port/database, got " + io.conveyor.config.MaskedUrl.of(url));
   }
 }

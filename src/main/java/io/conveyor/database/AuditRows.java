@@ -8,7 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The audit table (&lt;archive.table&gt;_audit, db/archive/*&#47;V4__audit.sql) over JDBC, for the embedded H2
@@ -21,27 +23,75 @@ final class AuditRows {
   private AuditRows() {
   }
 
-  static void append(Connection c, String table, List<AuditEntry> entries) throws SQLException {
+  /** Column sizes of V4__audit.sql (H2's; PostgreSQL's text columns get the same cut, so both hold the same). */
+  static final int KEY_ID = 64;
+  static final int NAME = 1024;
+  static final int TARGET = 4096;
+  static final int WORD = 16;
+  static final int TEXT = 256;
+
+  /** Adds the entries, skipping those whose stream id the table (or an earlier entry here) holds already. */
+  static void append(Connection c, String table, List<AuditEntry> entries, List<String> streamIds)
+      throws SQLException {
+    Set<String> seen = stored(c, table, streamIds);
+    int added = 0;
     try (PreparedStatement p = c.prepareStatement("INSERT INTO " + table + "_audit (" + COLUMNS
-        + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-      for (AuditEntry e : entries) {
+        + ", stream_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+      for (int k = 0; k < entries.size(); k++) {
+        String id = streamIds.get(k);
+        if (id != null && !seen.add(id)) {
+          continue;
+        }
         int i = 0;
-        for (Object v : values(e)) {
+        for (Object v : values(entries.get(k))) {
           p.setObject(++i, v);
         }
+        p.setString(++i, id);
         p.addBatch();
+        added++;
       }
-      p.executeBatch();
+      if (added > 0) {
+        p.executeBatch();
+      }
     }
   }
 
-  /** The column values of an entry, in COLUMNS' order. */
+  /** Which of the stream ids the table holds (H2 only: one writer per file, so a look before the insert is safe). */
+  private static Set<String> stored(Connection c, String table, List<String> streamIds) throws SQLException {
+    List<String> ids = streamIds.stream().filter(java.util.Objects::nonNull).toList();
+    Set<String> out = new HashSet<>();
+    if (ids.isEmpty()) {
+      return out;
+    }
+    try (PreparedStatement p = c.prepareStatement("SELECT stream_id FROM " + table + "_audit WHERE stream_id IN ("
+        + String.join(", ", java.util.Collections.nCopies(ids.size(), "?")) + ")")) {
+      for (int i = 0; i < ids.size(); i++) {
+        p.setString(i + 1, ids.get(i));
+      }
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The column values of an entry, in COLUMNS' order, each text cut to its column's size. */
   static List<Object> values(AuditEntry e) {
-    List<Object> v = new ArrayList<>(List.of(ArchiveStore.timestamp(e.at()), e.keyId(), e.owner(), e.action(),
-        e.target(), e.outcome(), e.status()));
-    v.add(e.error());
-    v.addAll(List.of(e.remote(), e.via(), e.node(), e.params().encode()));
+    List<Object> v = new ArrayList<>(List.of(ArchiveStore.timestamp(e.at()), fit(e.keyId(), KEY_ID),
+        fit(e.owner(), NAME), fit(e.action(), NAME), fit(e.target(), TARGET), fit(e.outcome(), WORD), e.status()));
+    v.add(e.error() == null ? null : fit(e.error(), TEXT));
+    v.addAll(List.of(fit(e.remote(), TEXT), fit(e.via(), WORD), fit(e.node(), KEY_ID), e.params().encode()));
     return v;
+  }
+
+  /** s in at most max characters: cut with an ellipsis when longer. */
+  static String fit(String s, int max) {
+    if (s == null) {
+      return "";
+    }
+    return s.length() <= max ? s : s.substring(0, max - 1) + "…";
   }
 
   static List<AuditEntry> read(Connection c, String table, AuditQuery q) throws SQLException {

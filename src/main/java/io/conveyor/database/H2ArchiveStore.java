@@ -268,9 +268,9 @@ final class H2ArchiveStore implements ArchiveStore {
   }
 
   @Override
-  public Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries) {
+  public Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries, List<String> streamIds) {
     return entries.isEmpty() ? Future.succeededFuture() : inTransaction(() -> {
-      AuditRows.append(connection, table, entries);
+      AuditRows.append(connection, table, entries, streamIds);
       return null;
     });
   }

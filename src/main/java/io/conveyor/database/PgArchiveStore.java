@@ -33,10 +33,6 @@ final class PgArchiveStore implements ArchiveStore {
   private final String upsert;
   private Pool pool;
 
-  PgArchiveStore(Vertx vertx, String url, String table) {
-    this(vertx, url, table, Config.ArchiveTls.DISABLED);
-  }
-
   /** A store reached with tls (security.archive.tls, resolved with the URL's sslmode by the config reader). */
   PgArchiveStore(Vertx vertx, String url, String table, Config.ArchiveTls tls) {
     this.vertx = vertx;
@@ -225,13 +221,17 @@ final class PgArchiveStore implements ArchiveStore {
   }
 
   @Override
-  public Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries) {
+  public Future<Void> appendAudit(List<io.conveyor.model.AuditEntry> entries, List<String> streamIds) {
     if (entries.isEmpty()) {
       return Future.succeededFuture();
     }
-    List<Tuple> rows = entries.stream().map(e -> Tuple.from(AuditRows.values(e))).toList();
-    return pool.preparedQuery("INSERT INTO " + table + "_audit (" + AuditRows.COLUMNS + ") VALUES ($1, $2, $3, $4, "
-        + "$5, $6, $7, $8, $9, $10, $11, $12::text::jsonb)").executeBatch(rows).mapEmpty();
+    List<Tuple> rows = new java.util.ArrayList<>();
+    for (int i = 0; i < entries.size(); i++) {
+      rows.add(Tuple.from(AuditRows.values(entries.get(i))).addString(streamIds.get(i)));
+    }
+    return pool.preparedQuery("INSERT INTO " + table + "_audit (" + AuditRows.COLUMNS + ", stream_id) VALUES ($1, $2, "
+        + "$3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13) ON CONFLICT (stream_id) DO NOTHING")
+        .executeBatch(rows).mapEmpty();
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.conveyor.redis;
 
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
+import io.conveyor.config.MaskedUrl;
 import io.conveyor.config.TrustFiles;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.redis.client.RedisOptions;
@@ -44,7 +45,8 @@ public final class TlsToRedis {
     }
     if (!tls.verifyHostname()) {
       log.warn("{} is false: Redis's certificate is checked against the CA but not against the host name, so any "
-          + "server with a certificate from that CA can pose as {}", Config.RedisTls.VERIFY_HOSTNAME, redis.url());
+          + "server with a certificate from that CA can pose as {}", Config.RedisTls.VERIFY_HOSTNAME,
+          MaskedUrl.of(redis.url()));
     }
     return options;
   }
@@ -60,7 +62,7 @@ public final class TlsToRedis {
   public static RuntimeException unreachable(Config.Redis redis, Throwable e) {
     Throwable explained = explain(redis, e);
     return explained instanceof ConfigException c ? c
-        : new IllegalStateException("cannot reach Redis at " + redis.url() + ": " + e.getMessage(), e);
+        : new IllegalStateException("cannot reach Redis at " + MaskedUrl.of(redis.url()) + ": " + e.getMessage(), e);
   }
 
   /** A failed TLS handshake in e's causes as a ConfigException naming the settings; anything else unchanged. */
@@ -78,7 +80,7 @@ public final class TlsToRedis {
             + Config.RedisTls.VERIFY_HOSTNAME + "), and, if the server asks for one, the client pair ("
             + Config.RedisTls.CERT_FILE + ", " + Config.RedisTls.KEY_FILE + ")"
             : "the URL is redis:// (plain); use rediss:// for a server that speaks TLS";
-    return new ConfigException("cannot reach Redis at " + redis.url() + ": the TLS handshake failed ("
+    return new ConfigException("cannot reach Redis at " + MaskedUrl.of(redis.url()) + ": the TLS handshake failed ("
         + why.lines().findFirst().orElse(why) + "); " + hint);
   }
 

@@ -128,6 +128,22 @@ class AuditTest {
   }
 
   @Test
+  void a_client_key_hammering_an_admin_route_leaves_at_most_the_budget_of_refusals_a_minute() throws Exception {
+    node = api.on(new TestNode()).pipeline("pay", PIPELINE).start(new TestSteps().registry());
+    int sent = RefusalBudget.PER_MINUTE + 15;
+    for (int i = 0; i < sent; i++) {
+      assertEquals(403, api.send("POST", "/api/v1/admin/groups/nogroup/pause", KeyedApi.CLIENT, "{}").statusCode());
+    }
+    // an admin's act after them is recorded all the same
+    api.send("POST", "/api/v1/admin/groups/nogroup/resume", KeyedApi.ADMIN, "{}");
+    Eventually.until(Duration.ofSeconds(20), "the admin's act", () -> entries("POST /api/v1/admin/groups/:group/resume"),
+        l -> !l.isEmpty());
+    long refused = entries("POST /api/v1/admin/groups/:group/pause").stream()
+        .filter(e -> e.keyId().equals(AuditEntry.keyId(ApiKeyHash.of(KeyedApi.CLIENT)))).count();
+    assertTrue(refused <= RefusalBudget.PER_MINUTE && refused > 0, refused + " of " + sent + " refusals recorded");
+  }
+
+  @Test
   void without_audit_reads_only_acts_are_recorded_and_each_is_an_admin_event_too() throws Exception {
     node = api.on(new TestNode()).pipeline("pay", PIPELINE).start(new TestSteps().registry());
     assertEquals(200, api.send("GET", "/api/v1/admin/owners", KeyedApi.ADMIN, null).statusCode());

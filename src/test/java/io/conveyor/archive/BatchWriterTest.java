@@ -33,7 +33,7 @@ class BatchWriterTest {
     vertx = Vertx.vertx();
     file = Files.createTempDirectory("batch-writer").resolve("archive");
     store = ArchiveStore.forConfig(vertx, new Config.Archive("h2:" + file, Duration.ZERO, Duration.ofSeconds(2),
-        Duration.ofSeconds(1), 100, Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30), TABLE));
+        Duration.ofSeconds(1), 100, Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30), TABLE), Config.ArchiveTls.DISABLED);
     store.open().await();
     writer = new BatchWriter(store, Duration.ofSeconds(30));
   }

@@ -53,6 +53,31 @@ abstract class ArchiveStoreContract {
   }
 
   @Test
+  void audit_text_longer_than_its_column_is_cut_to_fit_rather_than_refused() {
+    long now = 1_800_000_000_000L;
+    io.conveyor.model.AuditEntry e = audit(now, "k".repeat(100), "POST /x", "refused");
+    store.appendAudit(List.of(new io.conveyor.model.AuditEntry(0, now, e.keyId(), "o".repeat(2000), e.action(),
+        e.target(), e.outcome(), e.status(), "x".repeat(300), "cli:" + "u".repeat(300), "cli", "n".repeat(100),
+        e.params()))).await();
+    io.conveyor.model.AuditEntry read = store.audit(all(10)).await().get(0);
+    assertEquals(List.of(64, 1024, 256, 256, 64), List.of(read.keyId().length(), read.owner().length(),
+        read.error().length(), read.remote().length(), read.node().length()));
+    assertEquals("k".repeat(63) + "…", read.keyId());
+  }
+
+  @Test
+  void audit_entries_written_again_with_the_same_stream_ids_are_stored_once() {
+    long now = 1_800_000_000_000L;
+    List<io.conveyor.model.AuditEntry> entries = List.of(audit(now, "aaa", "POST /x", "ok"),
+        audit(now + 1, "bbb", "POST /x", "ok"));
+    store.appendAudit(entries, List.of("1-0", "1-1")).await();
+    store.appendAudit(entries, List.of("1-0", "1-1")).await();
+    store.appendAudit(List.of(audit(now + 2, "ccc", "POST /x", "ok")), List.of("2-0")).await();
+    assertEquals(List.of("ccc", "bbb", "aaa"), store.audit(all(10)).await().stream()
+        .map(io.conveyor.model.AuditEntry::keyId).toList());
+  }
+
+  @Test
   void audit_entries_are_read_newest_first_by_filter_and_a_page_at_a_time() {
     long now = 1_800_000_000_000L;
     store.appendAudit(List.of(audit(now, "aaa", "PUT /api/v1/pipelines/:name", "ok"),
@@ -72,7 +97,8 @@ abstract class ArchiveStoreContract {
 
   @Test
   void the_audit_table_refuses_update_and_delete_and_retention_prunes_only_what_is_older() {
-    long now = 1_800_000_000_000L;
+    // a month ago: older than PostgreSQL's prune floor (a day), which counts from the database's now()
+    long now = System.currentTimeMillis() - java.time.Duration.ofDays(30).toMillis();
     store.appendAudit(List.of(audit(now - 10_000, "old", "POST /x", "ok"), audit(now - 5_000, "old", "POST /x", "ok"),
         audit(now, "new", "POST /x", "ok"))).await();
     List<String> statements = new ArrayList<>(List.of("UPDATE " + auditTable() + " SET outcome = 'ok'",

@@ -16,7 +16,7 @@ class PgArchiveStoreTest extends ArchiveStoreContract {
 
   @Override
   protected ArchiveStore newStore(Vertx vertx) {
-    return new PgArchiveStore(vertx, TestDatabase.url(), table);
+    return new PgArchiveStore(vertx, TestDatabase.url(), table, io.conveyor.config.Config.ArchiveTls.DISABLED);
   }
 
   @Override
@@ -56,7 +56,7 @@ class PgArchiveStoreTest extends ArchiveStoreContract {
   private void openAtOnce(String on, int count) {
     List<ArchiveStore> stores = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      stores.add(new PgArchiveStore(vertx, TestDatabase.url(), on));
+      stores.add(new PgArchiveStore(vertx, TestDatabase.url(), on, io.conveyor.config.Config.ArchiveTls.DISABLED));
     }
     try {
       Future.all(stores.stream().map(ArchiveStore::open).toList()).await();
@@ -77,10 +77,51 @@ class PgArchiveStoreTest extends ArchiveStoreContract {
     String t = anotherTable();
     openAtOnce(t, 6);
     List<String> applied = history(t).stream().filter(e -> !e.endsWith("BASELINE")).toList();
-    assertEquals(List.of("1 SQL", "2 SQL", "3 SQL", "4 SQL"), applied);
+    assertEquals(List.of("1 SQL", "2 SQL", "3 SQL", "4 SQL", "5 SQL", "6 SQL"), applied);
     assertEquals(12L, ((Number) TestDatabase.query("SELECT count(*) FROM information_schema.columns "
         + "WHERE table_schema = current_schema() AND table_name = '" + t + "'")).longValue());
     assertEquals(6L, ((Number) TestDatabase.query("SELECT count(*) FROM pg_indexes "
         + "WHERE schemaname = current_schema() AND tablename = '" + t + "'")).longValue());
+  }
+
+  @Test
+  void the_nodes_role_cannot_prune_entries_younger_than_the_owners_floor_nor_delete_past_the_trigger() {
+    long now = System.currentTimeMillis();
+    store.appendAudit(List.of(audit(now - java.time.Duration.ofDays(2).toMillis(), "old", "POST /x", "ok"),
+        audit(now - java.time.Duration.ofHours(1).toMillis(), "young", "POST /x", "ok"))).await();
+    String role = table + "_node";
+    TestDatabase.query("CREATE ROLE " + role + " NOLOGIN");
+    try {
+      // DELETE granted too (a careless grant): the trigger still refuses it outside the owner's prune
+      TestDatabase.query("GRANT SELECT, INSERT, DELETE ON " + table + "_audit TO " + role);
+      TestDatabase.query("GRANT EXECUTE ON FUNCTION " + table + "_audit_prune(timestamptz, integer) TO " + role);
+      assertEquals(1, asRole(role, "SELECT " + table + "_audit_prune('infinity', 2147483647)"));
+      Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+          () -> asRole(role, "SELECT set_config('conveyor.audit_prune', 'on', false)", "DELETE FROM " + table
+              + "_audit"));
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("append-only"), e.getMessage());
+      assertEquals(List.of("young"), store.audit(new AuditQuery(null, null, null, null, null, null, null, null, 10))
+          .await().stream().map(io.conveyor.model.AuditEntry::keyId).toList());
+    } finally {
+      TestDatabase.query("DROP OWNED BY " + role);
+      TestDatabase.query("DROP ROLE " + role);
+    }
+  }
+
+  /** Runs the statements on one connection as that role; answers the last one's first value (or null). */
+  private Object asRole(String role, String... statements) {
+    io.vertx.sqlclient.Pool pool = io.vertx.pgclient.PgBuilder.pool()
+        .connectingTo(io.vertx.pgclient.PgConnectOptions.fromUri(TestDatabase.url())).using(vertx).build();
+    try {
+      return pool.withConnection(c -> {
+        Future<io.vertx.sqlclient.RowSet<io.vertx.sqlclient.Row>> f = c.query("SET ROLE " + role).execute();
+        for (String st : statements) {
+          f = f.compose(v -> c.query(st).execute());
+        }
+        return f.map(rows -> rows.size() == 0 ? null : rows.iterator().next().getValue(0));
+      }).await();
+    } finally {
+      pool.close().await();
+    }
   }
 }

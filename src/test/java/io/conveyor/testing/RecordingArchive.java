@@ -98,8 +98,9 @@ public final class RecordingArchive implements ArchiveStore {
   }
 
   @Override
-  public Future<Void> appendAudit(java.util.List<io.conveyor.model.AuditEntry> entries) {
-    return real.appendAudit(entries);
+  public Future<Void> appendAudit(java.util.List<io.conveyor.model.AuditEntry> entries,
+                                  java.util.List<String> streamIds) {
+    return real.appendAudit(entries, streamIds);
   }
 
   @Override

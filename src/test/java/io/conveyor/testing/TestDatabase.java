@@ -57,7 +57,7 @@ public final class TestDatabase {
 
   /** Drops the table, its Flyway history and the version table of the migrations before Flyway. */
   public static void drop(String table) {
-    query("DROP TABLE IF EXISTS " + table + ", " + table + "_audit, " + table + "_schema_history, " + table
+    query("DROP TABLE IF EXISTS " + table + ", " + table + "_audit, " + table + "_audit_floor, " + table + "_schema_history, " + table
         + "_schema");
     query("DROP FUNCTION IF EXISTS " + table + "_audit_prune, " + table + "_audit_refuse");
   }

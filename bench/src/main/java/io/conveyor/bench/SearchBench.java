@@ -53,7 +53,7 @@ public final class SearchBench {
     Config config = ConfigLoader.load(null, Map.of("CONVEYOR_ARCHIVE_URL", pg, "CONVEYOR_ARCHIVE_TABLE", table,
         "CONVEYOR_REDIS_PREFIX", prefix, "CONVEYOR_REDIS_EMBEDDED", "never"));
     Vertx vertx = Vertx.vertx();
-    ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive());
+    ArchiveStore archive = ArchiveStore.forConfig(vertx, config.archive(), config.security().archiveTls());
     archive.open().await();
     PgConnectOptions options = PgConnectOptions.fromUri(pg.replaceFirst("^postgres://", "postgresql://"));
     Pool pool = PgBuilder.pool().connectingTo(options).using(vertx).build();
