@@ -22,7 +22,8 @@ final class ChaosRun {
 
   Row run(Scenario scenario, int run, Path dir) throws Exception {
     System.err.println("chaos: " + scenario.label + " run " + run + ": starting 3 nodes (logs in " + dir + ")");
-    Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env(), options.notIdempotent());
+    Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env(), options.notIdempotent(),
+        options.tls());
     try {
       SteadyLoad load = new SteadyLoad(rig, options.rate(), scenario.label + "-" + run + "-" + rig.table);
       long loadSeconds = Math.max(options.durationSeconds(), WARMUP_SECONDS + scenario.outageSeconds + 20);
