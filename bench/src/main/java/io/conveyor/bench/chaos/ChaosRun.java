@@ -55,7 +55,8 @@ final class ChaosRun {
           + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + " " + ex.duplicateCauses(outcome.faultedNode())
           + (healthyReaped.isEmpty() ? "" : "; healthy nodes reaped " + healthyReaped) + "; webhooks missing "
           + tally.webhooksMissing + ", repeated " + tally.webhookDuplicates + "; start retries " + load.retries.get()
-          + " " + load.failuresByStatus + (load.noAnswerBy.isEmpty() ? "" : ", no answer " + load.noAnswerBy) + (load.hung.get() > 0 ? "; driver calls hung " + load.hung.get() : "")
+          + " " + load.failuresByStatus + (load.noAnswerBy.isEmpty() ? "" : ", no answer " + load.noAnswerBy)
+          + (load.hung.get() > 0 ? "; driver calls hung " + load.hung.get() : "")
           + "; executions de-duplicated by key " + ex.deduplicated()
           + (options.notIdempotent() ? "; steps not idempotent" : "") + (faults.loadWindow == null ? "" : "; "
           + Runaway.loadFigures(faults.loadWindow, tally.byExternalId));
