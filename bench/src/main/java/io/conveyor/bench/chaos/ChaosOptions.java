@@ -8,13 +8,14 @@ import java.util.List;
  * What the chaos suite was asked to run: the scenarios (all, or one by name), how many runs of each (pause
  * scenarios: pauseRuns, 5 by default, since a pause's outcome varies from run to run), the steady start rate, and
  * how long the load lasts (at least until the fault is over and a margin after it). notIdempotent declares the
- * pipeline's steps "idempotent": false (at most once: a step a lost node may have run ends maybe-ran).
+ * pipeline's steps "idempotent": false (at most once: a step a lost node may have run ends maybe-ran). tls runs every
+ * node on HTTPS and bus mutual TLS with a CA of the run's (ChaosTls).
  */
 record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double rate, int durationSeconds,
-                    int stepMillis, boolean keep, boolean notIdempotent) {
+                    int stepMillis, boolean keep, boolean notIdempotent, boolean tls) {
 
   static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--pause-runs N] [--rate R]"
-      + " [--duration S] [--step-ms MS] [--keep] [--not-idempotent]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+      + " [--duration S] [--step-ms MS] [--keep] [--not-idempotent] [--tls]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
 
   /** How many runs of the scenario: pauseRuns for a SIGSTOP scenario, else runs. */
   int runsOf(Scenario s) {
@@ -31,6 +32,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
     int stepMillis = 200;
     boolean keep = false;
     boolean notIdempotent = false;
+    boolean tls = false;
     for (int i = 0; i < args.length; i++) {
       String name = args[i];
       if (name.equals("--keep")) {
@@ -39,6 +41,10 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
       }
       if (name.equals("--not-idempotent")) {
         notIdempotent = true;
+        continue;
+      }
+      if (name.equals("--tls")) {
+        tls = true;
         continue;
       }
       if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms)")) {
@@ -57,7 +63,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
         default -> stepMillis = whole(name, v, 0, 10_000);
       }
     }
-    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent);
+    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent, tls);
   }
 
   /** One name or several, comma-separated. */

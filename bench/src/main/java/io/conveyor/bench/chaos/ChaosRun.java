@@ -22,7 +22,8 @@ final class ChaosRun {
 
   Row run(Scenario scenario, int run, Path dir) throws Exception {
     System.err.println("chaos: " + scenario.label + " run " + run + ": starting 3 nodes (logs in " + dir + ")");
-    Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env(), options.notIdempotent());
+    Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env(), options.notIdempotent(),
+        options.tls());
     try {
       SteadyLoad load = new SteadyLoad(rig, options.rate(), scenario.label + "-" + run + "-" + rig.table);
       long loadSeconds = Math.max(options.durationSeconds(), WARMUP_SECONDS + scenario.outageSeconds + 20);
@@ -54,7 +55,8 @@ final class ChaosRun {
           + tally.unacked : "") + "; duplicated tx " + ex.duplicatedTransactions() + " " + ex.duplicateCauses(outcome.faultedNode())
           + (healthyReaped.isEmpty() ? "" : "; healthy nodes reaped " + healthyReaped) + "; webhooks missing "
           + tally.webhooksMissing + ", repeated " + tally.webhookDuplicates + "; start retries " + load.retries.get()
-          + " " + load.failuresByStatus + (load.hung.get() > 0 ? "; driver calls hung " + load.hung.get() : "")
+          + " " + load.failuresByStatus + (load.noAnswerBy.isEmpty() ? "" : ", no answer " + load.noAnswerBy)
+          + (load.hung.get() > 0 ? "; driver calls hung " + load.hung.get() : "")
           + "; executions de-duplicated by key " + ex.deduplicated()
           + (options.notIdempotent() ? "; steps not idempotent" : "") + (faults.loadWindow == null ? "" : "; "
           + Runaway.loadFigures(faults.loadWindow, tally.byExternalId));

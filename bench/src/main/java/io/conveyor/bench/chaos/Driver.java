@@ -1,8 +1,10 @@
 package io.conveyor.bench.chaos;
 
 import com.hazelcast.config.FileSystemXmlConfig;
+import io.conveyor.BusTrust;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
@@ -11,6 +13,8 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.nio.file.Path;
 import java.util.Map;
@@ -20,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The suite's own member of the cluster: it serves the pipeline's eventbus step (counting every
  * execution with its idempotency key, replying after a pause so nodes have work in flight), hosts the webhook receiver, and speaks
- * HTTP to the nodes' API.
+ * HTTP to the nodes' API (HTTPS with --tls; the receiver stays plain HTTP: a node trusts only the JVM's CAs there).
  */
 final class Driver {
   static final String STEP_ADDRESS = "steps.chaos";
@@ -50,24 +54,43 @@ final class Driver {
   private final int receiverPort;
   private HttpServer receiver;
 
-  private Driver(Vertx vertx, HazelcastClusterManager manager, String apiKey, int receiverPort) {
+  private Driver(Vertx vertx, HazelcastClusterManager manager, String apiKey, int receiverPort, ChaosTls tls) {
     this.vertx = vertx;
     this.manager = manager;
     this.apiKey = apiKey;
     this.receiverPort = receiverPort;
-    this.http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(2000)
-        .setIdleTimeout(5), new PoolOptions().setHttp1MaxSize(64));
+    HttpClientOptions options = new HttpClientOptions().setKeepAlive(true).setConnectTimeout(2000).setIdleTimeout(5);
+    if (tls != null) {
+      options.setSsl(true).setTrustOptions(new PemTrustOptions().addCertPath(tls.ca().toString()));
+    }
+    this.http = vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(64));
   }
 
   /** Joins the cluster with the run's Hazelcast config and serves the step and the receiver. */
   static Driver start(Path clusterXml, String clusterName, String apiKey, int receiverPort, int stepMillis)
       throws Exception {
+    return start(clusterXml, clusterName, apiKey, receiverPort, stepMillis, null);
+  }
+
+  /**
+   * The same; with tls (not null) the driver calls the nodes over HTTPS trusting the run's CA, and joins the bus on
+   * mutual TLS with a pair of its own, attested as the nodes are (BusTrust), or no node would route to it.
+   */
+  static Driver start(Path clusterXml, String clusterName, String apiKey, int receiverPort, int stepMillis,
+                      ChaosTls tls) throws Exception {
     com.hazelcast.config.Config hz = new FileSystemXmlConfig(clusterXml.toString());
     hz.setClusterName(clusterName);
     HazelcastClusterManager manager = new HazelcastClusterManager(hz);
-    Vertx vertx = Vertx.builder().withClusterManager(manager).buildClustered().await();
+    VertxOptions options = new VertxOptions();
+    ClusterManager bus = manager;
+    if (tls != null) {
+      BusTrust trust = tls.driverTrust();
+      trust.secure(options.getEventBusOptions().setHost("127.0.0.1"));
+      bus = trust.attested(manager);
+    }
+    Vertx vertx = Vertx.builder().with(options).withClusterManager(bus).buildClustered().await();
     Runnable undo = Teardown.add(() -> vertx.close().await());
-    Driver d = new Driver(vertx, manager, apiKey, receiverPort);
+    Driver d = new Driver(vertx, manager, apiKey, receiverPort, tls);
     d.undo = undo;
     d.serveSteps(stepMillis);
     d.startReceiver();

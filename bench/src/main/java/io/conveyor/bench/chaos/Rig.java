@@ -41,9 +41,12 @@ final class Rig {
     this.dir = dir;
   }
 
-  /** Starts the driver and the three nodes, and waits until each says it started. */
+  /**
+   * Starts the driver and the three nodes, and waits until each says it started. With tls, a CA of the run's and a
+   * pair per node (ChaosTls): every node on HTTPS and bus mutual TLS, the driver calling and joining accordingly.
+   */
   static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
-                   boolean notIdempotent) throws Exception {
+                   boolean notIdempotent, boolean tls) throws Exception {
     String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     String cluster = "chaos-" + hex;
     String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
@@ -52,7 +55,8 @@ final class Rig {
     Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline(notIdempotent));
     Path clusterXml = clusterXml(dir, Ports.freeRange(NODES + 1), NODES + 1);
     Path logback = logback(dir);
-    Driver driver = Driver.start(clusterXml, cluster, apiKey, Ports.free(), stepMillis);
+    ChaosTls certs = tls ? ChaosTls.in(dir) : null;
+    Driver driver = Driver.start(clusterXml, cluster, apiKey, Ports.free(), stepMillis, certs);
     Rig rig = new Rig(cluster + ":", "chaos_" + hex, redis, pg, driver, dir, otherKey);
     Map<String, String> env = new HashMap<>(Map.ofEntries(Map.entry("CONVEYOR_REDIS_URL", redis.url()),
         Map.entry("CONVEYOR_REDIS_EMBEDDED", "never"), Map.entry("CONVEYOR_REDIS_PREFIX", rig.prefix),
@@ -66,7 +70,11 @@ final class Rig {
         Map.entry("CONVEYOR_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "true")));
     env.putAll(extraEnv);
     for (int i = 0; i < NODES; i++) {
-      rig.nodes.add(NodeProc.start("node" + i, Ports.free(), env, logback, dir.resolve("node" + i + ".log")));
+      Map<String, String> nodeEnv = new HashMap<>(env);
+      if (certs != null) {
+        nodeEnv.putAll(certs.nodeEnv("node" + i));
+      }
+      rig.nodes.add(NodeProc.start("node" + i, Ports.free(), nodeEnv, logback, dir.resolve("node" + i + ".log")));
     }
     for (NodeProc n : rig.nodes) {
       n.awaitStarted(180_000);

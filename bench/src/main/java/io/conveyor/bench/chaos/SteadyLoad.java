@@ -28,6 +28,8 @@ final class SteadyLoad {
   final AtomicLong hung = new AtomicLong();
   private final Map<String, Integer> tries = new ConcurrentHashMap<>();
   final Map<Integer, AtomicInteger> failuresByStatus = new ConcurrentHashMap<>();
+  /** The starts that got no answer (status 0), by what the HTTP client said, numbers left out (ports, ms). */
+  final Map<String, AtomicInteger> noAnswerBy = new ConcurrentHashMap<>();
   private final Map<Integer, Long> avoidUntil = new ConcurrentHashMap<>();
   private final AtomicInteger next = new AtomicInteger();
   private volatile long giveUpAt = Long.MAX_VALUE;
@@ -102,6 +104,9 @@ final class SteadyLoad {
       }
       failuresByStatus.computeIfAbsent(r.status(), k -> new AtomicInteger()).incrementAndGet();
       if (r.status() == 0) {
+        String why = r.body().replaceAll("\\d+", "N");
+        noAnswerBy.computeIfAbsent(why.substring(0, Math.min(80, why.length())), k -> new AtomicInteger())
+            .incrementAndGet();
         avoidUntil.put(node.httpPort, System.currentTimeMillis() + 5000);
       }
       retryLater(externalId);
