@@ -22,18 +22,25 @@ import java.security.cert.PKIXParameters;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
 
 /**
  * Trust among the members of a cluster (security.bus.tls, docs/cluster.md): the node's certificate, signed by the
  * cluster CA, and the CA. It sets the event bus to mutual TLS that trusts the CA alone, and proves this member to
  * the others by an attestation in its node info: its certificate chain and its signature over its node id, host and
- * port. A member whose attestation does not verify against the CA is never routed to (AttestedClusterManager).
+ * port. A member whose attestation does not verify against the CA is never routed to (AttestedClusterManager), and
+ * one whose certificate's subject CN does not match security.bus.tls.nodeSubject is not routed to on conveyor.*
+ * addresses: only Conveyor nodes serve the API and internal addresses, where API keys travel.
  * A program of yours that joins the cluster and serves or sends on the bus uses it too, with a pair of its own:
  * {@code BusTrust.load(new Config.BusTls(cert, key, ca), clock)}, then {@code secure} and {@code attested}.
  */
@@ -41,16 +48,42 @@ public final class BusTrust {
   /** The key of the attestation in a member's node info metadata. */
   static final String ATTESTATION = "conveyor.attestation";
   private static final String SECTION = "security.bus.tls";
+  /** Caps on an attestation's chain, checked before any parsing: a member's chain is a few certificates. */
+  static final int MAX_CHAIN_CHARS = 32 * 1024;
+  static final int MAX_CHAIN_CERTIFICATES = 8;
   private final TlsPair pair;
   private final byte[] caPem;
   private final Set<TrustAnchor> anchors;
   private final Clock clock;
+  private final Pattern nodeSubject;
 
-  private BusTrust(TlsPair pair, byte[] caPem, Set<TrustAnchor> anchors, Clock clock) {
+  private BusTrust(TlsPair pair, byte[] caPem, Set<TrustAnchor> anchors, Clock clock, Pattern nodeSubject) {
     this.pair = pair;
     this.caPem = caPem;
     this.anchors = anchors;
     this.clock = clock;
+    this.nodeSubject = nodeSubject;
+  }
+
+  /**
+   * A member's verdict: refusal null when it proves a certificate of the CA; node when that certificate's subject CN
+   * matches the node rule; notAfter, the first moment a certificate of its chain is no longer valid.
+   */
+  record Verdict(String refusal, boolean node, Instant notAfter) {
+    static Verdict refused(String why) {
+      return new Verdict(why, false, Instant.MAX);
+    }
+  }
+
+  /** The trust of a Conveyor node: as load, and its own certificate's subject matches the node rule. */
+  public static BusTrust loadNode(Config.BusTls tls, Clock clock) {
+    BusTrust trust = load(tls, clock);
+    String cn = commonName(certificates(trust.pair.cert()).get(0));
+    if (!trust.nodeSubject.matcher(cn).matches()) {
+      throw TlsPair.refusal(SECTION + ".nodeSubject", "the subject CN " + cn + " of " + tls.certFile()
+          + " does not match " + tls.nodeSubject() + ": other nodes would not route the API's addresses to this one");
+    }
+    return trust;
   }
 
   /**
@@ -71,7 +104,7 @@ public final class BusTrust {
       throw TlsPair.refusal(SECTION + ".caFile", "the CA file " + caFile + " holds no PEM certificate");
     }
     BusTrust trust = new BusTrust(pair, caPem, cas.stream().map(c -> new TrustAnchor(c, null))
-        .collect(Collectors.toUnmodifiableSet()), clock);
+        .collect(Collectors.toUnmodifiableSet()), clock, Pattern.compile(tls.nodeSubject()));
     String why = trust.unproven(certificates(pair.cert()));
     if (why != null) {
       throw TlsPair.refusal(SECTION + ".certFile", "the certificate in " + tls.certFile()
@@ -111,25 +144,61 @@ public final class BusTrust {
 
   /** Why a member's node info proves no certificate of the cluster's for that node id, host and port; null if it does. */
   String refusal(String nodeId, NodeInfo info) {
-    JsonObject attestation = info == null || info.metadata() == null ? null
-        : info.metadata().getJsonObject(ATTESTATION);
-    if (attestation == null || attestation.getString("chain") == null || attestation.getString("signature") == null) {
-      return "no attestation in its node info (a member without bus TLS, or not a Conveyor)";
+    return verdict(nodeId, info).refusal();
+  }
+
+  /** The attestation of a member, or null when its node info has none (for a cache key). */
+  static JsonObject attestation(NodeInfo info) {
+    return info == null || info.metadata() == null ? null : info.metadata().getJsonObject(ATTESTATION);
+  }
+
+  /** The verdict on a member's node info (PKIX and a signature: blocking work, for a worker thread). */
+  Verdict verdict(String nodeId, NodeInfo info) {
+    JsonObject attestation = attestation(info);
+    if (attestation == null || !(attestation.getValue("chain") instanceof String pem)
+        || !(attestation.getValue("signature") instanceof String signature)) {
+      return Verdict.refused("no attestation in its node info (a member without bus TLS, or not a Conveyor)");
+    }
+    if (pem.length() > MAX_CHAIN_CHARS || pem.split("-----BEGIN", -1).length - 1 > MAX_CHAIN_CERTIFICATES) {
+      return Verdict.refused("its chain is longer than " + MAX_CHAIN_CHARS + " characters or "
+          + MAX_CHAIN_CERTIFICATES + " certificates");
     }
     try {
-      List<X509Certificate> chain = certificates(attestation.getString("chain").getBytes(StandardCharsets.US_ASCII));
+      List<X509Certificate> chain = certificates(pem.getBytes(StandardCharsets.US_ASCII));
       String why = unproven(chain);
       if (why != null) {
-        return why;
+        return Verdict.refused(why);
       }
       X509Certificate leaf = chain.get(0);
       Signature verify = Signature.getInstance(TlsPair.signatureAlgorithm(leaf.getPublicKey().getAlgorithm()));
       verify.initVerify(leaf.getPublicKey());
       verify.update(signed(nodeId, info.host(), info.port()));
-      return verify.verify(Base64.getDecoder().decode(attestation.getString("signature"))) ? null
-          : "its signature is not over its node id, host and port (" + leaf.getSubjectX500Principal().getName() + ")";
+      if (!verify.verify(Base64.getDecoder().decode(signature))) {
+        return Verdict.refused("its signature is not over its node id, host and port ("
+            + leaf.getSubjectX500Principal().getName() + ")");
+      }
+      Instant notAfter = chain.stream().map(c -> c.getNotAfter().toInstant()).min(Instant::compareTo).orElseThrow();
+      return new Verdict(null, nodeSubject.matcher(commonName(leaf)).matches(), notAfter.plusSeconds(1));
     } catch (GeneralSecurityException | IllegalArgumentException e) {
-      return "its attestation does not verify (" + e.getMessage() + ")";
+      return Verdict.refused("its attestation does not verify (" + e.getMessage() + ")");
+    }
+  }
+
+  /** The clock certificates are judged by. */
+  Instant now() {
+    return clock.instant();
+  }
+
+  /** A certificate's subject CN (the last, if several), or "" when it has none. */
+  static String commonName(X509Certificate cert) {
+    try {
+      String cn = "";
+      for (Rdn rdn : new LdapName(cert.getSubjectX500Principal().getName()).getRdns()) {
+        cn = rdn.getType().equalsIgnoreCase("CN") ? String.valueOf(rdn.getValue()) : cn;
+      }
+      return cn;
+    } catch (InvalidNameException e) {
+      return "";
     }
   }
 

@@ -43,7 +43,7 @@ public final class Main {
         TlsPair.load(config.security().httpTls()); // a pair it cannot serve stops the node before it starts anything
       }
       if (config.security().busTls().enabled() && config.cluster().enabled()) {
-        BusTrust.load(config.security().busTls(), Clock.systemUTC()); // the pair, the CA, and the pair signed by it
+        BusTrust.loadNode(config.security().busTls(), Clock.systemUTC()); // the pair, the CA signed it, a node subject
       }
       Config.BridgeTls bridge = config.security().bridgeTls();
       if (bridge.enabled() && config.bridge().tcpPort() > 0) {
@@ -59,6 +59,10 @@ public final class Main {
     }
     if (config.logging().format().equals("json")) {
       LogFormat.json();
+    }
+    String plainBus = NodeCluster.plainBusWarning(config);
+    if (plainBus != null) {
+      log.warn(plainBus);
     }
     Node node;
     try {

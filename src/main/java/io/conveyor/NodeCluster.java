@@ -62,6 +62,17 @@ final class NodeCluster {
     this.redis = redisOf(redis);
   }
 
+  /**
+   * What a node with the api role logs at start when it joins a cluster on a plain bus: the event-bus API's keys and
+   * payloads then cross the bus in the clear, to any member Hazelcast lets in. Null when that is not so.
+   */
+  static String plainBusWarning(Config config) {
+    return config.cluster().enabled() && config.node().has("api") && !config.security().busTls().enabled()
+        ? "the clustered event bus is plain (security.bus.tls not set): API keys and payloads of the event-bus API "
+          + "cross it in the clear, and any member that joins Hazelcast may serve conveyor.* addresses and read them;"
+          + " set security.bus.tls.certFile, keyFile and caFile (README, TLS)" : null;
+  }
+
   /** cluster.name, else conveyor- and 8 hex digits of the SHA-256 of the Redis and prefix nodes share. */
   static String nameFor(Config.Cluster settings, Config.Redis redis) {
     if (!settings.name().isEmpty()) {
@@ -129,7 +140,7 @@ final class NodeCluster {
     io.vertx.core.spi.cluster.ClusterManager bus = manager;
     if (busTls.enabled()) {
       try {
-        BusTrust trust = BusTrust.load(busTls, clock);
+        BusTrust trust = BusTrust.loadNode(busTls, clock);
         trust.secure(options.getEventBusOptions());
         bus = trust.attested(manager);
         log.info("event bus on mutual TLS as {}; members that prove no certificate of the cluster CA get no messages",

@@ -29,9 +29,18 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   /**
    * Mutual TLS on the clustered event bus (docs/cluster.md): the node's PEM pair, signed by the cluster CA, and the
    * CA. All three or none. With them, bus connections need a certificate the CA signed both ways, and messages are
-   * routed only to members that prove one (an attestation in their node info).
+   * routed only to members that prove one (an attestation in their node info); on conveyor.* addresses only to
+   * members whose certificate's subject CN matches nodeSubject (a regular expression), the Conveyor nodes.
    */
-  public record BusTls(String certFile, String keyFile, String caFile) {
+  public record BusTls(String certFile, String keyFile, String caFile, String nodeSubject) {
+    /** The default of security.bus.tls.nodeSubject: the node-… names of the README's certificates. */
+    public static final String NODE_SUBJECT = "node-.*";
+
+    /** A program of yours on the cluster: the node rule is the default. */
+    public BusTls(String certFile, String keyFile, String caFile) {
+      this(certFile, keyFile, caFile, NODE_SUBJECT);
+    }
+
     public boolean enabled() {
       return !certFile.isEmpty();
     }

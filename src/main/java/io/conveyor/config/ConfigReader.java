@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -46,7 +47,7 @@ final class ConfigReader {
             r.duration("http.searchBudget", Duration.ofMillis(1))),
         new Config.Api(ApiKeysReader.read(r, "api.keys")),
         new Config.Bridge(r.integer("bridge.tcp.port", 0, 65535), r.text("bridge.tcp.host", false),
-            r.regex("bridge.tcp.stepAddresses"), r.bool("bridge.sockjs.enabled")),
+            r.stepAddresses("bridge.tcp.stepAddresses"), r.bool("bridge.sockjs.enabled")),
         new Config.Cluster(r.bool("cluster.enabled"), r.text("cluster.config", false), r.text("cluster.name", true),
             r.text("cluster.host", false)),
         new Config.Pipelines(r.text("pipelines.dir", false)),
@@ -270,6 +271,20 @@ final class ConfigReader {
     } catch (PatternSyntaxException e) {
       throw bad(path, "a regular expression (" + e.getDescription() + ")");
     }
+  }
+
+  /**
+   * The step addresses bridge clients may serve: a regular expression that matches no conveyor.* address (the API's
+   * and the nodes' own, where keys travel). hitEnd after "conveyor." means some longer address could match.
+   */
+  String stepAddresses(String path) {
+    String s = regex(path);
+    Matcher m = Pattern.compile(s).matcher("conveyor.");
+    if (m.matches() || m.hitEnd()) {
+      throw bad(path, "a regular expression that matches no conveyor.* address (those are the nodes' own, and API "
+          + "keys travel there), e.g. steps\\..+");
+    }
+    return s;
   }
 
   /** An object of owner → a whole number from 1 to max (what each number is, for the message). */

@@ -91,7 +91,7 @@ final class SecurityReader {
             + BUS + "certFile, keyFile and caFile (the node's pair and the cluster CA); none leaves the bus plain");
       }
     }
-    return new Config.BusTls(files[0], files[1], files[2]);
+    return new Config.BusTls(files[0], files[1], files[2], r.regex(BUS + "nodeSubject"));
   }
 
   /** The bridge's own pair, else the HTTP listener's (one certificate for the names clients call a node by). */
