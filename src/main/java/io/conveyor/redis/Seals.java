@@ -158,6 +158,9 @@ final class Seals {
     JsonObject out = fields.copy();
     for (String[] f : new String[][] {{"input", "input"}, {"data", "input"}, {"metadata", "metadata"},
         {"output", "output"}, {"childOutput", "output"}}) {
+      if (fields.getValue(f[0]) == null) {
+        continue; // absent stays absent: a reader's getString(field, fallback) must still fall back
+      }
       each.add(Payloads.orSealed(p.openJson(owner, txId, f[1], fields.getString(f[0])), fields.getString(f[0]))
           .onSuccess(v -> out.put(f[0], v)));
     }

@@ -66,7 +66,14 @@ class AdminDetailTest {
             + "{'type':'flow/await','params':{'event':'order.approved','key':'order-${input.orderId}','timeout':'2h'}}]}")
         .pipeline("hold", "{'name':'hold','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/wait','params':{'switch':'go','timeout':'1h'}}]}")
+        .pipeline("first", "{'name':'first','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'flow/await','params':{'event':'order.approved','key':'${input.orderId}','timeout':'1h'}}]}")
         .start(new TestSteps().registry())) {
+      // at the first step the step's input is the transaction's input (no data field yet): the key renders from it
+      String first = node.start("first", new JsonObject().put("orderId", "o-1"));
+      awaitSleeping(node, first);
+      JsonObject atFirst = AdminApi.of(node.transactions, null).detail(first).await().getJsonObject("awaiting");
+      assertEquals("o-1", atFirst.getString("key"), atFirst.encode());
       long before = System.currentTimeMillis();
       String txId = node.start("approve", new JsonObject().put("orderId", "not-this-one"));
       awaitSleeping(node, txId);
