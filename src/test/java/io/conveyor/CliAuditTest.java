@@ -7,11 +7,6 @@ import io.conveyor.model.AuditEntry;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,15 +26,8 @@ class CliAuditTest {
     node.close();
   }
 
-  private record Ran(int code, String out, String err) {
-  }
-
-  private Ran cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(new ArrayList<>(Arrays.asList(args)), node.config(),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private CliRun cli(String... args) {
+    return CliRun.of(node.config(), args);
   }
 
   private static AuditEntry entry(long at, String action, int status) {
@@ -53,18 +41,18 @@ class CliAuditTest {
     node.node().archive().appendAudit(List.of(entry(t, "PUT /api/v1/pipelines/:name", 200),
         entry(t + 1, "DELETE /api/v1/pipelines/:name", 400), entry(t + 2, "DELETE /api/v1/pipelines/:name", 200)))
         .await();
-    Ran refused = cli("audit", "--outcome", "refused");
+    CliRun refused = cli("audit", "--outcome", "refused");
     assertEquals(0, refused.code(), refused.err());
     assertEquals(List.of("2027-01-15T08:00:00.001Z  0123456789ab (ops)  DELETE /api/v1/pipelines/:name  pay  refused "
         + "400 invalid-input  from 10.0.0.7"), refused.out().lines().toList());
-    Ran page = cli("audit", "--limit", "2", "--json");
+    CliRun page = cli("audit", "--limit", "2", "--json");
     List<String> lines = page.out().lines().toList();
     assertEquals(3, lines.size(), page.out());
     assertEquals(t + 2, java.time.Instant.parse(new JsonObject(lines.get(0)).getString("time")).toEpochMilli());
     String next = new JsonObject(lines.get(2)).getString("next");
-    Ran rest = cli("audit", "--limit", "2", "--cursor", next);
+    CliRun rest = cli("audit", "--limit", "2", "--cursor", next);
     assertTrue(rest.out().startsWith("2027-01-15T08:00:00Z  0123456789ab (ops)  PUT"), rest.out());
-    Ran bad = cli("audit", "--outcome", "maybe");
+    CliRun bad = cli("audit", "--outcome", "maybe");
     assertEquals(Cli.USAGE, bad.code());
     assertTrue(bad.err().contains("expected ok, refused or failed"), bad.err());
   }

@@ -16,14 +16,10 @@ import io.conveyor.testing.TestSteps;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,15 +48,8 @@ class CliAuditTrailTest {
     }
   }
 
-  private record Ran(int code, String out, String err) {
-  }
-
-  private Ran cli(io.conveyor.config.Config config, List<String> args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(args, config, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private CliRun cli(io.conveyor.config.Config config, List<String> args) {
+    return CliRun.of(config, args.toArray(String[]::new));
   }
 
   /** An archive whose audit writes fail while archiveDown is set (the rest as the node's own). */
@@ -189,7 +178,7 @@ class CliAuditTrailTest {
     node.awaitFinal(txId);
     var noArchive = node.sibling().set("ARCHIVE_URL", "postgresql://127.0.0.1:" + TestRedis.freePort() + "/test")
         .config();
-    Ran retry = cli(noArchive, List.of("retry", txId));
+    CliRun retry = cli(noArchive, List.of("retry", txId));
     assertEquals(Cli.UNAVAILABLE, retry.code(), retry.err());
     AuditEntry e = Eventually.until(Duration.ofSeconds(20), "the failed retry in the archive",
         () -> entries(CliAuditTrail.who()), l -> !l.isEmpty()).get(0);

@@ -10,15 +10,11 @@ import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,15 +30,8 @@ class CliMigrateTest {
     node.close();
   }
 
-  private record Ran(int code, String out, String err) {
-  }
-
-  private Ran cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(List.of(args), node.config(), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private CliRun cli(String... args) {
+    return CliRun.of(node.config(), args);
   }
 
   @Test
@@ -61,17 +50,17 @@ class CliMigrateTest {
     assertEquals(200, put.statusCode(), put.body());
     String v2 = new JsonObject(put.body()).getString("version");
 
-    Ran dry = cli("pipeline", "migrate", "later");
+    CliRun dry = cli("pipeline", "migrate", "later");
     assertEquals(0, dry.code(), dry.err());
     assertTrue(dry.out().contains("dry run") && dry.out().contains("would move 1"), dry.out());
-    Ran applied = cli("pipeline", "migrate", "later", "--to", v2, "--step-map", "1=1", "--apply", "--json");
+    CliRun applied = cli("pipeline", "migrate", "later", "--to", v2, "--step-map", "1=1", "--apply", "--json");
     assertEquals(0, applied.code(), applied.err());
     assertEquals(1L, new JsonObject(applied.out().strip()).getLong("moved"), applied.out());
     assertEquals(v2, cmd("HGET", node.keys.stateH(txId), "version").toString());
-    Ran bad = cli("pipeline", "migrate", "later", "--step-map", "1");
+    CliRun bad = cli("pipeline", "migrate", "later", "--step-map", "1");
     assertEquals(2, bad.code(), bad.out());
     assertTrue(bad.err().contains("--step-map"), bad.err());
-    Ran unknown = cli("pipeline", "migrate", "later", "--to", "00ff");
+    CliRun unknown = cli("pipeline", "migrate", "later", "--to", "00ff");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("to: pipeline later has no version 00ff"), unknown.err());
   }

@@ -10,11 +10,6 @@ import io.conveyor.redis.QuarantineStore.Refused;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,15 +30,8 @@ class CliQuarantineTest {
     node.close();
   }
 
-  private record Ran(int code, String out, String err) {
-  }
-
-  private Ran cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(new ArrayList<>(Arrays.asList(args)), node.config(),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private CliRun cli(String... args) {
+    return CliRun.of(node.config(), args);
   }
 
   private String quarantined() {
@@ -60,7 +48,7 @@ class CliQuarantineTest {
   void list_shows_each_quarantined_transaction_with_the_databases_message() {
     assertTrue(cli("archive-quarantine", "list").out().contains("nothing is quarantined"));
     String txId = quarantined();
-    Ran list = cli("archive-quarantine", "list");
+    CliRun list = cli("archive-quarantine", "list");
     assertEquals(0, list.code(), list.err());
     assertTrue(list.out().startsWith(txId) && list.out().contains("23514")
         && list.out().contains("violates check constraint"), list.out());

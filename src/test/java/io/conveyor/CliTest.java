@@ -55,44 +55,28 @@ class CliTest {
     node.close();
   }
 
-  /** What one run printed and answered. */
-  private record Ran(int code, String out, String err) {
-    JsonObject json() {
-      return new JsonObject(out.strip());
-    }
-
-    List<JsonObject> lines() {
-      return out.lines().filter(l -> !l.isBlank()).map(JsonObject::new).toList();
-    }
-  }
-
-  private static Ran cli(String... args) {
+  private static CliRun cli(String... args) {
     return run(Cli.PROGRESS_EVERY, args);
   }
 
   /** A run whose long walks say how far they got at every step (on stderr). */
-  private static Ran chatty(String... args) {
+  private static CliRun chatty(String... args) {
     return run(Duration.ZERO, args);
   }
 
-  private static Ran run(Duration progressEvery, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(new ArrayList<>(Arrays.asList(args)), node.config(),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        progressEvery);
-    return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private static CliRun run(Duration progressEvery, String... args) {
+    return CliRun.of(node.config(), progressEvery, args);
   }
 
   @Test
   void start_status_and_list_find_transactions_and_print_json_or_lines() {
-    Ran started = cli("start", "order", "{\"n\":1}", "--owner", "acme", "--external-id", "cli-1", "--wait", "--json");
+    CliRun started = cli("start", "order", "{\"n\":1}", "--owner", "acme", "--external-id", "cli-1", "--wait", "--json");
     assertEquals(0, started.code(), started.err());
     String txId = started.json().getString("txId");
     assertEquals("success", started.json().getString("status"));
-    Ran status = cli("status", txId, "--json");
+    CliRun status = cli("status", txId, "--json");
     assertEquals(new JsonObject().put("ok", true), status.json().getJsonObject("output"));
-    Ran readable = cli("status", txId);
+    CliRun readable = cli("status", txId);
     assertTrue(readable.out().startsWith(txId + "  order  success"), readable.out());
     assertEquals(1, cli("status", txId, "--owner", "globex").code(), "another owner's is not found");
 
@@ -102,7 +86,7 @@ class CliTest {
     List<JsonObject> byExt = cli("search", "--external-id", "cli-1", "--owner", "acme", "--all", "--json").lines();
     assertEquals(txId, byExt.get(0).getString("txId"));
     assertTrue(cli("list", "--q", "nothing-like-this").out().contains("no transaction matches"));
-    Ran paged = cli("list", "--owner", "acme", "--limit", "1");
+    CliRun paged = cli("list", "--owner", "acme", "--limit", "1");
     assertTrue(paged.out().contains("more: --cursor "), paged.out());
     assertEquals(2, cli("list", "--status", "done").code(), "an unknown status is bad usage");
   }
@@ -112,7 +96,7 @@ class CliTest {
     String gated = node.transactions.start(new JsonObject().put("type", "gate").put("owner", "acme")).await().txId();
     Eventually.until(Duration.ofSeconds(30), "the gate to wait", () -> node.store.reads.getState(gated).await()
         .processingState(), "sleeping"::equals);
-    Ran switched = cli("switch", gated, "go", "true", "--json");
+    CliRun switched = cli("switch", gated, "go", "true", "--json");
     assertEquals(0, switched.code(), switched.err());
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(gated).status());
 
@@ -120,7 +104,7 @@ class CliTest {
         .txId();
     Eventually.until(Duration.ofSeconds(30), "the sleeper to sleep", () -> node.store.reads.getState(sleeper).await()
         .processingState(), "sleeping"::equals);
-    Ran woken = cli("wake", sleeper);
+    CliRun woken = cli("wake", sleeper);
     assertEquals(0, woken.code(), woken.err());
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(sleeper).status(), "woken, it ran its last step");
     assertEquals(1, cli("wake", sleeper).code(), "an ended one cannot be woken");
@@ -129,9 +113,9 @@ class CliTest {
         .txId();
     Eventually.until(Duration.ofSeconds(30), "it sleeps", () -> node.store.reads.getState(another).await()
         .processingState(), "sleeping"::equals);
-    Ran cancelled = cli("cancel", another, "--json");
+    CliRun cancelled = cli("cancel", another, "--json");
     assertEquals("cancelled", cancelled.json().getString("status"));
-    Ran retried = cli("retry", another, "--from-start", "--json");
+    CliRun retried = cli("retry", another, "--from-start", "--json");
     assertEquals(0, retried.code(), retried.err());
     assertEquals("running", retried.json().getString("status"));
     assertEquals(1, cli("cancel", "tx-00000000000000000000000000000000").code(), "no such transaction");
@@ -143,15 +127,15 @@ class CliTest {
         .txId();
     Eventually.until(Duration.ofSeconds(30), "it sleeps", () -> node.store.reads.getState(sleeper).await()
         .processingState(), "sleeping"::equals);
-    Ran paused = cli("pause", sleeper, "--reason", "fix step 2", "--json");
+    CliRun paused = cli("pause", sleeper, "--reason", "fix step 2", "--json");
     assertEquals(0, paused.code(), paused.err());
     assertEquals("cli", paused.json().getJsonObject("paused").getString("by"));
     assertEquals("fix step 2", paused.json().getJsonObject("paused").getString("reason"));
     assertTrue(cli("status", sleeper).out().contains("paused since"), "the readable line says it is paused");
-    Ran resumed = cli("resume", sleeper, "--timers", "skip", "--json");
+    CliRun resumed = cli("resume", sleeper, "--timers", "skip", "--json");
     assertEquals(0, resumed.code(), resumed.err());
     assertFalse(resumed.json().containsKey("paused"));
-    Ran again = cli("resume", sleeper);
+    CliRun again = cli("resume", sleeper);
     assertEquals(1, again.code(), "not paused: refused");
     assertTrue(again.err().contains("is not paused"), again.err());
     assertEquals(2, cli("resume", sleeper, "--timers", "later").code(), "a bad --timers is bad usage");
@@ -172,11 +156,11 @@ class CliTest {
     assertEquals(20, shown.getInteger("share"));
     assertTrue(cli("pipeline", "rollout", "canaried", "show").out().contains("canary  starts run "
         + shown.getString("version") + " (20 %), stable " + shown.getString("stable") + " (80 %)"));
-    Ran back = cli("pipeline", "rollout", "canaried", "rollback", "--json");
+    CliRun back = cli("pipeline", "rollout", "canaried", "rollback", "--json");
     assertEquals(0, back.code(), back.err());
     assertEquals(shown.getString("stable"), back.json().getString("version"));
     assertEquals("rolledback", back.json().getString("state"));
-    Ran again = cli("pipeline", "rollout", "canaried", "promote");
+    CliRun again = cli("pipeline", "rollout", "canaried", "promote");
     assertEquals(1, again.code());
     assertTrue(again.err().contains("no rollout under way (its last one was rolledback)"), again.err());
     assertEquals(1, cli("pipeline", "rollout", "nope", "show").code(), "no such pipeline: refused");
@@ -187,11 +171,11 @@ class CliTest {
   void group_schedule_and_owner_commands_change_what_the_node_sees() {
     assertEquals("paused", cli("group", "pause", "master", "--json").json().getString("state"));
     assertEquals("paused", node.transactions.group("master", "read", "t").await().state());
-    Ran drained = cli("group", "drain", "master", "--wait", "--json");
+    CliRun drained = cli("group", "drain", "master", "--wait", "--json");
     assertEquals(0, drained.code(), drained.err());
     assertTrue(drained.json().getBoolean("drained"), drained.out());
     assertTrue(cli("group", "resume", "master").out().startsWith("master  running"));
-    Ran typo = cli("group", "pause", "mastr");
+    CliRun typo = cli("group", "pause", "mastr");
     assertEquals(1, typo.code());
     assertTrue(typo.err().contains("no node group mastr"), typo.err());
 
@@ -199,18 +183,18 @@ class CliTest {
     assertTrue(schedules.stream().anyMatch(j -> j.getString("id").equals("nightly")), schedules.toString());
     assertEquals(true, cli("schedule", "pause", "nightly", "--json").json().getBoolean("paused"));
     assertEquals("1", cmd("HGET", node.keys.scheduleH("nightly"), "paused").toString());
-    Ran triggered = cli("schedule", "trigger", "nightly", "--json");
+    CliRun triggered = cli("schedule", "trigger", "nightly", "--json");
     assertTrue(triggered.json().getString("triggered").startsWith("tx-"), triggered.out());
     assertEquals(false, cli("schedule", "resume", "nightly", "--json").json().getBoolean("paused"));
 
-    Ran set = cli("owner", "set", "acme", "--max-concurrency", "7", "--rate-limit", "30/m", "--json");
+    CliRun set = cli("owner", "set", "acme", "--max-concurrency", "7", "--rate-limit", "30/m", "--json");
     assertEquals(7, set.json().getInteger("maxConcurrency"));
     assertEquals("30/m", node.store.owners.get("acme").await().rateLimit());
     assertEquals("acme", cli("owner", "list", "--json").lines().get(0).getString("owner"));
     assertEquals(2, cli("owner", "set", "acme", "--rate-limit", "fast").code());
     assertEquals(5, cli("owner", "set", "acme", "--max-live", "5", "--json").json().getInteger("maxLive"));
     assertEquals(5, node.store.owners.get("acme").await().maxLive());
-    Ran tab = cli("owner", "set", "ac\tme", "--max-live", "5");
+    CliRun tab = cli("owner", "set", "ac\tme", "--max-live", "5");
     assertEquals(2, tab.code());
     assertTrue(tab.err().contains("U+0009"), tab.err());
     assertEquals(null, cli("owner", "clear", "acme", "--json").json().getValue("maxConcurrency"));
@@ -222,7 +206,7 @@ class CliTest {
     cmd("ZADD", node.keys.nodesZ(), 1, dead);
     Eventually.until(Duration.ofSeconds(30), "the reaper to record it", () -> cli("tail", "--kind", "node-dead",
         "--json").lines().stream().anyMatch(e -> dead.equals(e.getString("subject"))), found -> found);
-    Ran followed = cli("tail", "--kind", "node-dead", "--follow", "--for", "1");
+    CliRun followed = cli("tail", "--kind", "node-dead", "--follow", "--for", "1");
     assertEquals(0, followed.code());
     assertTrue(followed.out().contains(dead), followed.out());
   }
@@ -232,35 +216,35 @@ class CliTest {
     String txId = cli("start", "paid", "{\"orderId\":\"o-1\"}", "--owner", "acme", "--json").json().getString("txId");
     Eventually.until(Duration.ofSeconds(30), "the await to sleep", () -> cmd("HGET", node.keys.stateH(txId),
         "processingState").toString(), "sleeping"::equals);
-    Ran sent = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1",
+    CliRun sent = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1",
         "--json");
     assertEquals(0, sent.code(), sent.err());
     assertEquals("delivered", sent.json().getString("outcome"));
     assertEquals(1, sent.json().getInteger("woken"));
     assertEquals(TxStatus.SUCCESS, node.awaitFinal(txId).status());
-    Ran again = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1");
+    CliRun again = cli("event", "send", "payment.settled", "o-1", "{\"amount\":3}", "--owner", "acme", "--id", "psp-1");
     assertTrue(again.out().startsWith("psp-1  delivered (sent before)"), again.out());
-    Ran bad = cli("event", "send", "payment.settled", "o-1", "--deliver", "some");
+    CliRun bad = cli("event", "send", "payment.settled", "o-1", "--deliver", "some");
     assertEquals(2, bad.code());
     assertTrue(bad.err().contains("deliver"), bad.err());
   }
 
   @Test
   void usage_help_and_exit_codes() {
-    Ran help = cli("help");
+    CliRun help = cli("help");
     assertEquals(0, help.code());
     for (String command : List.of("start", "status", "list", "cancel", "retry", "pause", "resume", "switch", "wake",
         "event", "tail", "group", "pipeline", "schedule", "owner", "new-key")) {
       assertTrue(help.out().contains("  " + command), command + " in: " + help.out());
     }
     assertTrue(cli("list", "--help").out().contains("conveyor list --status failed"));
-    Ran unknown = cli("status", "tx-1", "--ownr", "acme");
+    CliRun unknown = cli("status", "tx-1", "--ownr", "acme");
     assertEquals(2, unknown.code());
     assertTrue(unknown.err().contains("did you mean --owner"), unknown.err());
-    Ran typo = cli("lsit");
+    CliRun typo = cli("lsit");
     assertEquals(2, typo.code());
     assertTrue(typo.err().contains("no command lsit (did you mean list?)"), typo.err());
-    Ran unknownCommand = cli("frobnicate");
+    CliRun unknownCommand = cli("frobnicate");
     assertEquals(2, unknownCommand.code());
     assertTrue(unknownCommand.err().contains("commands: start, status, list, cancel, retry, pause, resume, switch, wake, event,"
         + " tail, group, pipeline,"
@@ -268,7 +252,7 @@ class CliTest {
     assertTrue(Cli.handles(new String[] {"frobnicate"}), "the jar hands an unknown command to the command line");
     assertFalse(Cli.handles(new String[0]), "no argument starts a node");
     assertFalse(Cli.handles(new String[] {"--config", "conf/config.json"}), "--config alone starts a node");
-    Ran action = cli("group", "paus", "master");
+    CliRun action = cli("group", "paus", "master");
     assertEquals(2, action.code());
     assertTrue(action.err().contains("did you mean pause?"), action.err());
     assertTrue(cli("group").err().contains("commands: "), "a command without its action lists the actions");
@@ -281,19 +265,19 @@ class CliTest {
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
     assertEquals(3, away, err.toString(StandardCharsets.UTF_8));
-    Ran key = cli("new-key", "acme", "client+admin");
+    CliRun key = cli("new-key", "acme", "client+admin");
     assertEquals(0, key.code());
     assertTrue(key.out().contains("\"roles\":[\"client\",\"admin\"]"), key.out());
   }
 
   @Test
   void help_names_every_command_and_completion_prints_a_script_for_bash_and_zsh() throws Exception {
-    Ran help = cli("help", "list");
+    CliRun help = cli("help", "list");
     assertEquals(0, help.code());
     assertTrue(help.out().contains("conveyor search --q 'order-17' --all --json"), help.out());
     assertTrue(cli("tail", "--help").out().contains("node-dead, exception"), "--kind's help lists the kinds");
     for (String shell : List.of("bash", "zsh")) {
-      Ran script = cli("completion", shell);
+      CliRun script = cli("completion", shell);
       assertEquals(0, script.code(), script.err());
       assertTrue(script.out().contains("complete -F _complete_conveyor"), script.out());
       for (String command : List.of("archive-quarantine", "schedule", "new-key", "--external-id", "node-dead")) {
@@ -327,7 +311,7 @@ class CliTest {
   void schedule_list_shows_the_next_fire_time_and_show_prints_the_whole_schedule() {
     String line = cli("schedule", "list").out().lines().filter(l -> l.startsWith("yearly")).findFirst().orElseThrow();
     assertTrue(line.matches("yearly  order  next \\d{4}-01-01T04:00:00Z"), line);
-    Ran shown = cli("schedule", "show", "yearly");
+    CliRun shown = cli("schedule", "show", "yearly");
     assertEquals(0, shown.code(), shown.err());
     List<String> lines = shown.out().lines().toList();
     assertTrue(lines.get(0).matches("yearly  active  next \\d{4}-01-01T04:00:00Z"), shown.out());
@@ -342,7 +326,7 @@ class CliTest {
   @Test
   void group_drain_wait_prints_one_line_where_the_wait_ended() {
     try {
-      Ran drained = cli("group", "drain", "master", "--wait");
+      CliRun drained = cli("group", "drain", "master", "--wait");
       assertEquals(0, drained.code(), drained.err());
       assertEquals(List.of("master  draining  in flight 0  queued 0  drained"), drained.out().lines().toList());
     } finally {
@@ -352,12 +336,12 @@ class CliTest {
 
   @Test
   void tail_refuses_an_unknown_kind_naming_the_kinds_and_the_nearest() {
-    Ran typo = cli("tail", "--kind", "nodedead");
+    CliRun typo = cli("tail", "--kind", "nodedead");
     assertEquals(2, typo.code());
     assertTrue(typo.err().contains("no event kind nodedead (did you mean node-dead?)"), typo.err());
     assertTrue(typo.err().contains("kinds: node-dead, exception, schedule-paused"), typo.err());
     assertEquals("", typo.out());
-    Ran followed = chatty("tail", "--kind", "redis-memory-high", "--follow", "--for", "1");
+    CliRun followed = chatty("tail", "--kind", "redis-memory-high", "--follow", "--for", "1");
     assertEquals(0, followed.code(), followed.err());
     assertTrue(followed.err().contains("tail: following since "), "progress on stderr: " + followed.err());
     assertFalse(followed.out().contains("following"), "stdout holds events only");
@@ -370,7 +354,7 @@ class CliTest {
       node.awaitFinal(node.transactions.start(new JsonObject().put("type", "order").put("owner", owner)).await()
           .txId());
     }
-    Ran walked = chatty("list", "--owner", owner, "--limit", "1", "--all", "--json");
+    CliRun walked = chatty("list", "--owner", owner, "--limit", "1", "--all", "--json");
     assertEquals(0, walked.code(), walked.err());
     assertEquals(3, walked.lines().size(), walked.out());
     assertTrue(walked.err().contains("list: 2 pages, 2 transactions so far"), walked.err());
