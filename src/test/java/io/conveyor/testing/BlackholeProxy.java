@@ -15,6 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class BlackholeProxy implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
   private final NetServer server;
+  /**
+   * Held for the proxy's life: Vert.x 5 closes a client that is no longer referenced (a cleaner), and its
+   * connections with it.
+   */
+  private final io.vertx.core.net.NetClient client = vertx.createNetClient();
   private final List<NetSocket> sockets = new CopyOnWriteArrayList<>();
   private final AtomicInteger accepted = new AtomicInteger();
   private volatile boolean open = true;
@@ -24,7 +29,7 @@ public final class BlackholeProxy implements AutoCloseable {
       accepted.incrementAndGet();
       sockets.add(in);
       in.pause();
-      vertx.createNetClient().connect(redisPort, "127.0.0.1").onSuccess(out -> {
+      client.connect(redisPort, "127.0.0.1").onSuccess(out -> {
         sockets.add(out);
         in.handler(b -> forward(out, b));
         out.handler(b -> forward(in, b));
