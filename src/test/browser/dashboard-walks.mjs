@@ -155,8 +155,13 @@ export async function walkOverview(page, seed) {
   // the last hour of each group from the minute series: this test's completions are in it
   const hour = '#hour tr.hour-row[data-group="master"]';
   await page.waitForFunction(sel => Number((document.querySelector(sel + ' td.hour-completed') || {}).textContent) > 0, hour);
+  // and its step latency over the hour: p50 and p99 in ms (a bucket's bound), or '-' when no step ran
+  const p50 = await page.textContent(hour + ' td.hour-p50');
+  const p99 = await page.textContent(hour + ' td.hour-p99');
+  if (![p50, p99].every(v => /^(\d+|> \d+|-)$/.test(v))) { throw new Error('last hour latency not shown: ' + p50 + ' / ' + p99); }
+  if (/^\d+$/.test(p50) && /^\d+$/.test(p99) && Number(p50) > Number(p99)) { throw new Error('p50 ' + p50 + ' above p99 ' + p99); }
   console.log('last hour: master completed ' + await page.textContent(hour + ' td.hour-completed') + ', charts '
-    + await page.locator(hour + ' svg.spark').count());
+    + await page.locator(hour + ' svg.spark').count() + ', p50 ' + p50 + ' ms, p99 ' + p99 + ' ms');
 
   const nightly = '#schedules tr.schedule-row[data-schedule="nightly"]';
   await page.waitForSelector(nightly);

@@ -165,7 +165,7 @@ for i = 1, txCount do
     if s[27] and s[8] then
       -- this run's step attempts (a rerun's begin at runTimesFrom): their durations per step
       local times = string.sub(s[13] or '', (tonumber(s[28]) or 0) + 1) .. (stepTime ~= '' and stepTime .. ';' or '')
-      stats_step_times(counts, s[27], s[8], times)
+      stats_step_times(counts, s[27], s[8], times, s[7])
       stats_version(counts, 'vended.' .. s[27] .. '.' .. status, s[8])
     end
     if s[5] then

@@ -103,7 +103,8 @@ final class Cli implements Callable<Integer> {
     return run(new CliSession(out, err, file -> config, progressEvery), args.toArray(String[]::new));
   }
 
-  private static int run(CliSession session, String[] args) {
+  /** Runs the command line in a session made for it (a test's, with its own search ticker). */
+  static int run(CliSession session, String[] args) {
     try (session) {
       return commandLine(session).execute(args);
     } finally {

@@ -1,7 +1,6 @@
 package io.conveyor;
 
 import io.conveyor.domain.Search;
-import io.conveyor.redis.ReadStore;
 import io.vertx.core.json.JsonObject;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -65,7 +64,7 @@ final class CliList implements Callable<Integer> {
     put(params, "limit", limit);
     put(params, "cursor", cursor);
     Search.Query query = Search.parse(params, null);
-    Search search = new Search(new ReadStore(s.tx().context()), s.tx().context().keys(), s.tx().archive().await());
+    Search search = s.search();
     CliProgress progress = s.progress(1);
     int shown = 0;
     int pages = 0;
@@ -87,13 +86,13 @@ final class CliList implements Callable<Integer> {
       if (!all) {
         more = true;
         s.out.println(s.json() ? new JsonObject().put("next", next).put("partial", page.getBoolean("partial", false))
-            .put("scannedTo", page.getString("scannedTo")).encode() : "more: --cursor " + next + reach(page));
+            .put("scannedTo", page.getString("scannedTo")).encode() : "more: --cursor " + next + reach(page, s.searchBudget()));
         break;
       }
       int sofar = shown;
       int walked = pages;
       progress.note(() -> "list: " + CliProgress.count(walked, "page") + ", " + CliProgress.count(sofar,
-          "transaction") + " so far" + reach(page));
+          "transaction") + " so far" + reach(page, s.searchBudget()));
       params.put("cursor", next);
       query = Search.parse(params, null);
     }
@@ -109,8 +108,8 @@ final class CliList implements Callable<Integer> {
    * What a page says about how far its search looked: a page cut by the search's time budget (partial) says down
    * to which created time it looked, so a short or empty page is never read as "no more match".
    */
-  static String reach(JsonObject page) {
-    return page.getBoolean("partial", false) ? " (the search stopped after its time budget, " + Search.BUDGET.toMillis()
+  static String reach(JsonObject page, java.time.Duration budget) {
+    return page.getBoolean("partial", false) ? " (the search stopped after its time budget, " + budget.toMillis()
         + " ms, having looked down to created " + page.getString("scannedTo") + ")" : "";
   }
 

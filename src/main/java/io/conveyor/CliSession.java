@@ -2,7 +2,9 @@ package io.conveyor;
 
 import io.conveyor.api.AdminApi;
 import io.conveyor.config.Config;
+import io.conveyor.domain.Search;
 import io.conveyor.domain.Transactions;
+import io.conveyor.redis.ReadStore;
 import io.conveyor.time.Ticker;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
@@ -26,11 +28,25 @@ final class CliSession implements AutoCloseable {
   private Vertx vertx;
   private Transactions tx;
 
+  private final Ticker searchTicker;
+  private final int searchPerCall;
+
   CliSession(PrintStream out, PrintStream err, Function<Path, Config> configFor, Duration progressEvery) {
+    this(out, err, configFor, progressEvery, Ticker.SYSTEM, Search.PER_CALL);
+  }
+
+  /**
+   * searchTicker: what a search's time budget (http.searchBudget) is read on; searchPerCall: the entries a search
+   * looks at per partition and script call (a test makes them cut a walk short).
+   */
+  CliSession(PrintStream out, PrintStream err, Function<Path, Config> configFor, Duration progressEvery,
+             Ticker searchTicker, int searchPerCall) {
     this.out = out;
     this.err = err;
     this.configFor = configFor;
     this.progressEvery = progressEvery;
+    this.searchTicker = searchTicker;
+    this.searchPerCall = searchPerCall;
   }
 
   boolean json() {
@@ -63,6 +79,16 @@ final class CliSession implements AutoCloseable {
   /** The config this session runs on. */
   Config config() {
     return configFor.apply(configFile);
+  }
+
+  /** The transaction search on the config's Redis and archive, within the config's http.searchBudget a page. */
+  Search search() {
+    return new Search(new ReadStore(tx().context()), tx().context().keys(), tx().archive().await(), searchPerCall,
+        searchTicker, searchBudget());
+  }
+
+  Duration searchBudget() {
+    return config().http().searchBudget();
   }
 
   AdminApi admin() {

@@ -101,9 +101,12 @@ local STATS_STEP_BOUNDS = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
 -- Tallies each step attempt of times (stepTimes entries, "step:startMs:durationMs:…;", step from 0) as
 -- stepms.<version>.<step from 1>.<bound>|pipeline=<p> (bound: the bucket's upper bound in ms, or inf): a
 -- histogram per step and pipeline version, so a reader gets counts and p50/p99 per step (api/StepStats). Only
--- the pipeline field: a step's numbers are read per pipeline, and one field per attempt keeps a completion cheap.
-local function stats_step_times(counts, version, pipeline, times)
+-- the pipeline field: a step's numbers are read per pipeline. Each attempt also counts in its group's histogram
+-- of every step, attemptms.<bound>|group=<g> (group given), read as a group's latency over the last hour
+-- (api/Stats): a call's attempts share a few buckets, so this adds a few fields a call, not one per attempt.
+local function stats_step_times(counts, version, pipeline, times, group)
   local suffix = '|pipeline=' .. pipeline
+  local groupSuffix = group and ('|group=' .. group)
   for step, ms in string.gmatch(times, '(%d+):%d+:(%d+)[^;]*;') do
     ms = tonumber(ms)
     local bound = 'inf'
@@ -115,6 +118,10 @@ local function stats_step_times(counts, version, pipeline, times)
     end
     local f = 'stepms.' .. version .. '.' .. (tonumber(step) + 1) .. '.' .. bound .. suffix
     counts[f] = (counts[f] or 0) + 1
+    if groupSuffix then
+      local g = 'attemptms.' .. bound .. groupSuffix
+      counts[g] = (counts[g] or 0) + 1
+    end
   end
 end
 

@@ -359,4 +359,28 @@ class CliTest {
     assertEquals(3, walked.lines().size(), walked.out());
     assertTrue(walked.err().contains("list: 2 pages, 2 transactions so far"), walked.err());
   }
+
+  @Test
+  void a_page_cut_by_the_search_budget_never_says_no_transaction_matches_and_says_where_it_stopped() {
+    String owner = "cut" + Long.toHexString(System.nanoTime());
+    for (int i = 0; i < 3; i++) {
+      node.transactions.start(new JsonObject().put("type", "later").put("owner", owner)).await();
+    }
+    // every reading of this ticker moves it a whole budget, and a script call looks at one entry: the walk is cut
+    // after its first round, before it has looked at the owner's three (none of which is an order)
+    long budget = node.config().http().searchBudget().toNanos();
+    java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+    CliRun cut = CliRun.of(node.config(), () -> nanos.addAndGet(budget), 1, "list", "--owner", owner,
+        "--pipeline", "order");
+    assertEquals(0, cut.code(), cut.err());
+    assertFalse(cut.out().contains("no transaction matches"), cut.out());
+    assertTrue(cut.out().contains("none on this page, but the search has not looked at everything"), cut.out());
+    assertTrue(cut.out().contains("more: --cursor "), cut.out());
+    assertTrue(cut.out().contains("(the search stopped after its time budget, "
+        + node.config().http().searchBudget().toMillis() + " ms, having looked down to created 20"), cut.out());
+    // the same search left to its budget looks at everything, and then says that nothing matches
+    CliRun whole = cli("list", "--owner", owner, "--pipeline", "order");
+    assertEquals(0, whole.code(), whole.err());
+    assertEquals("no transaction matches", whole.out().strip(), whole.out());
+  }
 }

@@ -11,14 +11,17 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 
 /**
  * Reads the stats series (stats1H/2H/3H, see lib/stats.lua) for GET /api/v1/stats: series=5s|60s|600s,
  * from and to (ISO-8601; by default the last 60 slots), and at most one of group, pipeline, owner. Each
- * slot lists its counters: in total, or for the one group, pipeline or owner asked for.
+ * slot lists its counters: in total, or for the one group, pipeline or owner asked for. For a group, latency sums
+ * its step attempts' durations over the slots read (p50 and p99).
  */
 public final class Stats {
   private static final int MAX_SLOTS = 720;
+  private static final String ATTEMPT_MS = "attemptms.";
 
   private Stats() {
   }
@@ -85,7 +88,36 @@ public final class Stats {
       if (dim != null) {
         answer.put("filter", new JsonObject().put(dim, val));
       }
+      if ("group".equals(dim)) {
+        answer.put("latency", latency(out));
+      }
       return answer;
     });
+  }
+
+  /**
+   * A group's latency over the slots read: its step attempts (attemptms.<bound>, lib/stats.lua stats_step_times)
+   * summed, {attempts, p50Ms, p99Ms}, each quantile the upper bound of its bucket (null: none ran, or the open last
+   * bucket), as StepStats reads a step's.
+   */
+  static JsonObject latency(JsonArray slots) {
+    TreeMap<Long, Long> byBound = new TreeMap<>();
+    for (int i = 0; i < slots.size(); i++) {
+      slots.getJsonObject(i).getJsonObject("counters").forEach(e -> {
+        if (e.getKey().startsWith(ATTEMPT_MS)) {
+          String bound = e.getKey().substring(ATTEMPT_MS.length());
+          try {
+            byBound.merge(bound.equals("inf") ? Long.MAX_VALUE : Long.parseLong(bound),
+                Long.parseLong(String.valueOf(e.getValue())), Long::sum);
+          } catch (NumberFormatException ignored) {
+            // not a field stats_step_times writes
+          }
+        }
+      });
+    }
+    long total = byBound.values().stream().mapToLong(Long::longValue).sum();
+    return new JsonObject().put("attempts", total)
+        .put("p50Ms", total == 0 ? null : StepStats.quantile(byBound, total, 0.50))
+        .put("p99Ms", total == 0 ? null : StepStats.quantile(byBound, total, 0.99));
   }
 }

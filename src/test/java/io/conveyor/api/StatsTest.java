@@ -65,6 +65,8 @@ class StatsTest {
     // test sums them); the cancelled one never ran a step
     expected.put("stepms." + version("ok") + ".1|pipeline=ok", 3L);
     expected.put("stepms." + version("bad") + ".1|pipeline=bad", 2L);
+    // and in its group's histogram of every step (the group's latency)
+    expected.put("attemptms|group=master", 5L);
     // each version's figures (a rollout's canary beside its stable): starts, and completions by status
     expected.put("vstarted." + version("ok") + "|pipeline=ok", 3L);
     expected.put("vstarted." + version("bad") + "|pipeline=bad", 2L);
@@ -95,6 +97,15 @@ class StatsTest {
         .put("completed.failed", 2L).put("vstarted." + version("bad"), 2L)
         .put("vended." + version("bad") + ".failed", 2L), counters);
     assertEquals(60, byPipeline.getJsonArray("slots").size());
+    // a group's answer sums its step attempts over the slots read: its latency over the last hour
+    JsonObject byGroup = Stats.read(node.store.stats, clock, MultiMap.caseInsensitiveMultiMap()
+        .add("series", "60s").add("group", "master")).await();
+    JsonObject latency = byGroup.getJsonObject("latency");
+    assertEquals(5L, latency.getLong("attempts"), byGroup.encode());
+    assertTrue(latency.getLong("p50Ms") <= latency.getLong("p99Ms"), latency.encode());
+    assertEquals(new JsonObject().put("attempts", 0L).put("p50Ms", null).put("p99Ms", null),
+        Stats.read(node.store.stats, clock, MultiMap.caseInsensitiveMultiMap().add("group", "remote")).await()
+            .getJsonObject("latency"));
     // a reader adds the 5 s slots not folded yet
     assertTotals(now, "before the fold");
 
@@ -147,8 +158,14 @@ class StatsTest {
     }
   }
 
-  /** A step histogram's field without its bucket (stepms.<version>.<step>|pipeline=<p>): timing decides the bucket. */
+  /**
+   * A step histogram's field without its bucket (stepms.<version>.<step>|pipeline=<p>, attemptms|group=<g>): timing
+   * decides the bucket.
+   */
   private static String withoutBucket(String field) {
+    if (field.startsWith("attemptms.")) {
+      return field.replaceFirst("^attemptms\\.[^|]+", "attemptms");
+    }
     return field.startsWith("stepms.") ? field.replaceFirst("^(stepms\\.[^.]+\\.\\d+)\\.[^|]+", "$1") : field;
   }
 

@@ -145,7 +145,7 @@ class DashboardIT {
       }
       assertTrue(output.contains("events filtered by kind"), output);
       assertTrue(output.contains("stuck listed: Stuck: 1 held"), output);
-      assertTrue(output.contains("last hour: master completed ") && output.contains(", charts 2"), output);
+      assertTrue(output.contains("last hour: master completed ") && output.contains(", charts 2, p50 "), output);
       assertEquals("1", TestRedis.cmd("HGET", node.keys.scheduleH("nightly"), "paused").toString());
       assertEquals("running", node.transactions.group("master", "read", "test").await().state());
       // cancelled from the page, then run again from step 1: it sleeps again, and its

@@ -73,6 +73,19 @@ final class RedisProcesses implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the command again on a port this fixture had (after a kill: a restart on the same port and directory,
+   * so it loads what it persisted) and waits until the port answers as the new process.
+   */
+  void restart(int port, List<String> command) {
+    Process p = launch(port, command);
+    if (!answersAsItself(port, p)) {
+      throw new IllegalStateException("redis-server on port " + port + " exited with " + p.exitValue()
+          + " on its restart; its log ends:\n" + tail(port));
+    }
+    byPort.put(port, p);
+  }
+
   private Process launch(int port, List<String> command) {
     try {
       return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
