@@ -83,21 +83,24 @@ class FencingTest {
       String version = cmd("HGET", n.keys.pipelineH("hold"), "version").toString();
       // every script, then every key, on every server (each master of a cluster: a plain command reaches one).
       // Scripts first: the node restores them once it misses its keys, which must come after the flush
-      io.conveyor.testing.TestRedis.onEveryServer("SCRIPT", "FLUSH");
-      for (String key : io.conveyor.testing.TestRedis.keys(n.prefix)) {
-        cmd("DEL", key);
-      }
+      // from the flush to the check, no other test JVM flushes (the script cache is server-wide)
+      try (var flushing = io.conveyor.testing.ScriptFlushLock.hold()) {
+        io.conveyor.testing.TestRedis.onEveryServer("SCRIPT", "FLUSH");
+        for (String key : io.conveyor.testing.TestRedis.keys(n.prefix)) {
+          cmd("DEL", key);
+        }
 
-      Eventually.until(Duration.ofSeconds(10), "the node to register again", () -> incarnation(n), i -> i == 2);
-      Eventually.until(Duration.ofSeconds(10), "the pipeline to be published again",
-          () -> cmd("HGET", n.keys.pipelineH("hold"), "version"), v -> v != null);
-      assertEquals(version, cmd("HGET", n.keys.pipelineH("hold"), "version").toString());
-      if (!io.conveyor.testing.TestRedis.clusterMode()) {
-        // loaded again at once: rerun, which an idle node never runs, so only the restore loads it. A cluster
-        // client sends a keyless SCRIPT LOAD to any one server, so there a master is given a script's source on
-        // its first use (NOSCRIPT, then EVAL), which the transaction below needs on each master it touches
-        assertEquals(1, cmd("SCRIPT", "EXISTS", n.node().redis().scripts().sent(n.node().redis().scripts().rerun).sha()).get(0).toInteger(),
-            "the scripts are loaded again");
+        Eventually.until(Duration.ofSeconds(10), "the node to register again", () -> incarnation(n), i -> i == 2);
+        Eventually.until(Duration.ofSeconds(10), "the pipeline to be published again",
+            () -> cmd("HGET", n.keys.pipelineH("hold"), "version"), v -> v != null);
+        assertEquals(version, cmd("HGET", n.keys.pipelineH("hold"), "version").toString());
+        if (!io.conveyor.testing.TestRedis.clusterMode()) {
+          // loaded again at once: rerun, which an idle node never runs, so only the restore loads it. A cluster
+          // client sends a keyless SCRIPT LOAD to any one server, so there a master is given a script's source on
+          // its first use (NOSCRIPT, then EVAL), which the transaction below needs on each master it touches
+          assertEquals(1, cmd("SCRIPT", "EXISTS", n.node().redis().scripts().sent(n.node().redis().scripts().rerun).sha()).get(0).toInteger(),
+              "the scripts are loaded again");
+        }
       }
       String txId = n.start("hold", new JsonObject());
       steps.held.poll(10, TimeUnit.SECONDS).complete(StepResult.success(new JsonObject()));
