@@ -110,7 +110,8 @@ final class SlotRouter {
 
   /** Whether the master of the slot failed more recently than it answered (for per-partition health). */
   boolean failing(int slot) {
-    Master m = masters.get(map.owner(slot));
+    String owner = map.owner(slot);
+    Master m = owner == null ? null : masters.get(owner);
     return m != null && m.failing();
   }
 

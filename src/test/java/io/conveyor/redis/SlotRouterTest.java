@@ -179,11 +179,15 @@ class SlotRouterTest {
       keys.all().forEach(p -> link.send(set(keys.stateH(p, "x"), "before")).await());
       cluster.kill(dead);
       List<boolean[]> rounds = new ArrayList<>();
+      boolean[] saidFailing = {false};
       Eventually.until(Duration.ofSeconds(30), Duration.ofMillis(20), "partition 0 to answer again after failing",
           () -> {
             rounds.add(round(link, healthy));
+            saidFailing[0] |= !rounds.get(rounds.size() - 1)[0] && link.failing(keys.stateH(0, "x"));
             return rounds;
           }, r -> r.stream().anyMatch(x -> !x[0]) && r.get(r.size() - 1)[0]);
+      assertTrue(saidFailing[0], "the link said partition 0's master was failing while it failed");
+      assertFalse(link.failing(keys.stateH(0, "x")), "and no more once its replica answered");
       int deadFailing = 0;
       int healthyOk = 0;
       int healthyFailed = 0;
