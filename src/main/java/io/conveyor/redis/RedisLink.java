@@ -19,17 +19,21 @@ import java.util.concurrent.TimeoutException;
 /**
  * One pipelined Redis connection for the verticle that owns it: every command goes out at once and replies
  * come back in order, so many transactions share one round trip. A broken connection is replaced on the
- * next command. Use it from its owner's context only; blocking commands and SUBSCRIBE need their own.
+ * next command. On a Redis Cluster, one such connection per master, each command sent to its slot's master
+ * (SlotRouter), so one master's trouble fails only its slots' commands. Use it from its owner's context only;
+ * blocking commands and SUBSCRIBE need their own.
  */
 public final class RedisLink {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
-  /** How long a cluster client keeps its slot map before it reads it again (see options). */
+  /** How often a cluster link reads the slot map again while a master failed in the last minute (SlotRouter). */
   static final long SLOT_CACHE_MS = 5_000;
   private final Vertx vertx;
   private final RedisOptions options;
   private final long timeoutMs;
   private final Ticker ticker;
+  /** The standalone client; null on a Redis Cluster, where the router holds one per master. */
   private Redis client;
+  private final SlotRouter router;
   private Future<RedisConnection> connection;
   private ScriptMeter meter = ScriptMeter.NONE;
 
@@ -43,7 +47,7 @@ public final class RedisLink {
     return meter;
   }
 
-  /** Elapsed time for the meter's round trips and the client's replacement pace. */
+  /** Elapsed time for the meter's round trips (and a cluster link's slot map re-reads). */
   public Ticker ticker() {
     return ticker;
   }
@@ -60,10 +64,11 @@ public final class RedisLink {
   public RedisLink(Vertx vertx, RedisOptions options, Duration timeout, Ticker ticker) {
     this.vertx = vertx;
     this.options = options;
-    this.client = Redis.createClient(vertx, options);
+    boolean cluster = options.getType() == RedisClientType.CLUSTER;
+    this.router = cluster ? new SlotRouter(vertx, options, timeout, ticker) : null;
+    this.client = cluster ? null : Redis.createClient(vertx, options);
     this.timeoutMs = timeout.toMillis();
     this.ticker = ticker;
-    this.lastReplaced = ticker.nanos() - 1_000_000_000L;
   }
 
   /** Options for a standalone Redis at url. */
@@ -73,8 +78,8 @@ public final class RedisLink {
   }
 
   /**
-   * Options for a node's links, from the redis section of config. A Redis Cluster client routes each
-   * command by its keys' slot, follows MOVED and ASK, and refreshes its slot map; a Sentinel client asks
+   * Options for a node's links, from the redis section of config. A Redis Cluster link routes each
+   * command by its keys' slot, follows MOVED and ASK, and refreshes its slot map (SlotRouter); a Sentinel client asks
    * the sentinels where the master is each time it connects, so a link that reconnects after a failover
    * finds the new master. Replicas are never read: every read must see the latest write.
    */
@@ -89,9 +94,8 @@ public final class RedisLink {
   public static RedisOptions options(io.conveyor.config.Config.Redis redis, io.conveyor.config.Config.RedisTls tls) {
     RedisOptions o = TlsToRedis.apply(options(redis.url(), redis.maxPipelined()), redis, tls);
     switch (redis.mode()) {
-      // every link has a client of its own, and each client reads the slot map again once its copy is older
-      // than the cache TTL: 1 s (the default) cost an idle node 6 CLUSTER SLOTS a second. A MOVED reply
-      // refreshes it at once; only a master that died without one is tried for up to 5 s longer
+      // the type and seeds make RedisLink route by itself (SlotRouter); the TTLs serve a library cluster client
+      // made from these options (the tests' own): 1 s (the default) would cost 6 CLUSTER SLOTS a second
       case CLUSTER -> o.setType(RedisClientType.CLUSTER).setEndpoints(redis.endpoints())
           .setUseReplicas(RedisReplicas.NEVER).setHashSlotCacheTTL(SLOT_CACHE_MS).setTopologyCacheTTL(SLOT_CACHE_MS);
       case SENTINEL -> o.setType(RedisClientType.SENTINEL).setEndpoints(redis.endpoints())
@@ -103,12 +107,15 @@ public final class RedisLink {
 
   /** Fails with RedisUnavailable when Redis did not answer, or with Redis's own error when it refused. */
   public Future<Response> send(Request request) {
+    return (router != null ? router.send(request) : sendRaw(request))
+        .recover(e -> Future.failedFuture(RedisUnavailable.classify(e)));
+  }
+
+  /** The same with Redis's and the client's failures as they came (a MOVED is the router's to follow). */
+  Future<Response> sendRaw(Request request) {
     Future<RedisConnection> used = connection();
     return used.compose(c -> c.send(request)).timeout(timeoutMs, TimeUnit.MILLISECONDS)
-        .recover(e -> {
-          dropIfBroken(used, e);
-          return Future.failedFuture(RedisUnavailable.classify(e));
-        });
+        .onFailure(e -> dropIfBroken(used, e));
   }
 
   /**
@@ -116,12 +123,22 @@ public final class RedisLink {
    * so a keyless command such as WAIT goes where the script before it ran); fails as send does.
    */
   public Future<List<Response>> batch(List<Request> requests) {
+    return (router != null ? router.batch(requests) : batchRaw(requests))
+        .recover(e -> Future.failedFuture(RedisUnavailable.classifyBatch(e)));
+  }
+
+  Future<List<Response>> batchRaw(List<Request> requests) {
     Future<RedisConnection> used = connection();
     return used.compose(c -> c.batch(requests)).timeout(timeoutMs, TimeUnit.MILLISECONDS)
-        .recover(e -> {
-          dropIfBroken(used, e);
-          return Future.failedFuture(RedisUnavailable.classifyBatch(e));
-        });
+        .onFailure(e -> dropIfBroken(used, e));
+  }
+
+  /**
+   * Whether the Redis that holds the key failed more recently than it answered: on a Redis Cluster, its slot's
+   * master (see SlotRouter); elsewhere, never said (false). For per-partition health.
+   */
+  public boolean failing(String key) {
+    return router != null && router.failing(SlotMap.slotOf(key));
   }
 
   /**
@@ -149,14 +166,16 @@ public final class RedisLink {
     old.close();
   }
 
-  /** A connection of its own, for a blocking command or a subscription. */
+  /**
+   * A connection of its own, for a blocking command or a subscription; on a Redis Cluster, to a master that
+   * answers, with more opened for commands that name other masters' slots (RoutedConnection).
+   */
   public Future<RedisConnection> dedicated() {
-    return client.connect().onFailure(e -> connectFailed());
+    return router != null ? router.dedicated() : client.connect();
   }
 
   /**
-   * The shared connection, or a new attempt. The attempt is returned, not the field: a connect that fails at
-   * once runs connectFailed before this returns, and that may replace the client and clear the field.
+   * The shared connection, or a new attempt (the attempt is returned, not the field, which a failure may clear).
    */
   private Future<RedisConnection> connection() {
     Future<RedisConnection> current = connection;
@@ -168,32 +187,14 @@ public final class RedisLink {
     attempt.onSuccess(c -> {
       c.exceptionHandler(e -> forget(attempt, c));
       c.endHandler(v -> forget(attempt, c));
-    }).onFailure(e -> connectFailed());
+    });
     return attempt;
   }
 
   /**
-   * A cluster client connects to every master of its slot map, and keeps that map for its cache TTL: after a
-   * master died, every connect fails until the map is read again. A client that could not connect is
-   * replaced (at most twice a second), so the next connect reads the map now and finds the new master.
-   */
-  private void connectFailed() {
-    if (options.getType() != RedisClientType.CLUSTER) {
-      return;
-    }
-    long now = ticker.nanos();
-    if (now - lastReplaced >= 500_000_000L) {
-      lastReplaced = now;
-      replaceClient();
-    }
-  }
-
-  private long lastReplaced;
-
-  /**
    * A broken connection is closed, not only dropped: the pool would otherwise count it as lent forever. It
-   * is closed once: its end and exception handlers may both fire, and a cluster connection's fire once for
-   * each server it holds; a second close would give the same pooled connections back twice.
+   * is closed once: its end and exception handlers may both fire; a second close would give the same pooled
+   * connection back twice.
    */
   private void forget(Future<RedisConnection> broken, RedisConnection c) {
     if (connection == broken) {
@@ -210,6 +211,6 @@ public final class RedisLink {
 
   public Future<Void> close() {
     connection = null;
-    return client.close();
+    return router != null ? router.close() : client.close();
   }
 }

@@ -35,7 +35,7 @@ class RedisLinkTest {
     Config.Redis redis = new Config.Redis(Config.RedisMode.CLUSTER, List.of(url), "", "p:", 3, null, 100,
         Duration.ofMillis(500), 0, Duration.ofSeconds(1));
     RedisLink link = new RedisLink(vertx, RedisLink.options(redis), Duration.ofMillis(500));
-    // each failed connect may replace the client (at most twice a second) while commands keep coming: every
+    // no node gives a slot map, so each command's attempt to read one fails while commands keep coming: every
     // one must still fail as an outage (RedisFailoverIT meets the case of a connect that fails at once)
     for (int i = 0; i < 20; i++) {
       Throwable failure = link.send(Request.cmd(Command.PING)).toCompletionStage().toCompletableFuture()

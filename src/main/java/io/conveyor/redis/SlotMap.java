@@ -1,0 +1,108 @@
+package io.conveyor.redis;
+
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.RequestImpl;
+import io.vertx.redis.client.impl.ZModem;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Which master serves each of a Redis Cluster's 16,384 slots, as one CLUSTER SLOTS reply said: endpoints are
+ * "host:port". Immutable; the router swaps in a new one when it reads the map again (or a MOVED names a new owner).
+ */
+final class SlotMap {
+  static final int SLOTS = 16_384;
+  static final SlotMap EMPTY = new SlotMap(new String[SLOTS]);
+  /** A MOVED or ASK reply, alone or as a batch's "ERR [i] MOVED 3999 127.0.0.1:7002" line. */
+  private static final Pattern REDIRECT = Pattern.compile("(?:^|] |\\n)(MOVED|ASK) (\\d+) (\\S*:\\d+)");
+
+  private final String[] owners;
+
+  private SlotMap(String[] owners) {
+    this.owners = owners;
+  }
+
+  /** The map from a CLUSTER SLOTS reply; a master named with no host ("" or "?") is on the host that answered. */
+  static SlotMap parse(Response reply, String askedHost) {
+    String[] owners = new String[SLOTS];
+    for (Response range : reply) {
+      Response master = range.get(2);
+      String host = master.get(0) == null ? "" : master.get(0).toString();
+      String endpoint = (host.isEmpty() || host.equals("?") ? askedHost : host) + ":" + master.get(1).toInteger();
+      Arrays.fill(owners, range.get(0).toInteger(), range.get(1).toInteger() + 1, endpoint);
+    }
+    return new SlotMap(owners);
+  }
+
+  /** The same map with one slot's owner changed (a MOVED reply said so). */
+  SlotMap with(int slot, String endpoint) {
+    String[] copy = owners.clone();
+    copy[slot] = endpoint;
+    return new SlotMap(copy);
+  }
+
+  /** The master of the slot; null when no master serves it (or the map is not read yet). */
+  String owner(int slot) {
+    return slot < 0 ? null : owners[slot];
+  }
+
+  /** Whether any slot has a master: a map read from a cluster that is up. */
+  boolean known() {
+    return masters().size() > 0;
+  }
+
+  /** Every master, in slot order. */
+  List<String> masters() {
+    LinkedHashSet<String> all = new LinkedHashSet<>();
+    for (String o : owners) {
+      if (o != null) {
+        all.add(o);
+      }
+    }
+    return new ArrayList<>(all);
+  }
+
+  /** The slot of a request's keys (of its first key when they span slots: Redis will refuse it); -1 keyless. */
+  static int slotOf(io.vertx.redis.client.Request request) {
+    List<byte[]> keys = ((RequestImpl) request).keys();
+    return keys.isEmpty() ? -1 : ZModem.generate(keys.get(0));
+  }
+
+  /** The slot of the first request that has keys; -1 when none has (a keyless batch). */
+  static int slotOf(List<io.vertx.redis.client.Request> batch) {
+    for (io.vertx.redis.client.Request r : batch) {
+      int slot = slotOf(r);
+      if (slot >= 0) {
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /** The slot of a key, as Redis computes it (hash tags count). */
+  static int slotOf(String key) {
+    return ZModem.generate(key);
+  }
+
+  /** A redirection a server answered: ask (one command, after ASKING) or moved (for good). */
+  record Redirect(boolean ask, int slot, String endpoint) {
+    /** The redirection in a failure, or null; ":port" (an unknown host) is on the host that answered. */
+    static Redirect of(Throwable e, String askedHost) {
+      Matcher m = REDIRECT.matcher(String.valueOf(e.getMessage()));
+      if (!m.find()) {
+        return null;
+      }
+      String endpoint = m.group(3).startsWith(":") ? askedHost + m.group(3) : m.group(3);
+      return new Redirect(m.group(1).equals("ASK"), Integer.parseInt(m.group(2)), endpoint);
+    }
+  }
+
+  /** The host of a "host:port" endpoint. */
+  static String host(String endpoint) {
+    return endpoint.substring(0, endpoint.lastIndexOf(':'));
+  }
+}

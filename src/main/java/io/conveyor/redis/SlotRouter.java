@@ -1,0 +1,304 @@
+package io.conveyor.redis;
+
+import io.conveyor.time.Ticker;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.RedisClientType;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Redis Cluster link's router: one standalone pipelined link per master, each command sent to the master of its
+ * keys' slot, so a master that is down or slow fails only the commands for the slots it holds (the library's
+ * cluster client connects to every master before it sends anything, and fails all when one does not answer).
+ * The slot map is read (CLUSTER SLOTS) at first use, again soon after a MOVED or an outage (at most twice a
+ * second), and every SLOT_CACHE_MS while a master failed in the last minute; commands never wait for a re-read.
+ * Used from its link's owner's context only.
+ */
+final class SlotRouter {
+  private static final Logger log = LoggerFactory.getLogger(SlotRouter.class);
+  /** On-demand re-reads of the map: at most one per this. */
+  private static final long REREAD_NANOS = 500_000_000L;
+  /** The map is re-read every SLOT_CACHE_MS while a master failed within this. */
+  private static final long WATCH_NANOS = 60_000_000_000L;
+
+  /** One master's (or seed's) link, and when it last answered and last failed (ticker nanos). */
+  private static final class Master {
+    final RedisLink link;
+    long okAt;
+    long failedAt;
+
+    Master(RedisLink link, long now) {
+      this.link = link;
+      this.okAt = now;
+      this.failedAt = now - WATCH_NANOS - 1;
+    }
+
+    boolean failing() {
+      return failedAt > okAt;
+    }
+  }
+
+  private final Vertx vertx;
+  private final RedisOptions options;
+  private final Duration timeout;
+  private final Ticker ticker;
+  /** "redis://" or "rediss://user:password@": the seeds' scheme and credentials, for every master. */
+  private final String scheme;
+  private final List<String> seeds = new ArrayList<>();
+  /** Concurrent only because tests send from their own threads; a node's link is used on one context. */
+  private final Map<String, Master> masters = new java.util.concurrent.ConcurrentHashMap<>();
+  private SlotMap map = SlotMap.EMPTY;
+  private Future<SlotMap> reading;
+  private long lastRead;
+  private boolean rereadArmed;
+  private boolean watching;
+  private boolean closed;
+
+  SlotRouter(Vertx vertx, RedisOptions options, Duration timeout, Ticker ticker) {
+    this.vertx = vertx;
+    this.options = options;
+    this.timeout = timeout;
+    this.ticker = ticker;
+    RedisURI first = new RedisURI(options.getEndpoints().get(0));
+    this.scheme = first.protocol() + "://" + first.userinfo();
+    for (String seed : options.getEndpoints()) {
+      RedisURI uri = new RedisURI(seed);
+      seeds.add(uri.socketAddress().host() + ":" + uri.socketAddress().port());
+    }
+    this.lastRead = ticker.nanos() - REREAD_NANOS;
+  }
+
+  /**
+   * To the master of the request's slot; a keyless request to any master that answers, but SCRIPT (LOAD) to every
+   * master. Failures are raw (the link classifies them).
+   */
+  Future<Response> send(Request request) {
+    int slot = SlotMap.slotOf(request);
+    if (slot < 0 && request.command().toString().equalsIgnoreCase("script")) {
+      return mapped().compose(m -> everyMaster(m, request));
+    }
+    return mapped().compose(m -> send(target(m, slot), request, true));
+  }
+
+  /** To the master of the slot of the first request with keys (keyless ones, such as WAIT, ride along). */
+  Future<List<Response>> batch(List<Request> requests) {
+    int slot = SlotMap.slotOf(requests);
+    return mapped().compose(m -> batch(target(m, slot), requests, true));
+  }
+
+  /**
+   * A connection of its own (pub/sub, blocking), first to a master that answers; a command for another master's
+   * slot (SSUBSCRIBE of a partition's channel) opens one there too (see RoutedConnection).
+   */
+  Future<RedisConnection> dedicated() {
+    return mapped().compose(m -> connectAny(ordered(m.masters()), 0, null))
+        .map(home -> new RoutedConnection(this, home.getKey(), home.getValue()));
+  }
+
+  /** Whether the master of the slot failed more recently than it answered (for per-partition health). */
+  boolean failing(int slot) {
+    String owner = map.owner(slot);
+    Master m = owner == null ? null : masters.get(owner);
+    return m != null && m.failing();
+  }
+
+  /** The master of the slot now, or null when the map names none. */
+  String owner(int slot) {
+    return map.owner(slot);
+  }
+
+  /** A connection of its own to one endpoint (its outcome counts for the endpoint's health). */
+  Future<RedisConnection> connect(String endpoint) {
+    Master m = master(endpoint);
+    return m.link.dedicated().onComplete(ar -> outcome(m, ar.cause()));
+  }
+
+  /** A MOVED reply: the new owner is noted at once, and the whole map re-read soon. */
+  void moved(SlotMap.Redirect r) {
+    map = map.with(r.slot(), r.endpoint());
+    stale();
+  }
+
+  Future<Void> close() {
+    closed = true;
+    List<Future<Void>> all = new ArrayList<>();
+    masters.values().forEach(m -> all.add(m.link.close()));
+    return Future.join(all).mapEmpty();
+  }
+
+  private Future<Response> send(String endpoint, Request request, boolean redirect) {
+    Master m = master(endpoint);
+    return m.link.sendRaw(request).transform(ar -> {
+      SlotMap.Redirect r = ar.failed() && redirect ? SlotMap.Redirect.of(ar.cause(), SlotMap.host(endpoint)) : null;
+      if (r == null) {
+        outcome(m, ar.cause());
+        return ar.failed() ? Future.failedFuture(ar.cause()) : Future.succeededFuture(ar.result());
+      }
+      if (r.ask()) {
+        return master(r.endpoint()).link.batchRaw(List.of(Request.cmd(Command.ASKING), request)).map(l -> l.get(1));
+      }
+      moved(r);
+      return send(r.endpoint(), request, false);
+    });
+  }
+
+  private Future<List<Response>> batch(String endpoint, List<Request> requests, boolean redirect) {
+    Master m = master(endpoint);
+    return m.link.batchRaw(requests).transform(ar -> {
+      SlotMap.Redirect r = ar.failed() && redirect ? SlotMap.Redirect.of(ar.cause(), SlotMap.host(endpoint)) : null;
+      if (r == null) {
+        outcome(m, ar.cause());
+        return ar.failed() ? Future.failedFuture(ar.cause()) : Future.succeededFuture(ar.result());
+      }
+      if (r.ask()) {
+        List<Request> asking = new ArrayList<>(List.of(Request.cmd(Command.ASKING)));
+        asking.addAll(requests);
+        return master(r.endpoint()).link.batchRaw(asking).map(l -> l.subList(1, l.size()));
+      }
+      // the batch did not run there (its first keyed command was refused): all of it goes to the new owner
+      moved(r);
+      return batch(r.endpoint(), requests, false);
+    });
+  }
+
+  /** Every master: the first answer, or when none answered, the first failure (a script's error is everyone's). */
+  private Future<Response> everyMaster(SlotMap m, Request request) {
+    List<Future<Response>> each = new ArrayList<>();
+    m.masters().forEach(e -> each.add(send(e, request, false)));
+    Promise<Response> answer = Promise.promise();
+    each.forEach(f -> f.onSuccess(answer::tryComplete));
+    Future.join(each).onComplete(all -> answer.tryFail(each.get(0).cause()));
+    return answer.future();
+  }
+
+  private Future<Map.Entry<String, RedisConnection>> connectAny(List<String> endpoints, int i, Throwable last) {
+    if (i >= endpoints.size()) {
+      return Future.failedFuture(last != null ? last : new RedisUnavailable(new IllegalStateException("no master")));
+    }
+    String e = endpoints.get(i);
+    return connect(e).transform(ar -> ar.succeeded() ? Future.succeededFuture(Map.entry(e, ar.result()))
+        : connectAny(endpoints, i + 1, ar.cause()));
+  }
+
+  /** The slot's master; for a keyless request (or a slot no master serves), the first master not failing. */
+  private String target(SlotMap m, int slot) {
+    String owner = m.owner(slot);
+    return owner != null ? owner : ordered(m.masters()).get(0);
+  }
+
+  /** The endpoints with those that failed recently last. */
+  private List<String> ordered(List<String> endpoints) {
+    List<String> out = new ArrayList<>(endpoints.stream().filter(e -> !master(e).failing()).toList());
+    endpoints.stream().filter(e -> !out.contains(e)).forEach(out::add);
+    return out;
+  }
+
+  private Master master(String endpoint) {
+    return masters.computeIfAbsent(endpoint, e -> new Master(new RedisLink(vertx, standalone(e), timeout, ticker),
+        ticker.nanos()));
+  }
+
+  /** A master's options: the link's (TLS, credentials, pool, pipelining), standalone, at the master's host:port. */
+  private RedisOptions standalone(String endpoint) {
+    return new RedisOptions(options).setType(RedisClientType.STANDALONE)
+        .setEndpoints(new ArrayList<>(List.of(scheme + endpoint)));
+  }
+
+  /** A command's outcome on a master: an outage (not a refusal such as NOSCRIPT) has the map re-read. */
+  private void outcome(Master m, Throwable e) {
+    long now = ticker.nanos();
+    if (e == null) {
+      m.okAt = now;
+      return;
+    }
+    Throwable seen = RedisUnavailable.classifyBatch(e);
+    if (seen instanceof RedisUnavailable && !(seen instanceof RedisUnavailable.Full)) {
+      m.failedAt = now;
+      stale();
+      watch();
+    }
+  }
+
+  private Future<SlotMap> mapped() {
+    return map.known() ? Future.succeededFuture(map) : read();
+  }
+
+  /** Reads the map from the first endpoint that answers: the masters known (answering first), then the seeds. */
+  private Future<SlotMap> read() {
+    if (reading != null) {
+      return reading;
+    }
+    lastRead = ticker.nanos();
+    LinkedHashSet<String> candidates = new LinkedHashSet<>(ordered(map.masters()));
+    candidates.addAll(ordered(seeds));
+    Future<SlotMap> attempt = readFrom(new ArrayList<>(candidates), 0, null);
+    reading = attempt;
+    attempt.onComplete(ar -> {
+      reading = null;
+      if (ar.succeeded()) {
+        map = ar.result();
+      }
+    });
+    return attempt;
+  }
+
+  private Future<SlotMap> readFrom(List<String> endpoints, int i, Throwable last) {
+    if (i >= endpoints.size()) {
+      return Future.failedFuture(new RedisUnavailable(new IllegalStateException("no Redis Cluster node of "
+          + seeds + " gave its slot map: " + (last == null ? "none tried" : last.getMessage()), last)));
+    }
+    String e = endpoints.get(i);
+    return master(e).link.sendRaw(Request.cmd(Command.CLUSTER).arg("SLOTS")).map(r -> SlotMap.parse(r, SlotMap.host(e)))
+        .compose(m -> m.known() ? Future.succeededFuture(m)
+            : Future.failedFuture(new IllegalStateException(e + " serves no slot")))
+        .recover(x -> readFrom(endpoints, i + 1, x));
+  }
+
+  /** The map may be wrong: re-read now, or once REREAD_NANOS have passed since the last read. */
+  private void stale() {
+    long wait = lastRead + REREAD_NANOS - ticker.nanos();
+    if (closed) {
+      return;
+    }
+    if (wait <= 0) {
+      read().onFailure(e -> log.debug("re-reading the Redis Cluster slot map failed: {}", e.getMessage()));
+    } else if (!rereadArmed) {
+      rereadArmed = true;
+      vertx.setTimer(Math.max(1, wait / 1_000_000), t -> {
+        rereadArmed = false;
+        stale();
+      });
+    }
+  }
+
+  /** While a master failed in the last minute, the map is re-read every SLOT_CACHE_MS (a failover moves slots). */
+  private void watch() {
+    if (watching || closed) {
+      return;
+    }
+    watching = true;
+    vertx.setTimer(RedisLink.SLOT_CACHE_MS, t -> {
+      Future<SlotMap> reread = closed ? Future.succeededFuture(map) : read();
+      reread.onComplete(ar -> {
+        watching = false;
+        long now = ticker.nanos();
+        if (masters.values().stream().anyMatch(m -> now - m.failedAt < WATCH_NANOS)) {
+          watch();
+        }
+      });
+    });
+  }
+}
