@@ -24,7 +24,7 @@ final class LostWork {
 
   /** What is held but not run goes back; how many, logged as what was lost when any. */
   Future<Integer> putBack(String lost) {
-    return store.requeueLost(nodeId, slots.runningIds()).onSuccess(n -> {
+    return store.requeueLost(nodeId, slots.running()).onSuccess(n -> {
       if (n > 0) {
         log.info("put {} transactions {} back on their queues", n, lost);
       }
@@ -36,7 +36,7 @@ final class LostWork {
    * here is marked as possibly run (a step declared not idempotent then ends maybe-ran rather than run twice).
    */
   Future<Integer> putBackAll() {
-    return store.requeueLost(nodeId, slots.runningIds(), true).map(n -> {
+    return store.requeueLost(nodeId, slots.running(), true).map(n -> {
       if (n > 0) {
         log.warn("stopped with {} transactions unfinished: put back on their queues", n);
       }

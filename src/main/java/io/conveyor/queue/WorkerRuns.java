@@ -48,7 +48,7 @@ final class WorkerRuns {
         runner.run(tx, () -> {
           ended[0] = true;
           ending();
-        }).onComplete(done -> release(tx.txId(), ended[0]));
+        }).onComplete(done -> release(tx, ended[0]));
       }
     } finally {
       inRun = false;
@@ -63,8 +63,8 @@ final class WorkerRuns {
     }
   }
 
-  private void release(String txId, boolean ended) {
-    slots.released(txId, ended);
+  private void release(Dequeued tx, boolean ended) {
+    slots.released(tx, ended);
     metrics.workersBusy(slots.busy());
     freed.run();
   }

@@ -1,6 +1,7 @@
 package io.conveyor.queue;
 
 import io.conveyor.model.Dequeued;
+import io.conveyor.redis.QueueStore.Running;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +16,11 @@ import java.util.Set;
 final class WorkerSlots {
   private final int workers;
   /**
-   * The transactions running here, with how many runs of each: after a fence the node may take back a
-   * transaction whose old run has not ended yet, and each run holds a worker slot until it ends.
+   * The runs under way here (transaction and attempt), with how many of each: after a fence the node may take
+   * back a transaction whose old run has not ended yet, and each run holds a worker slot until it ends. The
+   * attempt tells them apart: a put-back of what is held but not run must not mistake the new one for the old.
    */
-  private final Map<String, Integer> running = new HashMap<>();
+  private final Map<Running, Integer> running = new HashMap<>();
   /** Runs whose step is not done yet: each holds a worker slot. */
   private int runs;
   /** Runs whose completion is out (see ended): their slot is free, their write not landed yet. */
@@ -76,7 +78,7 @@ final class WorkerSlots {
   /** These are running here from now on (before any of them starts: see DequeueVerticle.run). */
   void running(List<Dequeued> txs) {
     for (Dequeued tx : txs) {
-      running.merge(tx.txId(), 1, Integer::sum);
+      running.merge(new Running(tx.txId(), tx.attempt()), 1, Integer::sum);
     }
   }
 
@@ -87,8 +89,8 @@ final class WorkerSlots {
   }
 
   /** A run is over: its write landed (ended was called) or it ended without one (its slot goes free now). */
-  void released(String txId, boolean ended) {
-    running.computeIfPresent(txId, (id, n) -> n > 1 ? n - 1 : null);
+  void released(Dequeued tx, boolean ended) {
+    running.computeIfPresent(new Running(tx.txId(), tx.attempt()), (id, n) -> n > 1 ? n - 1 : null);
     if (ended) {
       writing--;
     } else {
@@ -96,8 +98,8 @@ final class WorkerSlots {
     }
   }
 
-  /** The transactions running here now, as a copy (what a put-back of lost work must leave alone). */
-  Set<String> runningIds() {
+  /** The runs under way here now, as a copy (what a put-back of lost work must leave alone). */
+  Set<Running> running() {
     return Set.copyOf(running.keySet());
   }
 

@@ -287,10 +287,17 @@ public final class QueueStore extends Store {
   }
 
   /**
+   * A run under way on this node: the transaction and the attempt it runs. After a takeover a node may hold the
+   * same transaction again, at a later attempt, while its old run has not ended yet: that later one is not run.
+   */
+  public record Running(String txId, long attempt) {
+  }
+
+  /**
    * Puts back what this node holds in inflightZ (of every partition) but is not running; answers how many
    * went back.
    */
-  public Future<Integer> requeueLost(String nodeId, Collection<String> running) {
+  public Future<Integer> requeueLost(String nodeId, Collection<Running> running) {
     return requeueLost(nodeId, running, false);
   }
 
@@ -299,13 +306,16 @@ public final class QueueStore extends Store {
    * step may have been called) are marked takenOver, as a dead node's (a step declared not idempotent then ends
    * maybe-ran); what it held but never ran is not.
    */
-  public Future<Integer> requeueLost(String nodeId, Collection<String> running, boolean stopping) {
+  public Future<Integer> requeueLost(String nodeId, Collection<Running> running, boolean stopping) {
     List<Future<Integer>> each = new ArrayList<>();
     for (int p : keys.all()) {
-      List<String> args = new ArrayList<>(6 + running.size());
+      List<String> args = new ArrayList<>(6 + 2 * running.size());
       args.addAll(List.of(r.now(), keys.stateH(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), nodeId,
           stopping ? "1" : "0"));
-      running.stream().filter(id -> keys.partitionOf(id) == p).forEach(args::add);
+      running.stream().filter(run -> keys.partitionOf(run.txId()) == p).forEach(run -> {
+        args.add(run.txId());
+        args.add(Long.toString(run.attempt()));
+      });
       each.add(r.run(r.scripts().requeue, List.of(keys.inflightZ(p, nodeId), keys.processingZ(p)), args)
           .map(Response::toInteger));
     }

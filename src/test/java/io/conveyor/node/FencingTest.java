@@ -2,15 +2,19 @@ package io.conveyor.node;
 
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.bus.Addresses;
 import io.conveyor.model.TxStatus;
 import io.conveyor.model.TxSummary;
 import io.conveyor.pipeline.StepResult;
 import io.conveyor.testing.Eventually;
 import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.Promise;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.redis.client.Response;
 import java.time.Duration;
@@ -73,6 +77,43 @@ class FencingTest {
       String next = n.start("hold", new JsonObject());
       steps.held.poll(10, TimeUnit.SECONDS).complete(StepResult.success(new JsonObject()));
       assertEquals(TxStatus.SUCCESS, n.awaitFinal(next).status());
+    }
+  }
+
+  /** What the heartbeat asks of the dequeue verticle when Redis took the node over; answers how many it put back. */
+  private static int fence(TestNode n) {
+    return n.node().vertx().eventBus().<Integer>request(Addresses.NODE_FENCE, null,
+        new DeliveryOptions().setLocalOnly(true)).await().body();
+  }
+
+  @Test
+  void a_transaction_taken_back_in_a_reply_that_came_while_fenced_runs_again_though_its_old_run_was_still_here()
+      throws Exception {
+    TestSteps steps = new TestSteps();
+    try (TestNode n = node(steps)) {
+      String nodeId = n.node().nodeId();
+      String txId = n.start("hold", new JsonObject());
+      Promise<StepResult> first = steps.held.poll(10, TimeUnit.SECONDS);
+      int p = n.keys.partitionOf(txId);
+      assertEquals(0, fence(n), "its one run is still this node's: nothing to put back");
+      // meanwhile Redis took the transaction over (as reap.lua does), and a dequeue this node sent before its fence
+      // took it again (attempt 3); the reply comes while fenced, with the old run (attempt 1) not ended yet
+      cmd("DEL", n.keys.inflightZ(p, nodeId));
+      cmd("HSET", n.keys.stateH(txId), "processingState", "queued", "attempt", 2);
+      TestRedis.queueIn(n.keys.qInZ(p, "master"), txId);
+      assertEquals(3, n.store.queue.dequeue(p, "master", nodeId, 1).await().get(0).attempt());
+      // a reply that came while fenced is put back as the fence's is (DequeueVerticle.putBackWhileFenced)
+      assertEquals(1, fence(n), "attempt 3 runs nowhere: the old run of attempt 1 does not hold it");
+      assertEquals("queued", cmd("HGET", n.keys.stateH(txId), "processingState").toString());
+
+      n.node().vertx().eventBus().publish(Addresses.NODE_REGISTERED, 2, new DeliveryOptions().setLocalOnly(true));
+      first.complete(StepResult.success(new JsonObject().put("run", 0))); // refused: attempt 1 was taken over
+      Promise<StepResult> again = steps.held.poll(10, TimeUnit.SECONDS);
+      assertNotNull(again, "registered again, the node runs the step again");
+      again.complete(StepResult.success(new JsonObject().put("run", 1)));
+      TxSummary done = n.awaitFinal(txId);
+      assertEquals(TxStatus.SUCCESS, done.status());
+      assertEquals(1, done.output().getInteger("run"), "the old run's result is refused");
     }
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.model.Dequeued;
+import io.conveyor.redis.QueueStore.Running;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class WorkerSlotsRulesTest {
     assertTrue(slots.full(), "as many writes out as workers: nothing more is taken until one lands");
     assertEquals(0, slots.reserve(2));
 
-    slots.released("a", true);
+    slots.released(tx("a"), true);
     assertEquals(1, slots.ask(), "one write landed: one slot");
   }
 
@@ -50,10 +51,22 @@ class WorkerSlotsRulesTest {
     slots.taken(2);
     slots.running(List.of(tx("a")));
     slots.running(List.of(tx("a")));
-    slots.released("a", false);
-    assertEquals(Set.of("a"), slots.runningIds());
-    slots.released("a", false);
-    assertEquals(Set.of(), slots.runningIds());
+    slots.released(tx("a"), false);
+    assertEquals(Set.of(new Running("a", 1)), slots.running());
+    slots.released(tx("a"), false);
+    assertEquals(Set.of(), slots.running());
+  }
+
+  @Test
+  void runs_of_two_attempts_of_one_transaction_are_told_apart() {
+    Dequeued old = Dequeued.unreadable("a", 1, "test");
+    Dequeued later = Dequeued.unreadable("a", 3, "test");
+    slots.taken(2);
+    slots.running(List.of(old));
+    slots.running(List.of(later));
+    assertEquals(Set.of(new Running("a", 1), new Running("a", 3)), slots.running());
+    slots.released(old, false);
+    assertEquals(Set.of(new Running("a", 3)), slots.running(), "the later run is still under way");
   }
 
   @Test
@@ -63,7 +76,7 @@ class WorkerSlotsRulesTest {
     assertEquals(2, slots.reserve(2));
     slots.ended();
     assertFalse(slots.idle(), "a write is out and two slots are reserved");
-    slots.released("a", true);
+    slots.released(tx("a"), true);
     assertFalse(slots.idle(), "two slots are reserved by a start call");
     slots.unreserve(2, 0);
     assertTrue(slots.idle());

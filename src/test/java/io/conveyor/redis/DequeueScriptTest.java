@@ -100,7 +100,7 @@ class DequeueScriptTest extends ScriptTest {
     }
     h.store.queue.dequeue(0, "g", "node-a", 10).await();
     cmd("DEL", h.keys.qRingL(0, "g"));
-    assertEquals(1, h.store.queue.requeueLost("node-a", List.of("tx-run")).await());
+    assertEquals(1, h.store.queue.requeueLost("node-a", List.of(new QueueStore.Running("tx-run", 4))).await());
     assertEquals(List.of("tx-lost"), TestRedis.inQueue(h.keys.qInZ(0, "g")));
     assertEquals("queued", cmd("HGET", h.keys.stateH("tx-lost"), "processingState").toString());
     assertEquals("processing", cmd("HGET", h.keys.stateH("tx-run"), "processingState").toString());
@@ -110,6 +110,31 @@ class DequeueScriptTest extends ScriptTest {
     // requeue raised the attempt (4 → 5), fencing whatever the lost reply had handed out; dequeue raises it again
     assertEquals("5", cmd("HGET", h.keys.stateH("tx-lost"), "attempt").toString());
     assertEquals(6, h.store.queue.dequeue(0, "g", "node-b", 10).await().get(0).attempt());
+  }
+
+  @Test
+  void requeue_puts_back_a_later_attempt_held_here_while_the_old_run_of_it_has_not_ended() {
+    queued("tx-1", h.keys.qInZ(0, "g"));
+    cmd("HSET", h.keys.stateH("tx-1"), "group", "g");
+    assertEquals(4, h.store.queue.dequeue(0, "g", "node-a", 1).await().get(0).attempt()); // runs on node-a
+    // taken over (reap.lua), then taken again by node-a, whose old run of it goes on until its next write is
+    // refused: the dequeue's reply came while node-a was fenced, so attempt 6 runs nowhere
+    cmd("DEL", h.keys.inflightZ(0, "node-a"));
+    cmd("HSET", h.keys.stateH("tx-1"), "processingState", "queued", "attempt", 5);
+    TestRedis.queueIn(h.keys.qInZ(0, "g"), "tx-1");
+    assertEquals(6, h.store.queue.dequeue(0, "g", "node-a", 1).await().get(0).attempt());
+    cmd("DEL", h.keys.qRingL(0, "g"));
+
+    assertEquals(0, h.store.queue.requeueLost("node-a", List.of(new QueueStore.Running("tx-1", 6))).await(),
+        "a run of the attempt the state holds is left alone");
+    assertEquals(1, h.store.queue.requeueLost("node-a", List.of(new QueueStore.Running("tx-1", 4))).await(),
+        "the old run does not hold the later attempt: it goes back");
+    assertEquals("queued", cmd("HGET", h.keys.stateH("tx-1"), "processingState").toString());
+    assertEquals("7", cmd("HGET", h.keys.stateH("tx-1"), "attempt").toString());
+    assertEquals(List.of("tx-1"), TestRedis.inQueue(h.keys.qInZ(0, "g")));
+    assertEquals(0, cmd("ZCARD", h.keys.inflightZ(0, "node-a")).toInteger());
+    assertEquals(1, cmd("LLEN", h.keys.qRingL(0, "g")).toInteger(), "an idle node is rung");
+    assertEquals(null, cmd("HGET", h.keys.stateH("tx-1"), "takenOver"), "attempt 6 never ran: not marked");
   }
 
   @Test
@@ -124,7 +149,7 @@ class DequeueScriptTest extends ScriptTest {
     assertEquals(-1, lost.takenOver(), "its step was never called: nothing marked");
     assertEquals(1, lost.run());
     h.store.queue.dequeue(0, "g", "node-b", 10).await(); // the other one, now held by node-b too, which stops
-    assertEquals(2, h.store.queue.requeueLost("node-b", List.of("tx-stopped"), true).await(), "all goes back");
+    assertEquals(2, h.store.queue.requeueLost("node-b", List.of(new QueueStore.Running("tx-stopped", 4)), true).await(), "all goes back");
     List<Dequeued> back = h.store.queue.dequeue(0, "g", "node-c", 10).await();
     assertEquals(java.util.Map.of("tx-lost", -1, "tx-stopped", 2), back.stream().collect(java.util.stream.Collectors
         .toMap(Dequeued::txId, Dequeued::takenOver)), "only the one it ran is marked, at its step (index 2)");

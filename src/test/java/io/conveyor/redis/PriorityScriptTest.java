@@ -93,7 +93,9 @@ class PriorityScriptTest extends ScriptTest {
     String second = start("order", 9);
     assertEquals(2, dequeueAll().size());
     String waiting = start("order", 9);
-    assertEquals(1, h.store.queue.requeueLost("node-a", List.of(second)).await(), "what it does not run goes back");
+    long attempt = Long.parseLong(cmd("HGET", h.keys.stateH(second), "attempt").toString());
+    assertEquals(1, h.store.queue.requeueLost("node-a", List.of(new QueueStore.Running(second, attempt))).await(),
+        "what it does not run goes back");
     assertEquals(List.of(first, waiting), TestRedis.inQueue(h.keys.qInZ(0, "shop")));
     assertEquals(List.of(first, waiting), dequeueAll());
   }
