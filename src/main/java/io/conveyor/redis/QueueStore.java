@@ -104,16 +104,37 @@ public final class QueueStore extends Store {
 
   /**
    * The same, offering the node's free workers (handoff): a start whose group has nothing waiting is taken for
-   * this node in the same call, and handed to its workers (see start.lua).
+   * this node in the same call, and handed to its workers (see start.lua). Fails with the first failure; startEach
+   * answers each start on its own.
    */
   public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
                                         int ownerShare, Handoff handoff) {
+    return Partitioned.all(startEach(txs, externalIdPeriod, priorityStepMillis, ownerShare, handoff));
+  }
+
+  /**
+   * Starts a batch, one script call per partition, each start answered on its own and in the order given: the
+   * starts of a partition whose call failed fail with its error, the others are answered when their own partition
+   * answers.
+   */
+  public List<Future<StartReply>> startEach(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
+                                            int ownerShare, Handoff handoff) {
     if (txs.stream().noneMatch(t -> payloads().sealsFor(t.req().owner()))) {
       return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
           priorityStepMillis, ownerShare, handoff));
     }
-    return Seals.starts(payloads(), txs).compose(sealed -> Partitioned.each(keys, sealed, NewTx::txId,
-        (p, some) -> startIn(p, some, externalIdPeriod, priorityStepMillis, ownerShare, handoff)));
+    return Partitioned.after(Seals.starts(payloads(), txs), txs.size(), sealed -> Partitioned.each(keys, sealed,
+        NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod, priorityStepMillis, ownerShare, handoff)));
+  }
+
+  /**
+   * This node's starts batched per partition (at most max a call), so one partition's trouble holds only its own;
+   * handoff is asked at each call, and the outcomes feed the node's PartitionHealth.
+   */
+  public PartitionBatchers<NewTx, StartReply> starts(int max, Duration externalIdPeriod, long priorityStepMillis,
+                                                     int ownerShare, java.util.function.Supplier<Handoff> handoff) {
+    return new PartitionBatchers<>(keys, NewTx::txId, max, txs -> startEach(txs, externalIdPeriod,
+        priorityStepMillis, ownerShare, handoff.get()), r.health(), r.ticker());
   }
 
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
