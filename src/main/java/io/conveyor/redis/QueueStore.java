@@ -321,8 +321,14 @@ public final class QueueStore extends Store {
    * maybe-ran); what it held but never ran is not.
    */
   public Future<Integer> requeueLost(String nodeId, Collection<String> running, boolean stopping) {
+    return requeueLost(nodeId, running, stopping, keys.all());
+  }
+
+  /** As requeueLost, in the given partitions only. */
+  public Future<Integer> requeueLost(String nodeId, Collection<String> running, boolean stopping,
+                                     List<Integer> partitions) {
     List<Future<Integer>> each = new ArrayList<>();
-    for (int p : keys.all()) {
+    for (int p : partitions) {
       List<String> args = new ArrayList<>(6 + running.size());
       args.addAll(List.of(r.now(), keys.stateH(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), nodeId,
           stopping ? "1" : "0"));
