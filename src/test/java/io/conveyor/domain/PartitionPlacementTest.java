@@ -3,6 +3,7 @@ package io.conveyor.domain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxException;
@@ -10,6 +11,8 @@ import io.conveyor.model.TxSummary;
 import io.conveyor.redis.PartitionHealth;
 import io.conveyor.redis.RedisUnavailable;
 import io.conveyor.redis.StoreContext;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.RedisClusterFixture;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
@@ -18,7 +21,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.net.ConnectException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -110,5 +116,55 @@ class PartitionPlacementTest {
     TxSummary s = transactions.start(body(externalId)).await();
     assertEquals(FAILING, node.keys.partitionOf(s.txId()));
     assertEquals(externalId, s.externalId());
+  }
+
+  /**
+   * The bulkhead itself, on the Redis Cluster pass only (one Redis cannot hold one partition and answer another):
+   * the master of one partition holds every script for 5 s (CLIENT PAUSE WRITE, as a slow or failing-over master
+   * would); starts placed there wait, while the starts placed in the others are answered, dequeued, run and completed
+   * meanwhile. Placed by a tracker that knows nothing, so some starts do go to the held partition.
+   */
+  @Test
+  void while_one_partitions_master_holds_every_script_the_others_start_run_and_complete() {
+    assumeTrue(TestRedis.clusterMode(), "needs partitions on several masters");
+    RedisClusterFixture cluster = TestRedis.cluster();
+    int global = cluster.masterOfKey(node.keys.nodesZ());
+    int held = -1;
+    int port = -1;
+    for (int p = 0; p < 3 && held < 0; p++) {
+      int master = cluster.masterOfKey(node.keys.stateH(node.keys.newTxId(p)));
+      if (master != global) { // the heartbeat and leases stay answered
+        held = p;
+        port = master;
+      }
+    }
+    assumeTrue(held >= 0, "every partition shares the global keys' master");
+    health.succeeded(FAILING);
+    long paused = System.nanoTime();
+    cluster.cmd(port, "CLIENT", "PAUSE", "5000", "WRITE");
+    try {
+      List<Future<TxSummary>> starts = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        starts.add(transactions.start(body(null)));
+      }
+      int heldPartition = held;
+      List<String> others = Eventually.until(Duration.ofSeconds(4), "the starts outside partition " + held
+          + " to be answered and run", () -> {
+            List<String> done = new ArrayList<>();
+            for (Future<TxSummary> f : starts) {
+              if (f.succeeded() && node.keys.partitionOf(f.result().txId()) != heldPartition) {
+                TxSummary live = node.store.reads.getState(f.result().txId()).await();
+                done.add(live != null && live.status().isFinal() ? f.result().txId() : null);
+              }
+            }
+            return done;
+          }, done -> done.size() >= 10 && !done.contains(null));
+      long tookMs = (System.nanoTime() - paused) / 1_000_000;
+      assertTrue(tookMs < 5000, "the other partitions waited for the held one: " + tookMs + " ms");
+      assertTrue(starts.stream().anyMatch(f -> !f.isComplete()), "no start went to the held partition");
+      assertTrue(others.size() >= 10, others.toString());
+    } finally {
+      cluster.cmd(port, "CLIENT", "UNPAUSE");
+    }
   }
 }
