@@ -189,8 +189,9 @@ public final class DequeueVerticle extends VerticleBase {
       }
       return false;
     }
-    // no more than the free slots (its share of them), and no more than can still hand their completions over
-    int asked = slots.ask(Math.min(parts, rotation.hotCount() + takes.out()));
+    // no more than its partition's share of the free slots (a take that hangs holds no more), and no more than
+    // can still hand their completions over
+    int asked = slots.ask(parts);
     if (asked == 0) {
       return false;
     }

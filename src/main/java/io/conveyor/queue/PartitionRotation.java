@@ -80,11 +80,6 @@ final class PartitionRotation {
     return NONE;
   }
 
-  /** How many partitions are known to hold work. */
-  int hotCount() {
-    return parts == 1 ? 1 : hot.size();
-  }
-
   /** A take in p found its queues empty: p is cold unless a ring came since the take went out (ringsBefore). */
   void emptied(int p, long ringsBefore) {
     if (ringsHeard(p) == ringsBefore) {
