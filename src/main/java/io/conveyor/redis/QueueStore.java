@@ -140,7 +140,9 @@ public final class QueueStore extends Store {
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
                                            long priorityStepMillis, int ownerShare, Handoff handoff) {
     long now = r.clock().millis();
-    String group = handoff.group();
+    // no hand-off into a partition that is not ok: a call that fails there would hold this node's takes while
+    // what it may have handed over is put back (in every partition)
+    String group = r.health().state(p) == PartitionHealth.State.OK ? handoff.group() : "";
     int mine = 0;
     long[] startAts = new long[txs.size()];
     List<String> k = new ArrayList<>(12 + 9 * txs.size());
