@@ -35,6 +35,7 @@ import io.conveyor.redis.EmbeddedRedis;
 import io.conveyor.redis.Handoff;
 import io.conveyor.redis.Keys;
 import io.conveyor.redis.LeaderRole;
+import io.conveyor.redis.PartitionHealth;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisLink;
 import io.conveyor.redis.Replicas;
@@ -57,7 +58,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
@@ -98,8 +98,7 @@ public final class Node {
   private Publication publication;
   private ArchiveStore archive;
 
-  private record Deployed(String name, String id, Duration bound) {
-  }
+  private record Deployed(String name, String id, Duration bound) { }
 
   private Node(Config config, Clock clock, StepRegistry registry, EmbeddedRedis embedded,
                UnaryOperator<ArchiveStore> archiveDecorator, Tracing tracing, ClusterView view) {
@@ -116,7 +115,8 @@ public final class Node {
     this.redis = new RedisAccess(RedisLink.options(config.redis(), config.security().redisTls()),
         config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock,
         Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits(),
-        io.conveyor.crypto.Encryption.fromConfig(config.security().encryption(), System.getenv(), Ticker.SYSTEM));
+        io.conveyor.crypto.Encryption.fromConfig(config.security().encryption(), System.getenv(), Ticker.SYSTEM),
+        new PartitionHealth(config.redis().partitions(), config.redis().partitionHealth(), Ticker.SYSTEM));
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker(),
         view);
@@ -319,7 +319,7 @@ public final class Node {
         .put("beat", Instant.ofEpochMilli(clock.millis()).toString())
         .put("busy", metrics.workersBusy())
         .put("workers", config.node().workers())
-        .put("stepTypes", new JsonArray(new TreeSet<>(registry.names()).stream().toList()))
+        .put("stepTypes", new JsonArray(new java.util.TreeSet<>(registry.names()).stream().toList()))
         .put("clusterNodeId", cluster.clusterNodeId())
         .put("view", registration.view().fingerprint()) // the members it sees, held against the others' (ClusterView)
         // roles this node stands down from for now: the others share their partitions out without it

@@ -158,7 +158,15 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
    */
   public record Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
                       Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas,
-                      Duration waitTimeout, RedisMemory memory) {
+                      Duration waitTimeout, RedisMemory memory, PartitionHealth partitionHealth) {
+    /** The settings before partition health (its defaults). */
+    public Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
+                 Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas, Duration waitTimeout,
+                 RedisMemory memory) {
+      this(mode, endpoints, masterName, prefix, partitions, embedded, maxPipelined, timeout, waitReplicas, waitTimeout,
+          memory, PartitionHealth.DEFAULTS);
+    }
+
     /** The settings before the memory guard (its defaults). */
     public Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
                  Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas, Duration waitTimeout) {
@@ -179,6 +187,16 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
    */
   public record RedisMemory(double highWater, double lowWater, long budget, Duration interval) {
     public static final RedisMemory DEFAULTS = new RedisMemory(0.85, 0.75, 0, Duration.ofSeconds(1));
+  }
+
+  /**
+   * Partition health (README, Partition bulkheads): a call out past suspectAfter makes its partition suspect; each
+   * partition is probed every second with probeTimeout; a start bound to a failing partition waits up to wait for it,
+   * then answers 503 partition-unavailable (waitFor: redis.partitionWait).
+   */
+  public record PartitionHealth(Duration suspectAfter, Duration probeTimeout, Duration waitFor) {
+    public static final PartitionHealth DEFAULTS = new PartitionHealth(Duration.ofMillis(250), Duration.ofMillis(500),
+        Duration.ofSeconds(2));
   }
 
   /** What this node serves: its group, its roles, and how many transactions it runs at once. */

@@ -135,7 +135,9 @@ final class ConfigReader {
     return new Config.Redis(mode, List.copyOf(endpoints), masterName, prefix, partitions, embedded,
         integer("redis.maxPipelined", 1, 10_000_000), duration("redis.timeout", Duration.ofMillis(100)),
         integer("redis.waitReplicas", 0, 100), duration("redis.waitTimeout", Duration.ofMillis(1)),
-        RedisMemoryReader.read(this));
+        RedisMemoryReader.read(this), new Config.PartitionHealth(duration("redis.partitionSuspectAfter",
+        Duration.ofMillis(10)), duration("redis.partitionProbeTimeout", Duration.ofMillis(10)),
+        duration("redis.partitionWait", Duration.ZERO)));
   }
 
   Config.Logging logging() {

@@ -14,6 +14,8 @@ import io.conveyor.net.WebhookGuard;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.redis.Batcher;
 import io.conveyor.redis.Handoff;
+import io.conveyor.redis.PartitionBatchers;
+import io.conveyor.redis.PartitionHealth;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.QueueStore;
 import io.conveyor.redis.ReadStore;
@@ -23,7 +25,10 @@ import io.conveyor.trace.Tracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.time.Duration;
@@ -33,7 +38,10 @@ import java.util.function.Supplier;
 /**
  * The start of a transaction, for Transactions: the request checked against the limits, the Redis memory verdict
  * and the webhook guard, then batched into start.lua, and each of its answer codes made a refusal a client can act
- * on. Meant for one thread or Vert.x context at a time, like the Transactions that owns it.
+ * on. Meant for one thread or Vert.x context at a time, like the Transactions that owns it. Starts are batched per
+ * partition, and placed by the node's PartitionHealth: a start that may go anywhere goes to an ok partition, one
+ * bound to a failing partition waits up to redis.partitionWait for it (on the context that made this service; off
+ * a context it does not wait), then answers 503 partition-unavailable.
  */
 final class Starts {
   private final StoreContext redis;
@@ -47,7 +55,10 @@ final class Starts {
   private final Config.Webhooks webhooks;
   private final Tracing tracing;
   private final MemoryGuard memory;
-  private final Batcher<QueueStore.NewTx, QueueStore.StartReply> starts;
+  private final PartitionBatchers<QueueStore.NewTx, QueueStore.StartReply> starts;
+  private final PartitionHealth health;
+  /** Where a bound start waits for its partition: the context this service was made on (null off a context). */
+  private final Vertx vertx;
 
   /** handoff is asked at each start call: a start whose group has nothing waiting may go to this node's workers. */
   Starts(StoreContext redis, ReadStore reads, PipelineStore pipelines, PipelineCatalog catalog, Config config,
@@ -63,8 +74,11 @@ final class Starts {
     this.webhooks = config.webhooks();
     this.tracing = tracing;
     this.memory = new MemoryGuard(config.redis().memory(), metrics);
-    this.starts = new Batcher<>(Batcher.MAX, txs -> queue.start(txs, settings.externalIdPeriod(),
-        settings.priorityStepMillis(), settings.ownerShare(), handoff.get()));
+    this.starts = queue.starts(Batcher.MAX, settings.externalIdPeriod(), settings.priorityStepMillis(),
+        settings.ownerShare(), handoff);
+    this.health = redis.health();
+    Context context = Vertx.currentContext();
+    this.vertx = context == null ? null : context.owner();
   }
 
   /** The memory watcher's last verdict, as this service heard it (nothing judged when it hears none). */
@@ -111,24 +125,34 @@ final class Starts {
 
   /**
    * Starts it in its pipeline's group, under its gate (its own, else its pipeline's): a gated start's txId is in
-   * its gate's partition, so start.lua decides the gate with the write (lib/gate.lua).
+   * its gate's partition, so start.lua decides the gate with the write (lib/gate.lua). One with an externalId is
+   * bound to that one's partition too; any other goes to an ok partition (PartitionHealth.pickForStart).
    */
   private Future<TxSummary> begin(StartRequest req, Gate own, PipelineCatalog.Startable p, String traceparent,
                                   boolean mayRetry) {
     Gate gate = own != null ? own : p.gate();
     QueueStore.GateStart gated = null;
-    String txId;
     if (gate != null) {
       try {
         gated = gated(req, gate);
       } catch (TxException e) {
         return Future.failedFuture(e);
       }
-      txId = queue.newGatedTxId(req.owner(), req.type(), gated);
-    } else {
-      txId = queue.newTxId(req.owner(), req.externalId());
     }
-    TxException full = memory.refusal(redis.keys().partitionOf(txId), txId);
+    QueueStore.GateStart g = gated;
+    if (gated == null && req.externalId() == null) {
+      return begin(req, own, p, traceparent, mayRetry, null, health.pickForStart(), true);
+    }
+    int bound = gated != null ? queue.gatePartition(req.owner(), req.type(), gated)
+        : redis.keys().partitionFor(req.owner(), req.externalId());
+    return partitionReady(bound).compose(v -> begin(req, own, p, traceparent, mayRetry, g, bound, false));
+  }
+
+  /** The start in partition part; anywhere: it may go to any partition, and is placed again once if it never left. */
+  private Future<TxSummary> begin(StartRequest req, Gate own, PipelineCatalog.Startable p, String traceparent,
+                                  boolean mayRetry, QueueStore.GateStart gated, int part, boolean anywhere) {
+    String txId = redis.keys().newTxId(part);
+    TxException full = memory.refusal(part, txId);
     if (full != null) {
       return Future.failedFuture(full);
     }
@@ -148,6 +172,7 @@ final class Starts {
         .recover(e -> e instanceof RedisUnavailable.NotReplicated ? Future.failedFuture(new TxException(
             Kind.UNAVAILABLE, e.getMessage() + "; " + txId + " is started but not known to survive: read it, or "
             + "start again with the same externalId", null, txId))
+            : e instanceof RedisUnavailable.NotSent ? notSent(req, own, p, traceparent, part, anywhere, e)
             : e instanceof RedisUnavailable ? confirm(txId, e) : Future.failedFuture(e));
     if (span != null) {
       started.onComplete(ar -> {
@@ -158,6 +183,52 @@ final class Starts {
       });
     }
     return started;
+  }
+
+  /**
+   * The start never reached Redis (no connection, or the partition's backlog was full), so nothing ran: one that
+   * may go anywhere is placed again, once, in another ok partition with a new txId; one bound to its partition
+   * answers 503 partition-unavailable.
+   */
+  private Future<TxSummary> notSent(StartRequest req, Gate own, PipelineCatalog.Startable p, String traceparent,
+                                    int part, boolean anywhere, Throwable cause) {
+    int other = anywhere ? health.pickOtherThan(part) : -1;
+    if (other >= 0) {
+      return begin(req, own, p, traceparent, true, null, other, false);
+    }
+    return Future.failedFuture(anywhere ? new TxException(Kind.UNAVAILABLE, cause.getMessage() + "; no other "
+        + "partition answers now, and nothing was started: retry shortly", null, null)
+        : partitionUnavailable(part, cause.getMessage() + "; nothing was started"));
+  }
+
+  /** Succeeds once partition part is not failing, within redis.partitionWait; else fails partition-unavailable. */
+  private Future<Void> partitionReady(int part) {
+    if (health.state(part) != PartitionHealth.State.FAILING) {
+      return Future.succeededFuture();
+    }
+    Promise<Void> ready = Promise.promise();
+    awaitPartition(part, redis.ticker().nanos() + health.settings().waitFor().toNanos(), ready);
+    return ready.future();
+  }
+
+  private void awaitPartition(int part, long deadline, Promise<Void> ready) {
+    PartitionHealth.Status now = health.status(part);
+    long left = deadline - redis.ticker().nanos();
+    if (now.state() != PartitionHealth.State.FAILING) {
+      ready.complete();
+    } else if (left <= 0 || vertx == null) {
+      ready.fail(partitionUnavailable(part, now.reason() + "; waited " + Durations.format(
+          health.settings().waitFor()) + " (redis.partitionWait) for it, nothing was started"));
+    } else {
+      vertx.setTimer(Math.max(1, Math.min(50, left / 1_000_000)), t -> awaitPartition(part, deadline, ready));
+    }
+  }
+
+  /** 503 partition-unavailable, naming the partition a start is bound to. */
+  private TxException partitionUnavailable(int part, String why) {
+    return TxException.partitionUnavailable("partition " + part + " (its Redis master) is failing over: " + why
+        + "; this start is bound to it by its externalId or gate key: retry shortly, or start without an "
+        + "externalId to go to another partition", 1);
   }
 
   /** A gated start's key value and decision input; a start that names its own time or externalId is refused. */

@@ -24,6 +24,8 @@ public final class TxException extends RuntimeException {
     UNAVAILABLE("unavailable", 503),
     /** Redis is near or at its memory limit: new starts wait (Retry-After) while running work frees memory. */
     REDIS_MEMORY("redis-memory", 503),
+    /** The one partition a start is bound to (externalId, gate) is failing: its Redis master does not answer. */
+    PARTITION_UNAVAILABLE("partition-unavailable", 503),
     UNAUTHORIZED("unauthorized", 401),
     FORBIDDEN("forbidden", 403),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415),
@@ -75,6 +77,13 @@ public final class TxException extends RuntimeException {
   public static TxException redisFull(String message, String txId, int retryAfterSeconds) {
     TxException e = new TxException(Kind.REDIS_MEMORY, message, null, txId, null);
     e.retryAfter = retryAfterSeconds;
+    return e;
+  }
+
+  /** A start bound to a failing partition waited for it in vain: retry after that many seconds (Retry-After). */
+  public static TxException partitionUnavailable(String message, int retryAfterSeconds) {
+    TxException e = new TxException(Kind.PARTITION_UNAVAILABLE, message, null, null, null);
+    e.retryAfter = Math.max(1, retryAfterSeconds);
     return e;
   }
 

@@ -82,7 +82,7 @@ public final class HeartbeatVerticle extends VerticleBase {
     return store.register(settings.nodeId(), info(), settings.ttl()).onSuccess(v -> {
       registration.confirmed(sent);
       next();
-    });
+    }).compose(v -> vertx.deployVerticle(new PartitionProbeVerticle(redis))); // undeployed with this one
   }
 
   private JsonObject info() {

@@ -23,11 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes work of this node's group into its free worker slots and runs it: one dequeue in flight at a time, in
- * the partition the rotation names; a busy node takes again as slots free up, an idle one waits on its ring
- * until a start or another node rings it, or idleWait passes. An actor: its fields are touched on its own
- * context only. Starts reach its slots by request (WorkerHandoff), the heartbeat and the fence by local message,
- * and the busy count leaves it as a metric.
+ * Takes work of this node's group into its free worker slots and runs it: at most one dequeue out per partition
+ * (PartitionTakes), each asking its share of the free slots; a busy node takes again as slots free up, an idle one
+ * waits on its ring until a start or another node rings it, or idleWait passes. An actor: its fields are touched on
+ * its own context only. Starts reach its slots by request (WorkerHandoff), the heartbeat and the fence by local
+ * message, and the busy count leaves it as a metric.
  */
 public final class DequeueVerticle extends VerticleBase {
   private static final Logger log = LoggerFactory.getLogger(DequeueVerticle.class);
@@ -52,8 +52,8 @@ public final class DequeueVerticle extends VerticleBase {
   private HeldRings heldRings;
   private Handoff handoff = Handoff.NONE;
   private int parts;
-  /** A dequeue (or a put-back of lost work) is out: no other goes meanwhile. */
-  private boolean taking;
+  private PartitionTakes takes;
+  private boolean puttingBack; // of a lost hand-off, in every partition: no dequeue goes meanwhile
   /** Waiting on the ring (or, with several partitions, idle until one rings): the last take found no work. */
   private boolean waiting;
   /** The ring rang (or its wait ended) since the last dequeue went out: take again before blocking. */
@@ -111,6 +111,7 @@ public final class DequeueVerticle extends VerticleBase {
     });
     rotation = new PartitionRotation(parts, ThreadLocalRandom.current().nextInt(parts));
     heldRings = new HeldRings(vertx, store, redisContext.clock(), group, () -> stopping);
+    takes = new PartitionTakes(store, heldRings, redisContext.health(), group, settings.nodeId(), parts);
     ring = new RingConnection(vertx, redisContext, settings.nodeId(), group, this::rang, rotation::allHot,
         this::take);
     listen();
@@ -131,13 +132,8 @@ public final class DequeueVerticle extends VerticleBase {
 
   /** The fence, cancels to pass to the runner, and the word that the node is registered again. */
   private void listen() {
-    vertx.eventBus().<Object>localConsumer(Addresses.NODE_FENCE, m -> fence().onComplete(ar -> {
-      if (ar.succeeded()) {
-        m.reply(ar.result());
-      } else {
-        m.fail(500, ar.cause().getMessage());
-      }
-    }));
+    vertx.eventBus().<Object>localConsumer(Addresses.NODE_FENCE, m -> fence().onSuccess(m::reply)
+        .onFailure(e -> m.fail(500, e.getMessage())));
     vertx.eventBus().<String>localConsumer(Addresses.TX_CANCEL_REQUESTED, m -> runner.cancelRequested(m.body()));
     vertx.eventBus().localConsumer(Addresses.NODE_REGISTERED, m -> {
       if (fenced) {
@@ -163,54 +159,60 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void take() {
-    if (stopping || fenced || taking || slots.full()) {
-      return;
+    if (takeOne()) {
+      take(); // one take per partition that may take now (at most parts deep)
+    }
+  }
+
+  /** Sends a take in a partition where none is out; false when no (other) take may go now. */
+  private boolean takeOne() {
+    if (stopping || fenced || puttingBack || slots.full()) {
+      return false;
     }
     if (waiting && parts == 1) {
       // blocked on the ring after a dequeue found every queue empty: whatever queues work since rings it, so a
       // run ending here has nothing to look for
-      return;
+      return false;
     }
     if (handoffLost) {
       recoverHandoff();
-      return;
+      return false;
     }
     if (!registration.mayWork()) {
       awaitBeat();
-      return;
+      return false;
     }
-    int p = rotation.next();
+    int p = rotation.next(takes::busy);
     if (p == PartitionRotation.NONE) {
-      waitForWork();
-      return;
-    }
-    taking = true;
-    wakePending = false;
-    // no more than the free slots, and no more than can still hand their completions over (see WorkerSlots)
-    int asked = slots.ask();
-    long ringsBefore = rotation.ringsHeard(p);
-    store.take(p, group, settings.nodeId(), asked).map(t -> {
-      if (t.heldReadyMs() > 0) {
-        heldRings.ringIn(p, t.heldReadyMs());
+      if (takes.out() == 0) {
+        waitForWork();
       }
-      return t.txs();
-    }).onComplete(ar -> {
+      return false;
+    }
+    // no more than its partition's share of the free slots (a take that hangs holds no more), and no more than
+    // can still hand their completions over
+    int asked = slots.ask(parts);
+    if (asked == 0) {
+      return false;
+    }
+    wakePending = false;
+    long ringsBefore = rotation.ringsHeard(p);
+    takes.take(p, asked).onComplete(ar -> {
+      slots.taken(asked, ar.succeeded() && !fenced ? ar.result().size() : 0);
       if (ar.failed()) {
-        slots.taken(0);
-        recoverLostTake(ar.cause());
+        recoverLostTake(p, ar.cause());
       } else if (fenced) {
-        slots.taken(0);
-        putBackWhileFenced();
+        putBackWhileFenced(p);
       } else {
-        slots.taken(ar.result().size());
         taken(p, asked, ar.result(), ringsBefore);
       }
     });
+    return true;
   }
 
   /** A dequeue's reply came: run it, then take again, or wait when it found every queue empty. */
   private void taken(int p, int asked, List<Dequeued> txs, long ringsBefore) {
-    taking = false;
+    takes.end(p);
     runs.run(txs);
     if (handoffLost) {
       recoverHandoff();
@@ -232,9 +234,9 @@ public final class DequeueVerticle extends VerticleBase {
    * A dequeue answered after the fence: the fence's put-back usually went out after it and put all of it back,
    * but not always (a script reloaded after NOSCRIPT goes out later): put back what came, then let a take go.
    */
-  private void putBackWhileFenced() {
-    lost.putBack("that came while fenced").onComplete(r -> {
-      taking = false;
+  private void putBackWhileFenced(int p) {
+    lost.putBack(p, "that came while fenced").onComplete(r -> {
+      takes.end(p);
       checkDrained();
       take();
     });
@@ -252,19 +254,19 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   /**
-   * A failed dequeue may have taken work whose reply never came: put back what this node holds but does
-   * not run. No other dequeue is out meanwhile (taking stays set), so nothing in flight is put back.
+   * A failed dequeue in p may have taken work whose reply never came: what this node holds there but does not run
+   * goes back. p stays busy meanwhile, so nothing in flight is put back; the other partitions take on.
    */
-  private void recoverLostTake(Throwable cause) {
-    log.warn("dequeue from group {} failed ({}); checking for work it took, then trying again", group,
-        cause.getMessage());
-    lost.putBack("taken by a lost dequeue").onComplete(r -> {
+  private void recoverLostTake(int p, Throwable cause) {
+    log.warn("dequeue from group {} in partition {} failed ({}); checking for work it took, then trying again",
+        group, p, cause.getMessage());
+    lost.putBack(p, "taken by a lost dequeue").onComplete(r -> {
       vertx.setTimer(r.succeeded() ? 100 : 1000, t -> {
         if (r.failed()) {
-          recoverLostTake(r.cause());
+          recoverLostTake(p, r.cause());
           return;
         }
-        taking = false;
+        takes.end(p);
         take();
         checkDrained();
       });
@@ -356,14 +358,14 @@ public final class DequeueVerticle extends VerticleBase {
    * work not yet in running), what this node holds in inflightZ but does not run goes back on its queue.
    */
   private void recoverHandoff() {
-    if (taking || slots.reserved() > 0) {
-      return; // the take's reply, or the last hand-off's, comes back here
+    if (takes.out() > 0 || puttingBack || slots.reserved() > 0) {
+      return; // the takes' replies, or the last hand-off's, come back here
     }
-    taking = true;
+    puttingBack = true;
     lost.putBack("of a start whose reply was lost").onComplete(r -> {
       handoffLost &= r.failed();
       vertx.setTimer(r.succeeded() ? 1 : 1000, t -> {
-        taking = false;
+        puttingBack = false;
         if (handoffLost) {
           recoverHandoff();
         } else {
@@ -375,7 +377,7 @@ public final class DequeueVerticle extends VerticleBase {
   }
 
   private void checkDrained() {
-    if (stopping && !taking && slots.idle()) {
+    if (stopping && takes.out() == 0 && !puttingBack && slots.idle()) {
       drained.tryComplete();
     }
   }

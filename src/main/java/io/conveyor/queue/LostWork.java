@@ -24,7 +24,16 @@ final class LostWork {
 
   /** What is held but not run goes back; how many, logged as what was lost when any. */
   Future<Integer> putBack(String lost) {
-    return store.requeueLost(nodeId, slots.running()).onSuccess(n -> {
+    return logged(store.requeueLost(nodeId, slots.running()), lost);
+  }
+
+  /** The same in one partition only: a take in another may be out meanwhile, and its partition may hang. */
+  Future<Integer> putBack(int partition, String lost) {
+    return logged(store.requeueLost(nodeId, slots.running(), false, java.util.List.of(partition)), lost);
+  }
+
+  private static Future<Integer> logged(Future<Integer> putBack, String lost) {
+    return putBack.onSuccess(n -> {
       if (n > 0) {
         log.info("put {} transactions {} back on their queues", n, lost);
       }

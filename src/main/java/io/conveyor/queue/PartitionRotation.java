@@ -56,16 +56,22 @@ final class PartitionRotation {
 
   /** The partition to take from now, or NONE. */
   int next() {
+    return next(p -> false);
+  }
+
+  /** The partition to take from now, passing over those busy says are (a take is out there), or NONE. */
+  int next(java.util.function.IntPredicate busy) {
     if (parts == 1) {
-      return 0;
+      return busy.test(0) ? NONE : 0;
     }
-    if (!hot.isEmpty()) {
-      int p = hot.iterator().next(); // the oldest hot partition, then to the back: each gets its turn
-      hot.remove(p);
-      hot.add(p);
-      return p;
+    for (int p : hot) {
+      if (!busy.test(p)) { // the oldest hot partition, then to the back: each gets its turn
+        hot.remove(p);
+        hot.add(p);
+        return p;
+      }
     }
-    if (sweep) {
+    if (sweep && !busy.test(sweepNext)) {
       sweep = false;
       int p = sweepNext;
       sweepNext = (sweepNext + 1) % parts;

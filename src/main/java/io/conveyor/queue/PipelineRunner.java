@@ -9,6 +9,7 @@ import io.conveyor.pipeline.CompiledPipeline;
 import io.conveyor.pipeline.PipelineCatalog;
 import io.conveyor.pipeline.StepResult;
 import io.conveyor.redis.Batcher;
+import io.conveyor.redis.PartitionBatchers;
 import io.conveyor.redis.Code;
 import io.conveyor.redis.PipelineStore;
 import io.conveyor.redis.RunStore;
@@ -55,7 +56,7 @@ public final class PipelineRunner {
   private final PipelineCatalog catalog;
   private final Settings settings;
   private final NodeMetrics metrics;
-  private final Batcher<RunStore.Completion, Code> completions;
+  private final PartitionBatchers<RunStore.Completion, Code> completions;
   private final OutputLimit outputs;
   private final StepInvoker steps;
   /**
@@ -75,8 +76,8 @@ public final class PipelineRunner {
     this.metrics = metrics;
     this.steps = new StepInvoker(vertx, store, settings, metrics, tracing);
     this.outputs = new OutputLimit(settings.maxPayloadBytes(), store::ownMaxPayloadBytes, settings.clock());
-    // at most 100 a call: a script holds Redis alone while it runs (see Batcher.MAX)
-    this.completions = new Batcher<>(Batcher.MAX, txs -> store.complete(settings.nodeId(), settings.archiveDelay(), txs));
+    // at most 100 a call (a script holds Redis alone while it runs, see Batcher.MAX), one partition a call
+    this.completions = store.completions(settings.nodeId(), settings.archiveDelay(), Batcher.MAX);
   }
 
   /** Its owner asked to cancel a transaction (a hint from notify): a step of it running here may stop early. */

@@ -27,7 +27,7 @@ final class WorkerSlots {
   private int writing;
   /** Slots start calls hold for a hand-off, until they answer (handed) or fail (lost). */
   private int reserved;
-  /** What the dequeue out now asked for. */
+  /** What the dequeues out now asked for (one per partition at most, see DequeueVerticle). */
   private int asking;
 
   WorkerSlots(int workers) {
@@ -43,15 +43,30 @@ final class WorkerSlots {
     return workers - runs - reserved - asking;
   }
 
-  /** A dequeue goes out: how many it asks for, held until it answers (see taken). */
+  /** A dequeue goes out: how many it asks for (maybe 0), held until it answers (see taken). */
   int ask() {
-    asking = Math.min(workers - runs - reserved, workers - writing);
-    return asking;
+    return ask(1);
   }
 
-  /** The dequeue answered with n runs to hold a slot each (0 when it failed or they are not run here). */
+  /**
+   * The same, for one of ways partitions that may take now: a share of the free slots (rounded up), so a take that
+   * hangs in one partition holds back only its share, not every slot.
+   */
+  int ask(int ways) {
+    int free = Math.max(0, Math.min(free(), workers - writing - asking));
+    int n = ways <= 1 ? free : (free + ways - 1) / ways;
+    asking += n;
+    return n;
+  }
+
+  /** The one dequeue out answered with n runs to hold a slot each (0 when it failed or they are not run here). */
   void taken(int n) {
-    asking = 0;
+    taken(asking, n);
+  }
+
+  /** A dequeue that asked for asked answered with n runs to hold a slot each. */
+  void taken(int asked, int n) {
+    asking -= asked;
     runs += n;
   }
 

@@ -1,6 +1,5 @@
 package io.conveyor.redis;
 
-import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.ArrayList;
@@ -12,7 +11,9 @@ import java.util.function.Function;
  * no delay); while one is out, items gather and leave together when it returns. Under load one round trip
  * and one script call serve hundreds of items. Meant for one context (its owner's verticle), it is still
  * safe when a client adds from other threads: its bookkeeping is under a lock, its calls are made outside it.
- * When Redis is slow and the backlog reaches its bound, new items are refused at once (RedisUnavailable).
+ * When Redis is slow and the backlog reaches its bound, new items are refused at once (RedisUnavailable.NotSent).
+ * One batcher serves one partition where a partition's trouble must not hold the others (PartitionBatchers): its
+ * one call out at a time and its backlog bound are then per partition.
  *
  * @param <I> what a caller hands in
  * @param <O> the answer for one item; the call answers one per item, in order
@@ -28,16 +29,28 @@ public final class Batcher<I, O> {
   public static final int BACKLOG = 50_000;
   private final int max;
   private final int backlog;
-  private final Function<List<I>, Future<List<O>>> call;
+  private final Function<List<I>, List<Future<O>>> call;
   private List<I> items = new ArrayList<>();
   private List<Promise<O>> answers = new ArrayList<>();
   private boolean sending;
 
   /** At most max items a call; at most BACKLOG items waiting (100 calls' worth when max is larger). */
   public Batcher(int max, Function<List<I>, Future<List<O>>> call) {
+    this(max, items -> Partitioned.spread(call.apply(items), items.size()), Math.max(BACKLOG, 100 * max));
+  }
+
+  private Batcher(int max, Function<List<I>, List<Future<O>>> call, int backlog) {
     this.max = max;
-    this.backlog = Math.max(BACKLOG, 100 * max);
+    this.backlog = backlog;
     this.call = call;
+  }
+
+  /**
+   * A batcher whose call answers each item on its own (one Future per item, in order: a batch split by partition,
+   * see Partitioned); the next call goes once every item of the last one is answered.
+   */
+  public static <I, O> Batcher<I, O> perItem(int max, Function<List<I>, List<Future<O>>> call) {
+    return new Batcher<>(max, call, Math.max(BACKLOG, 100 * max));
   }
 
   public Future<O> add(I item) {
@@ -45,7 +58,7 @@ public final class Batcher<I, O> {
     Batch<I, O> batch;
     synchronized (this) {
       if (items.size() >= backlog) {
-        return Future.failedFuture(new RedisUnavailable(new IllegalStateException(items.size()
+        return Future.failedFuture(new RedisUnavailable.NotSent(new IllegalStateException(items.size()
             + " calls are waiting for Redis already")));
       }
       items.add(item);
@@ -72,16 +85,26 @@ public final class Batcher<I, O> {
   }
 
   private void send(Batch<I, O> batch) {
-    Future<List<O>> sent;
+    List<Future<O>> sent;
     try {
       sent = call.apply(batch.items());
     } catch (RuntimeException e) {
-      sent = Future.failedFuture(e);
+      sent = java.util.Collections.nCopies(batch.items().size(), Future.failedFuture(e));
     }
-    sent.onComplete(ar -> done(batch.answers(), ar));
+    List<Promise<O>> promised = batch.answers();
+    for (int i = 0; i < promised.size(); i++) {
+      Promise<O> answer = promised.get(i);
+      if (i < sent.size()) {
+        sent.get(i).onComplete(answer);
+      } else {
+        answer.fail(new IllegalStateException("the batch answered " + sent.size() + " of " + promised.size()));
+      }
+    }
+    Future.join(sent).onComplete(ar -> done());
   }
 
-  private void done(List<Promise<O>> promised, AsyncResult<List<O>> ar) {
+  /** Every item of the call out is answered: the next batch goes. */
+  private void done() {
     Batch<I, O> next;
     synchronized (this) {
       sending = false;
@@ -89,16 +112,6 @@ public final class Batcher<I, O> {
     }
     if (next != null) {
       send(next);
-    }
-    for (int i = 0; i < promised.size(); i++) {
-      if (ar.failed()) {
-        promised.get(i).fail(ar.cause());
-      } else if (i < ar.result().size()) {
-        promised.get(i).complete(ar.result().get(i));
-      } else {
-        promised.get(i).fail(new IllegalStateException("the batch answered " + ar.result().size() + " of "
-            + promised.size()));
-      }
     }
   }
 }

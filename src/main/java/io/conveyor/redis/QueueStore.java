@@ -104,22 +104,45 @@ public final class QueueStore extends Store {
 
   /**
    * The same, offering the node's free workers (handoff): a start whose group has nothing waiting is taken for
-   * this node in the same call, and handed to its workers (see start.lua).
+   * this node in the same call, and handed to its workers (see start.lua). Fails with the first failure; startEach
+   * answers each start on its own.
    */
   public Future<List<StartReply>> start(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
                                         int ownerShare, Handoff handoff) {
+    return Partitioned.all(startEach(txs, externalIdPeriod, priorityStepMillis, ownerShare, handoff));
+  }
+
+  /**
+   * Starts a batch, one script call per partition, each start answered on its own and in the order given: the
+   * starts of a partition whose call failed fail with its error, the others are answered when their own partition
+   * answers.
+   */
+  public List<Future<StartReply>> startEach(List<NewTx> txs, Duration externalIdPeriod, long priorityStepMillis,
+                                            int ownerShare, Handoff handoff) {
     if (txs.stream().noneMatch(t -> payloads().sealsFor(t.req().owner()))) {
       return Partitioned.each(keys, txs, NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod,
           priorityStepMillis, ownerShare, handoff));
     }
-    return Seals.starts(payloads(), txs).compose(sealed -> Partitioned.each(keys, sealed, NewTx::txId,
-        (p, some) -> startIn(p, some, externalIdPeriod, priorityStepMillis, ownerShare, handoff)));
+    return Partitioned.after(Seals.starts(payloads(), txs), txs.size(), sealed -> Partitioned.each(keys, sealed,
+        NewTx::txId, (p, some) -> startIn(p, some, externalIdPeriod, priorityStepMillis, ownerShare, handoff)));
+  }
+
+  /**
+   * This node's starts batched per partition (at most max a call), so one partition's trouble holds only its own;
+   * handoff is asked at each call, and the outcomes feed the node's PartitionHealth.
+   */
+  public PartitionBatchers<NewTx, StartReply> starts(int max, Duration externalIdPeriod, long priorityStepMillis,
+                                                     int ownerShare, java.util.function.Supplier<Handoff> handoff) {
+    return new PartitionBatchers<>(keys, NewTx::txId, max, txs -> startEach(txs, externalIdPeriod,
+        priorityStepMillis, ownerShare, handoff.get()), r.health(), r.ticker());
   }
 
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,
                                            long priorityStepMillis, int ownerShare, Handoff handoff) {
     long now = r.clock().millis();
-    String group = handoff.group();
+    // no hand-off into a partition that is not ok: a call that fails there would hold this node's takes while
+    // what it may have handed over is put back (in every partition)
+    String group = r.health().state(p) == PartitionHealth.State.OK ? handoff.group() : "";
     int mine = 0;
     long[] startAts = new long[txs.size()];
     List<String> k = new ArrayList<>(12 + 9 * txs.size());
@@ -307,8 +330,14 @@ public final class QueueStore extends Store {
    * maybe-ran); what it held but never ran is not.
    */
   public Future<Integer> requeueLost(String nodeId, Collection<Running> running, boolean stopping) {
+    return requeueLost(nodeId, running, stopping, keys.all());
+  }
+
+  /** As requeueLost, in the given partitions only. */
+  public Future<Integer> requeueLost(String nodeId, Collection<Running> running, boolean stopping,
+                                     List<Integer> partitions) {
     List<Future<Integer>> each = new ArrayList<>();
-    for (int p : keys.all()) {
+    for (int p : partitions) {
       List<String> args = new ArrayList<>(6 + 2 * running.size());
       args.addAll(List.of(r.now(), keys.stateH(p, ""), keys.qInZ(p, ""), keys.qRingL(p, ""), nodeId,
           stopping ? "1" : "0"));

@@ -11,12 +11,20 @@ import java.time.Duration;
 /**
  * One per node: where Redis is (options, and the timeout after which a command counts as unanswered), the
  * key names, the scripts, the clock and the ticker, the meter, the replicas a start or completion waits for,
- * the limits (Config.Limits) the scripts enforce, and encryption at rest. Each
- * verticle opens a StoreContext of its own (a link bound to its context) and builds on it the stores it uses.
+ * the limits (Config.Limits) the scripts enforce, encryption at rest, and the node's PartitionHealth. Each
+ * verticle opens a StoreContext of its own (a link bound to its context) and builds on it the stores it uses; every
+ * context shares the one health tracker.
  */
 public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
                           Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits,
-                          Encryption encryption) {
+                          Encryption encryption, PartitionHealth health) {
+
+  public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
+                     Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits,
+                     Encryption encryption) {
+    this(options, timeout, keys, scripts, clock, ticker, meter, replicas, limits, encryption,
+        new PartitionHealth(keys.partitions(), Config.PartitionHealth.DEFAULTS, ticker));
+  }
 
   public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
                      Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits) {
@@ -40,12 +48,12 @@ public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scr
 
   /** The same access with the scripts as loaded into Redis (their hashes known). */
   public RedisAccess withScripts(Scripts loaded) {
-    return new RedisAccess(options, timeout, keys, loaded, clock, ticker, meter, replicas, limits, encryption);
+    return new RedisAccess(options, timeout, keys, loaded, clock, ticker, meter, replicas, limits, encryption, health);
   }
 
   /** A context for one verticle (or one client thread): a link of its own. */
   public StoreContext open(Vertx vertx) {
     return new StoreContext(new RedisLink(vertx, options, timeout, ticker).meter(meter), keys, scripts, clock, replicas,
-        limits, encryption);
+        limits, encryption, health);
   }
 }

@@ -35,6 +35,27 @@ public class RedisUnavailable extends RuntimeException {
   }
 
   /**
+   * The command never reached Redis: no connection could be made (refused, unreachable), or this node's backlog for
+   * it was full. Nothing ran, so a caller may send it elsewhere (a start that may go to any partition is placed
+   * again once, with a new txId); any other RedisUnavailable may have run.
+   */
+  public static final class NotSent extends RedisUnavailable {
+    NotSent(Throwable cause) {
+      super(cause);
+    }
+  }
+
+  /** A connect that failed (java.net.ConnectException anywhere in the chain): the command was never written. */
+  static boolean neverConnected(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.ConnectException || String.valueOf(t.getMessage()).contains("Connection refused")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Redis refused a write for memory (OOM: used_memory above maxmemory). A script sent with flags (Redis 7) is
    * refused whole; one without (Redis 6.x) may have written part of its work first, which is why the memory
    * guard refuses starts well before this.
@@ -89,6 +110,6 @@ public class RedisUnavailable extends RuntimeException {
       int space = m.indexOf(' ');
       return TRANSIENT.contains(space < 0 ? m : m.substring(0, space)) ? new RedisUnavailable(e) : e;
     }
-    return new RedisUnavailable(e);
+    return neverConnected(e) ? new NotSent(e) : new RedisUnavailable(e);
   }
 }

@@ -63,8 +63,25 @@ public final class RunStore extends Store {
    * answer stands on its own, in the order given.
    */
   public Future<List<Code>> complete(String nodeId, Duration archiveDelay, List<Completion> txs) {
-    return Seals.completions(payloads(), txs).compose(sealed -> Partitioned.each(keys, sealed, Completion::txId,
-        (p, some) -> completeIn(p, nodeId, archiveDelay, some)));
+    return Partitioned.all(completeEach(nodeId, archiveDelay, txs));
+  }
+
+  /**
+   * The same, each completion answered on its own: those of a partition whose call failed fail with its error, the
+   * others are answered when their own partition answers.
+   */
+  public List<Future<Code>> completeEach(String nodeId, Duration archiveDelay, List<Completion> txs) {
+    return Partitioned.after(Seals.completions(payloads(), txs), txs.size(), sealed -> Partitioned.each(keys,
+        sealed, Completion::txId, (p, some) -> completeIn(p, nodeId, archiveDelay, some)));
+  }
+
+  /**
+   * This node's completions batched per partition (at most max a call), so one partition's trouble holds only its
+   * own; their outcomes feed the node's PartitionHealth.
+   */
+  public PartitionBatchers<Completion, Code> completions(String nodeId, Duration archiveDelay, int max) {
+    return new PartitionBatchers<>(keys, Completion::txId, max, txs -> completeEach(nodeId, archiveDelay, txs),
+        r.health(), r.ticker());
   }
 
   /** A dequeued transaction with its step input, metadata and child's output opened (Seals.opened). */

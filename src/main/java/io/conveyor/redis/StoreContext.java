@@ -12,11 +12,22 @@ import java.util.List;
 /**
  * What the stores of one verticle share: its pipelined link, the key names, the scripts, the clock, how
  * many replicas must hold a start or completion before it is answered, the limits the scripts enforce, and the
- * node's encryption at rest (payloads are sealed and opened by the stores, see Store.payloads).
- * Use it from that verticle's context only (see RedisLink).
+ * node's encryption at rest (payloads are sealed and opened by the stores, see Store.payloads), and the node's
+ * PartitionHealth (shared by every context of the node). Use it from that verticle's context only (see RedisLink).
  */
 public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
-                           Config.Limits limits, Encryption encryption) {
+                           Config.Limits limits, Encryption encryption, PartitionHealth health) {
+
+  /** With a health tracker of its own, which nothing else feeds (a shell client, a test's own context). */
+  public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
+                      Config.Limits limits, Encryption encryption) {
+    this(link, keys, scripts, clock, replicas, limits, encryption, PartitionHealth.untracked(keys.partitions()));
+  }
+
+  /** The same context sharing another tracker (a test's own context, on its node's). */
+  public StoreContext withHealth(PartitionHealth shared) {
+    return new StoreContext(link, keys, scripts, clock, replicas, limits, encryption, shared);
+  }
 
   public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
                       Config.Limits limits) {

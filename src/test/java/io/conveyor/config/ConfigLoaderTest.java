@@ -97,6 +97,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void partition_health_has_its_defaults_and_refuses_a_value_that_is_no_duration_or_too_short() {
+    Config.PartitionHealth h = ConfigLoader.load(null, Map.of()).redis().partitionHealth();
+    assertEquals(Config.PartitionHealth.DEFAULTS, h);
+    assertEquals(new Config.PartitionHealth(Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(2)), h);
+    assertEquals(Duration.ZERO, ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_PARTITION_WAIT", "0ms")).redis()
+        .partitionHealth().waitFor());
+    ConfigException wait = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_PARTITION_WAIT", "soon")));
+    assertTrue(wait.getMessage().startsWith("config key redis.partitionWait (env CONVEYOR_REDIS_PARTITION_WAIT)"),
+        wait.getMessage());
+    ConfigException probe = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_PARTITION_PROBE_TIMEOUT", "1ms")));
+    assertTrue(probe.getMessage().contains("redis.partitionProbeTimeout") && probe.getMessage().contains("at least 10ms"),
+        probe.getMessage());
+    ConfigException suspect = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_PARTITION_SUSPECT_AFTER", "")));
+    assertTrue(suspect.getMessage().contains("redis.partitionSuspectAfter"), suspect.getMessage());
+  }
+
+  @Test
   void env_names_are_the_path_in_upper_snake_case_with_camel_case_words_split() {
     assertEquals("CONVEYOR_REDIS_URL", ConfigLoader.envName("redis.url"));
     assertEquals("CONVEYOR_NODE_GROUP", ConfigLoader.envName("node.group"));

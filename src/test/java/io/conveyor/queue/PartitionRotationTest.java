@@ -64,4 +64,16 @@ class PartitionRotationTest {
     r.allHot();
     assertEquals(List.of(0, 1, 2), next(r, 3));
   }
+
+  @Test
+  void a_partition_whose_take_is_out_is_passed_over_so_the_others_take_meanwhile() {
+    PartitionRotation r = new PartitionRotation(3, 0);
+    r.rang(1);
+    r.rang(0);
+    r.rang(2);
+    assertEquals(0, r.next(p -> p == 1)); // 1 is oldest, but its take hangs
+    assertEquals(2, r.next(p -> p == 1));
+    assertEquals(PartitionRotation.NONE, r.next(p -> true));
+    assertEquals(PartitionRotation.NONE, new PartitionRotation(1, 0).next(p -> p == 0));
+  }
 }

@@ -81,4 +81,16 @@ class WorkerSlotsRulesTest {
     slots.unreserve(2, 0);
     assertTrue(slots.idle());
   }
+
+  @Test
+  void takes_in_several_partitions_each_ask_a_share_so_one_that_hangs_holds_back_only_its_own() {
+    assertEquals(2, slots.ask(3), "a third of four, rounded up");
+    assertEquals(1, slots.ask(2), "half of the two left");
+    assertEquals(1, slots.ask(1));
+    assertTrue(slots.full());
+    slots.taken(1, 1); // the second answered; the first still hangs
+    assertEquals(0, slots.ask(1), "three asked or running of four");
+    slots.taken(1, 0);
+    assertEquals(1, slots.ask(1), "the hanging take's two stay held, no more");
+  }
 }

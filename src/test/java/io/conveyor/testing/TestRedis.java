@@ -32,6 +32,12 @@ public final class TestRedis {
   private TestRedis() {
   }
 
+  /** The Redis Cluster the tests run on (CONVEYOR_TEST_REDIS_MODE=cluster), started if need be; else null. */
+  public static synchronized RedisClusterFixture cluster() {
+    endpoints();
+    return cluster;
+  }
+
   /** Whether the tests run on a Redis Cluster (CONVEYOR_TEST_REDIS_MODE=cluster). */
   public static boolean clusterMode() {
     String mode = System.getenv("CONVEYOR_TEST_REDIS_MODE");
