@@ -48,7 +48,7 @@ final class ClusterRun {
           "CONVEYOR_REDIS_URL", endpoints.split(",")[0], "CONVEYOR_REDIS_PARTITIONS", Integer.toString(PARTITIONS),
           "CONVEYOR_REDIS_WAIT_REPLICAS", "1");
       System.err.println("chaos:   starting 3 nodes (logs in " + dir + ")");
-      rig = Rig.start(redis, pg, dir, options.stepMillis(), env, options.notIdempotent(), options.tls(), 1);
+      rig = Rig.start(redis, pg, dir, options.stepMillis(), env, options.notIdempotent(), options.tls(), 1, true);
       PartitionLoad load = new PartitionLoad(rig, options.rate(), scenario.label + "-" + run + "-" + rig.table);
       long loadSeconds = Math.max(options.durationSeconds(), WARMUP_SECONDS + scenario.outageSeconds + 20);
       long beginNanos = System.nanoTime();

@@ -47,12 +47,16 @@ final class Rig {
    */
   static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
                    boolean notIdempotent, boolean tls) throws Exception {
-    return start(redis, pg, dir, stepMillis, extraEnv, notIdempotent, tls, 3);
+    return start(redis, pg, dir, stepMillis, extraEnv, notIdempotent, tls, 3, false);
   }
 
-  /** The same with a pipeline of the given number of steps (extraEnv may point the nodes at another Redis). */
+  /**
+   * The same with a pipeline of the given number of steps (extraEnv may point the nodes at another Redis); oneAtATime
+   * waits for each node to start before the next (on two busy cores three JVMs starting at once can take past their
+   * 10 s Redis timeout).
+   */
   static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
-                   boolean notIdempotent, boolean tls, int steps) throws Exception {
+                   boolean notIdempotent, boolean tls, int steps, boolean oneAtATime) throws Exception {
     String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     String cluster = "chaos-" + hex;
     String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
@@ -81,6 +85,9 @@ final class Rig {
         nodeEnv.putAll(certs.nodeEnv("node" + i));
       }
       rig.nodes.add(NodeProc.start("node" + i, Ports.free(), nodeEnv, logback, dir.resolve("node" + i + ".log")));
+      if (oneAtATime) {
+        rig.nodes.get(i).awaitStarted(180_000);
+      }
     }
     for (NodeProc n : rig.nodes) {
       n.awaitStarted(180_000);
