@@ -13,13 +13,14 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * The figures of a redis-cluster run: start latencies (first try to acknowledgement) per partition and phase (by when
- * the start was first sent: BEFORE the fault, DURING it until the cluster was ok again, AFTER), completions per
- * second per partition (from each transaction's own "completed" time), starts without externalId made DURING, what
- * was acknowledged and lost, and when the faulted partitions took starts again.
+ * The figures of a redis-cluster run: start latencies (first try to acknowledgement) per partition and phase, by when
+ * the start was first sent: BEFORE the fault (its last 10 s; earlier is warm-up), DURING it until the cluster was ok
+ * again, AFTER; completions per second per partition (from each transaction's own "completed" time), starts without
+ * externalId made DURING, what was acknowledged and lost, and when the faulted partitions took starts again.
  */
 final class ClusterReport {
-  private static final String[] PHASES = {"BEFORE", "DURING", "AFTER"};
+  private static final String[] PHASES = {"WARMUP", "BEFORE", "DURING", "AFTER"};
+  private static final long BEFORE_NANOS = 10_000_000_000L;
   private final List<PartitionLoad.Start> starts;
   private final ClusterTally tally;
   private final int partitions;
@@ -41,8 +42,9 @@ final class ClusterReport {
     this.beginWall = beginWall;
   }
 
+  /** -1: the warm-up before BEFORE (not reported); 0: BEFORE, the 10 s before the fault; 1: DURING; 2: AFTER. */
   int phase(PartitionLoad.Start s) {
-    return s.firstSent < t0 ? 0 : s.firstSent < t1 ? 1 : 2;
+    return s.firstSent < t0 - BEFORE_NANOS ? -1 : s.firstSent < t0 ? 0 : s.firstSent < t1 ? 1 : 2;
   }
 
   int partition(PartitionLoad.Start s) {
@@ -116,7 +118,7 @@ final class ClusterReport {
 
   String markdown() {
     StringBuilder out = new StringBuilder();
-    out.append("| partition | faulted | BEFORE n / p50 / p99 / max ms | DURING n / p50 / p99 / max ms "
+    out.append("| partition | faulted | BEFORE (10 s) n / p50 / p99 / max ms | DURING n / p50 / p99 / max ms "
         + "| AFTER n / p50 / p99 / max ms | longest second-run without a completion | completions/s, median |\n");
     out.append("|---|---|---|---|---|---|---|\n");
     long[][] c = completions();
@@ -167,7 +169,8 @@ final class ClusterReport {
     double[] h = stats(s -> partition(s) >= 0 && !dead.contains(partition(s)) && phase(s) == 1);
     double[] f = stats(s -> dead.contains(partition(s)) && phase(s) == 1);
     return String.format(Locale.ROOT, "DURING %.1f s: healthy partitions' start p99 %.0f ms (max %.0f, n %d), faulted"
-        + " partitions' p99 %.0f ms (n %d); faulted partitions took starts again after %.1f s; acknowledged-but-lost %d",
+        + " partitions' p99 %.0f ms (n %d); faulted partitions took starts again after %.1f s; acknowledged-but-lost"
+        + " %d",
         duringSeconds(), h[2], h[3], (long) h[0], f[2], (long) f[0], resumeSeconds(), lost());
   }
 
@@ -194,7 +197,7 @@ final class ClusterReport {
     for (PartitionLoad.Start s : starts) {
       JsonObject j = tally.bySeq.get(s.seq);
       lines.add(String.join("\t", Integer.toString(s.seq), s.externalId == null ? "-" : s.externalId,
-          Integer.toString(partition(s)), PHASES[phase(s)], ms(s.firstSent), s.ok() ? ms(s.acked) : "-",
+          Integer.toString(partition(s)), PHASES[phase(s) + 1], ms(s.firstSent), s.ok() ? ms(s.acked) : "-",
           s.ok() ? String.format(Locale.ROOT, "%.1f", s.latencyMs()) : "-", Integer.toString(s.tries),
           Integer.toString(s.status), s.txId.isEmpty() ? "-" : s.txId, j == null ? "-" : j.getString("status", "?")));
     }

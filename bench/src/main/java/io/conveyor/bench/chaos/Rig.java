@@ -95,7 +95,7 @@ final class Rig {
     return rig;
   }
 
-  /** Eventbus steps (three for most scenarios), all served by the driver; not idempotent when asked (--not-idempotent). */
+  /** Eventbus steps (three for most scenarios), all served by the driver; not idempotent with --not-idempotent. */
   private static String pipeline(boolean notIdempotent, int steps) {
     String step = "{\"type\":\"eventbus\",\"params\":{\"address\":\"" + Driver.STEP_ADDRESS + "\"}"
         + (notIdempotent ? ",\"idempotent\":false}" : "}");
