@@ -30,8 +30,22 @@ public final class RedisClusterFixture implements AutoCloseable {
 
   /** Starts the nodes, makes them one cluster, and waits (bounded) until every node serves and every replica syncs. */
   public static RedisClusterFixture start(int masters, int replicasPerMaster) {
+    return start(masters, replicasPerMaster, port -> List.of());
+  }
+
+  /**
+   * The same with more redis-server options for each node's port, after the fixture's own (the last of an option
+   * wins). The nodes share one directory, so AOF needs a directory name per port: bench/chaos's redis-cluster
+   * scenarios pass "--appendonly", "yes", "--appenddirname", "aof-" + port.
+   */
+  public static RedisClusterFixture start(int masters, int replicasPerMaster,
+      java.util.function.IntFunction<List<String>> extraArgs) {
     RedisProcesses servers = new RedisProcesses("redis-cluster-");
-    return start(servers, masters, replicasPerMaster, port -> nodeCommand(servers, port), Map.of());
+    return start(servers, masters, replicasPerMaster, port -> {
+      List<String> command = nodeCommand(servers, port);
+      command.addAll(extraArgs.apply(port));
+      return command;
+    }, Map.of());
   }
 
   /**

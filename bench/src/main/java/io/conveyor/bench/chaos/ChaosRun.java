@@ -21,6 +21,9 @@ final class ChaosRun {
   }
 
   Row run(Scenario scenario, int run, Path dir) throws Exception {
+    if (scenario.redisCluster()) {
+      return new ClusterRun(options, redis, pg).run(scenario, run, dir);
+    }
     System.err.println("chaos: " + scenario.label + " run " + run + ": starting 3 nodes (logs in " + dir + ")");
     Rig rig = Rig.start(redis, pg, dir, options.stepMillis(), scenario.env(), options.notIdempotent(),
         options.tls());

@@ -43,6 +43,8 @@ final class Faults {
       case WEBHOOK_RECEIVER_DOWN -> receiverDown(s.outageSeconds);
       case POISON_ROW -> poisonRows();
       case RUNAWAY_CYCLE -> runaway();
+      case REDIS_CLUSTER_MASTER_KILL, REDIS_CLUSTER_MASTER_PAUSE ->
+          throw new IllegalStateException(s.label + " runs on a Redis Cluster of its own (ClusterRun)");
     };
   }
 

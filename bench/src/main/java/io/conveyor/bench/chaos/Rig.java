@@ -47,12 +47,22 @@ final class Rig {
    */
   static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
                    boolean notIdempotent, boolean tls) throws Exception {
+    return start(redis, pg, dir, stepMillis, extraEnv, notIdempotent, tls, 3, false);
+  }
+
+  /**
+   * The same with a pipeline of the given number of steps (extraEnv may point the nodes at another Redis); oneAtATime
+   * waits for each node to start before the next (on two busy cores three JVMs starting at once can take past their
+   * 10 s Redis timeout).
+   */
+  static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
+                   boolean notIdempotent, boolean tls, int steps, boolean oneAtATime) throws Exception {
     String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     String cluster = "chaos-" + hex;
     String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     String otherKey = OTHER_OWNER + "-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline(notIdempotent));
+    Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline(notIdempotent, steps));
     Path clusterXml = clusterXml(dir, Ports.freeRange(NODES + 1), NODES + 1);
     Path logback = logback(dir);
     ChaosTls certs = tls ? ChaosTls.in(dir) : null;
@@ -75,6 +85,9 @@ final class Rig {
         nodeEnv.putAll(certs.nodeEnv("node" + i));
       }
       rig.nodes.add(NodeProc.start("node" + i, Ports.free(), nodeEnv, logback, dir.resolve("node" + i + ".log")));
+      if (oneAtATime) {
+        rig.nodes.get(i).awaitStarted(180_000);
+      }
     }
     for (NodeProc n : rig.nodes) {
       n.awaitStarted(180_000);
@@ -82,12 +95,12 @@ final class Rig {
     return rig;
   }
 
-  /** Three eventbus steps, all served by the driver; declared not idempotent when asked (--not-idempotent). */
-  private static String pipeline(boolean notIdempotent) {
+  /** Eventbus steps (three for most scenarios), all served by the driver; not idempotent with --not-idempotent. */
+  private static String pipeline(boolean notIdempotent, int steps) {
     String step = "{\"type\":\"eventbus\",\"params\":{\"address\":\"" + Driver.STEP_ADDRESS + "\"}"
         + (notIdempotent ? ",\"idempotent\":false}" : "}");
     return "{\"name\":\"" + PIPELINE + "\",\"nodeGroup\":\"master\",\"transactionType\":true,\"steps\":["
-        + String.join(",", List.of(step, step, step)) + "]}";
+        + String.join(",", java.util.Collections.nCopies(steps, step)) + "]}";
   }
 
   /** The shipped cluster.xml on ports of the run's own: n consecutive ports, each a listed member. */

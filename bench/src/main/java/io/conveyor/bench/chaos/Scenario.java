@@ -21,7 +21,11 @@ enum Scenario {
   WEBHOOK_RECEIVER_DOWN("webhook-receiver-down", 30),
   POISON_ROW("poison-row", 0),
   /** Not an outage: the span the load must outlast (waiting for a steady load, then the cycle and its end). */
-  RUNAWAY_CYCLE("runaway-cycle", 30);
+  RUNAWAY_CYCLE("runaway-cycle", 30),
+  /** On a Redis Cluster of its own (ClusterRun): kill -9 of the master of partition 0. */
+  REDIS_CLUSTER_MASTER_KILL("redis-cluster-master-kill", 0),
+  /** The same master SIGSTOPped for 10 s, then SIGCONT. */
+  REDIS_CLUSTER_MASTER_PAUSE("redis-cluster-master-pause", 10);
 
   /** A failing URL is paused for webhooks.pause (10 min by default), longer than a run; this scenario shortens it. */
   static final String WEBHOOK_PAUSE = "20s";
@@ -44,6 +48,11 @@ enum Scenario {
   /** A SIGSTOP scenario: run --pause-runs times, and the worst run shown. */
   boolean pause() {
     return this == SIGSTOP15 || this == SIGSTOP30;
+  }
+
+  /** Run on a Redis Cluster of its own (3 masters, 2 replicas each) rather than the suite's one Redis. */
+  boolean redisCluster() {
+    return this == REDIS_CLUSTER_MASTER_KILL || this == REDIS_CLUSTER_MASTER_PAUSE;
   }
 
   /** Settings this scenario needs beyond the run's defaults. */
