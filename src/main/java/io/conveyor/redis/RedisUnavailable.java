@@ -13,6 +13,11 @@ public class RedisUnavailable extends RuntimeException {
   /** Error replies that say "not now", not "never". */
   private static final Set<String> TRANSIENT = Set.of("LOADING", "BUSY", "MASTERDOWN", "READONLY", "OOM",
       "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MISCONF",
+      // a Redis Cluster failing over: a slot that moved again after the link followed one MOVED (or a master that
+      // became a replica: its old slots answer MOVED), and a WAIT cut short by that demotion (UNBLOCKED): the write
+      // may or may not stand on the new master, so the caller reads back, as after any outage (bench/chaos's
+      // redis-cluster-master-pause once answered such starts 500)
+      "MOVED", "ASK", "UNBLOCKED",
       // not a server's: the client's own answer to commands that were waiting when their connection closed
       "CONNECTION_CLOSED");
 

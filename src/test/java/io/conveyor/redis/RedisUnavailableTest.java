@@ -17,6 +17,10 @@ class RedisUnavailableTest {
     assertInstanceOf(RedisUnavailable.class, RedisUnavailable.classify(ErrorType.create("CLUSTERDOWN The cluster is "
         + "down")));
     assertInstanceOf(RedisUnavailable.class, RedisUnavailable.classify(new java.net.ConnectException("refused")));
+    // a failover of a Redis Cluster master: a slot moved twice, or a WAIT cut short when its master became a replica
+    assertInstanceOf(RedisUnavailable.class, RedisUnavailable.classify(ErrorType.create("MOVED 313 127.0.0.1:5018")));
+    assertInstanceOf(RedisUnavailable.class, RedisUnavailable.classifyBatch(ErrorType.create(
+        "ERR [1] UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)")));
     ErrorType bug = ErrorType.create("ERR Error running script (call to f_1): user_script:3: bad argument");
     assertSame(bug, RedisUnavailable.classify(bug));
   }
