@@ -134,6 +134,25 @@ public final class RedisClusterFixture implements AutoCloseable {
     return masterOfSlot(Integer.parseInt(cmd(anyLive(), "CLUSTER", "KEYSLOT", key)));
   }
 
+  /** A partition and the master that serves it. */
+  public record PartitionMaster(int partition, int port) {
+  }
+
+  /**
+   * The first partition (of a node's keys) whose master does not also hold the global keys (heartbeats, nodes,
+   * leases), so holding that master back leaves the node registered; null when every partition shares it.
+   */
+  public PartitionMaster partitionOffGlobal(io.conveyor.redis.Keys keys) {
+    int global = masterOfKey(keys.nodesZ());
+    for (int p = 0; p < keys.partitions(); p++) {
+      int master = masterOfKey(keys.stateH(keys.newTxId(p)));
+      if (master != global) {
+        return new PartitionMaster(p, master);
+      }
+    }
+    return null;
+  }
+
   /** The master serving the slot now, as a live node sees the cluster. */
   public int masterOfSlot(int slot) {
     int asked = anyLive();
