@@ -414,7 +414,7 @@ class HttpApiTest {
   void health_needs_no_key() {
     assertEquals(200, call("GET", "/health/live", null, null).status());
     // the ready check reads the script cache, which is server-wide: no other test JVM flushes it meanwhile
-    try (var flushing = io.conveyor.testing.ScriptFlushLock.hold()) {
+    try (var flushing = io.conveyor.testing.CrossJvmLock.hold("script-flush")) {
       Reply ready = call("GET", "/health/ready", null, null);
       assertEquals(200, ready.status());
       assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("redisMemory", "ok").put("scripts", "ok").put("cluster", "ok")

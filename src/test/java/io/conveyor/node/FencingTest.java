@@ -125,7 +125,7 @@ class FencingTest {
       // every script, then every key, on every server (each master of a cluster: a plain command reaches one).
       // Scripts first: the node restores them once it misses its keys, which must come after the flush
       // from the flush to the check, no other test JVM flushes (the script cache is server-wide)
-      try (var flushing = io.conveyor.testing.ScriptFlushLock.hold()) {
+      try (var flushing = io.conveyor.testing.CrossJvmLock.hold("script-flush")) {
         io.conveyor.testing.TestRedis.onEveryServer("SCRIPT", "FLUSH");
         for (String key : io.conveyor.testing.TestRedis.keys(n.prefix)) {
           cmd("DEL", key);

@@ -31,8 +31,11 @@ final class NodeJvm {
           .split("\\s+")));
       base.removeIf(String::isEmpty);
       options = new ArrayList<>(base);
-      if (archived(base)) {
-        options.add("-XX:SharedArchiveFile=" + ARCHIVE);
+      // another test JVM of the build (failsafe's second fork) may be making or reading the archive: one at a time
+      try (CrossJvmLock making = CrossJvmLock.hold("node-classes")) {
+        if (archived(base)) {
+          options.add("-XX:SharedArchiveFile=" + ARCHIVE);
+        }
       }
     }
     return options;
