@@ -182,6 +182,11 @@ public final class RedisLink {
     return router == null ? Future.succeededFuture("") : router.master(SlotMap.slotOf(key));
   }
 
+  /** How long a command may go unanswered (the subscriptions' bound too). */
+  long timeoutMs() {
+    return timeoutMs;
+  }
+
   /** A connection of its own to a master named by masterOf. */
   Future<RedisConnection> dedicated(String master) {
     return router == null ? client.connect() : router.connect(master);

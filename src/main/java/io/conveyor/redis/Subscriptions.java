@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
@@ -84,8 +86,13 @@ public final class Subscriptions {
     String channel = channelOf.get(p);
     return link.masterOf(channel).compose(master -> {
       Future<RedisConnection> conn = connection(master);
-      return conn.compose(c -> c.send(keys.subscribe(channel)))
-          .onFailure(e -> link.refusedOn(master, e))
+      return conn.compose(c -> c.send(keys.subscribe(channel)).timeout(link.timeoutMs(), TimeUnit.MILLISECONDS))
+          .onFailure(e -> {
+            link.refusedOn(master, e);
+            if (e instanceof TimeoutException && conn.succeeded()) {
+              ended(master, conn.result(), "no reply in " + link.timeoutMs() + " ms"); // a hung master
+            }
+          })
           .compose(ok -> {
             if (closed || masters.get(master) != conn) {
               return Future.failedFuture(new RedisUnavailable(new IllegalStateException("the connection ended")));
@@ -121,7 +128,7 @@ public final class Subscriptions {
     if (current != null && !current.failed()) {
       return current;
     }
-    Future<RedisConnection> opened = link.dedicated(master).compose(c -> {
+    Future<RedisConnection> opening = link.dedicated(master).compose(c -> {
       if (closed) {
         c.close();
         return Future.failedFuture(new RedisUnavailable(new IllegalStateException("the subscriptions are closed")));
@@ -132,6 +139,9 @@ public final class Subscriptions {
       return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg(name)).map(ok -> c)
           .onFailure(e -> c.close());
     });
+    // a master that accepts connections but does not answer (stopped) must not hold its partitions' tries forever
+    Future<RedisConnection> opened = opening.timeout(link.timeoutMs(), TimeUnit.MILLISECONDS);
+    opened.onFailure(e -> opening.onSuccess(RedisConnection::close)); // given up: a late one is closed
     masters.put(master, opened);
     return opened;
   }
