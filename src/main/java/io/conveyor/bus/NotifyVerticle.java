@@ -2,30 +2,26 @@ package io.conveyor.bus;
 
 import io.conveyor.model.Completion;
 import io.conveyor.redis.RedisAccess;
-import io.conveyor.redis.RedisLink;
+import io.conveyor.redis.StoreContext;
+import io.conveyor.redis.Subscriptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.redis.client.Command;
-import io.vertx.redis.client.RedisConnection;
-import io.vertx.redis.client.Request;
-import io.vertx.redis.client.Response;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The Redis notify channels (one per partition), republished on this node's event bus: a client waiting here learns of a
- * transaction completed on any node. The subscription has a connection of its own, named
- * conveyor-notify:<nodeId>; when it drops, the verticle subscribes again (1 s apart at most).
+ * transaction completed on any node. The subscriptions have a connection of their own per master, named
+ * conveyor-notify:<nodeId>; a partition whose subscription drops is subscribed again on its own (Subscriptions), so
+ * a Redis Cluster master that is down silences only its own partitions' notifications.
  */
 public final class NotifyVerticle extends VerticleBase {
-  private static final Logger log = LoggerFactory.getLogger(NotifyVerticle.class);
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
   private final RedisAccess redis;
   private final String nodeId;
-  private RedisLink link;
-  private RedisConnection connection;
-  private boolean stopping;
+  private StoreContext context;
+  private Subscriptions subscriptions;
 
   public NotifyVerticle(RedisAccess redis, String nodeId) {
     this.redis = redis;
@@ -34,45 +30,12 @@ public final class NotifyVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    link = redis.open(vertx).link();
-    return subscribe();
-  }
-
-  private Future<Void> subscribe() {
-    return link.dedicated().compose(c -> {
-      connection = c;
-      c.handler(this::onMessage);
-      c.endHandler(v -> lost(c, "closed"));
-      c.exceptionHandler(e -> lost(c, e.getMessage()));
-      return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg("conveyor-notify:" + nodeId))
-          .compose(ok -> {
-            // one command per partition's channel: a shard channel is subscribed on its slot's master
-            java.util.List<Future<io.vertx.redis.client.Response>> each = new java.util.ArrayList<>();
-            redis.keys().all().forEach(p -> each.add(c.send(redis.keys().subscribe(redis.keys().notifyChannel(p)))));
-            return Future.all(each);
-          })
-          .onFailure(e -> c.close());
-    }).mapEmpty();
-  }
-
-  private void lost(RedisConnection c, String why) {
-    if (stopping || c != connection) {
-      return;
-    }
-    connection = null;
-    c.close(); // back to the pool, which drops it: a lost connection must not count as lent forever
-    log.warn("the notify subscription was lost ({}); subscribing again", why);
-    resubscribe(100);
-  }
-
-  private void resubscribe(long delayMs) {
-    vertx.setTimer(delayMs, t -> {
-      if (stopping) {
-        return;
-      }
-      subscribe().onSuccess(v -> log.info("notify subscription restored"))
-          .onFailure(e -> resubscribe(Math.min(1000, delayMs * 2)));
-    });
+    context = redis.open(vertx);
+    Map<Integer, String> channels = new HashMap<>();
+    context.keys().all().forEach(p -> channels.put(p, context.keys().notifyChannel(p)));
+    subscriptions = new Subscriptions(vertx, context, "conveyor-notify:" + nodeId, channels,
+        (p, text) -> onMessage(text), p -> { });
+    return subscriptions.start();
   }
 
   /**
@@ -81,11 +44,7 @@ public final class NotifyVerticle extends VerticleBase {
    * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle, cancel:<txId>
    * (a running transaction's owner asked to cancel it) to the local dequeue verticles.
    */
-  private void onMessage(Response push) {
-    if (!io.conveyor.redis.Keys.isMessage(push)) {
-      return;
-    }
-    String text = push.get(2).toString();
+  private void onMessage(String text) {
     if (text.startsWith("webhook:")) {
       vertx.eventBus().publish(Addresses.WEBHOOKS_DUE, text.substring("webhook:".length()), LOCAL);
       return;
@@ -104,7 +63,6 @@ public final class NotifyVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    stopping = true;
-    return link.close();
+    return subscriptions.close().eventually(() -> context.close());
   }
 }

@@ -112,7 +112,7 @@ public final class DequeueVerticle extends VerticleBase {
     rotation = new PartitionRotation(parts, ThreadLocalRandom.current().nextInt(parts));
     heldRings = new HeldRings(vertx, store, redisContext.clock(), group, () -> stopping);
     takes = new PartitionTakes(store, heldRings, redisContext.health(), group, settings.nodeId(), parts);
-    ring = new RingConnection(vertx, redisContext, settings.nodeId(), group, this::rang, rotation::allHot,
+    ring = new RingConnection(vertx, redisContext, settings.nodeId(), group, this::rang, this::rang,
         this::take);
     listen();
     handoff = new WorkerHandoff(context, settings.nodeId(), group, this::reserveForStart, this::handedByStart,

@@ -1,17 +1,14 @@
 package io.conveyor.queue;
 
-import io.conveyor.redis.Keys;
 import io.conveyor.redis.StoreContext;
+import io.conveyor.redis.Subscriptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
-import io.vertx.redis.client.Response;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
@@ -19,9 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A node's connection to its group's ring, of its own (it blocks): with one partition the node blocks on the
- * ring list there (BLPOP); with several, one connection cannot block on keys of many slots, so it subscribes
- * to every partition's ring channel (a script publishes on it when it rings). A broken connection is replaced,
- * one reconnect at a time. Kept by the dequeue verticle on its own context; it tells it what it hears.
+ * ring list there (BLPOP); a broken connection is replaced, one reconnect at a time. With several, one connection
+ * cannot block on keys of many slots, so it subscribes to every partition's ring channel (a script publishes on it
+ * when it rings), each partition on its own (Subscriptions): a partition whose master is down is subscribed again
+ * alone while the others stay heard. Kept by the dequeue verticle on its own context; it tells it what it hears.
  */
 final class RingConnection {
   private static final Logger log = LoggerFactory.getLogger(RingConnection.class);
@@ -30,80 +28,53 @@ final class RingConnection {
   private final StoreContext redis;
   private final String nodeId;
   private final String group;
-  private final IntConsumer rang;
-  private final Runnable subscribed;
   private final Runnable reconnected;
   private final int parts;
-  /** Each partition's ring channel, to the partition. */
-  private final Map<String, Integer> channels = new HashMap<>();
+  /** With several partitions: the ring channels' subscriptions; null with one. */
+  private final Subscriptions subscriptions;
+  /** With one partition: the connection that blocks on the ring list. */
   private RedisConnection connection;
   /** The connection is being replaced: no wait on it meanwhile. */
   private boolean lost;
   private boolean stopping;
 
   /**
-   * rang hears a ring published in a partition (by subscription); subscribed, that a subscription is (again) in
-   * place, so work may have come in any partition while nobody listened; reconnected, that a reconnect is over
-   * (or given up while stopping), so a take should go.
+   * rang hears a ring published in a partition (by subscription); subscribed, that a partition's subscription is
+   * (again) in place, so work may have come there while nobody listened; reconnected, that a reconnect of the
+   * one partition's blocking connection is over (or given up while stopping), so a take should go.
    */
   RingConnection(Vertx vertx, StoreContext redis, String nodeId, String group, IntConsumer rang,
-                 Runnable subscribed, Runnable reconnected) {
+                 IntConsumer subscribed, Runnable reconnected) {
     this.vertx = vertx;
     this.redis = redis;
     this.nodeId = nodeId;
     this.group = group;
-    this.rang = rang;
-    this.subscribed = subscribed;
     this.reconnected = reconnected;
     this.parts = redis.keys().partitions();
+    Map<Integer, String> channels = new HashMap<>();
     for (int p = 0; p < parts; p++) {
-      channels.put(redis.keys().qRingL(p, group), p);
+      channels.put(p, redis.keys().qRingL(p, group));
     }
+    this.subscriptions = parts == 1 ? null : new Subscriptions(vertx, redis, "conveyor-ring:" + nodeId, channels,
+        (p, message) -> rang.accept(p), subscribed);
   }
 
   /**
    * Connects, under a name, so an operator (or a test) sees which node blocks on it; with several partitions,
-   * subscribes to each one's ring channel.
+   * subscribes to each one's ring channel (succeeds once one is subscribed; the others follow on their own).
    */
   Future<Void> connect() {
+    if (subscriptions != null) {
+      return subscriptions.start();
+    }
     return redis.link().dedicated().compose(c -> c.send(Request.cmd(Command.CLIENT).arg("SETNAME")
-        .arg("conveyor-ring:" + nodeId)).compose(ok -> parts == 1 ? Future.succeededFuture() : subscribe(c))
-        .map(ok -> {
+        .arg("conveyor-ring:" + nodeId)).map(ok -> {
           connection = c;
           return (Void) null;
         }).onFailure(e -> c.close()));
   }
 
-  private Future<Void> subscribe(RedisConnection c) {
-    c.handler(this::heard);
-    c.exceptionHandler(e -> broke(c, e.getMessage()));
-    c.endHandler(v -> broke(c, "closed"));
-    List<Future<Response>> each = new ArrayList<>();
-    channels.keySet().forEach(ch -> each.add(c.send(redis.keys().subscribe(ch))));
-    return Future.all(each).map(x -> {
-      subscribed.run();
-      return null;
-    });
-  }
-
-  private void heard(Response push) {
-    if (!Keys.isMessage(push)) {
-      return;
-    }
-    Integer p = channels.get(push.get(1).toString());
-    if (p != null) {
-      rang.accept(p);
-    }
-  }
-
-  private void broke(RedisConnection c, String why) {
-    if (c == connection && !stopping && !lost) {
-      log.warn("the ring subscription was lost ({}); subscribing again", why);
-      reconnect();
-    }
-  }
-
-  /** Being replaced: a wait on it would go to a broken connection. */
+  /** Being replaced: a wait on it would go to a broken connection (one partition; with several, never). */
   boolean lost() {
     return lost;
   }
@@ -157,6 +128,9 @@ final class RingConnection {
 
   Future<Void> close() {
     stopping = true;
+    if (subscriptions != null) {
+      return subscriptions.close();
+    }
     return connection == null ? Future.succeededFuture() : connection.close();
   }
 }

@@ -175,6 +175,31 @@ public final class RedisLink {
   }
 
   /**
+   * Where a subscription to the key's (shard) channel goes: on a Redis Cluster its slot's master (the slot map read
+   * first if need be), elsewhere "" (the one Redis). See Subscriptions.
+   */
+  Future<String> masterOf(String key) {
+    return router == null ? Future.succeededFuture("") : router.master(SlotMap.slotOf(key));
+  }
+
+  /** How long a command may go unanswered (the subscriptions' bound too). */
+  long timeoutMs() {
+    return timeoutMs;
+  }
+
+  /** A connection of its own to a master named by masterOf. */
+  Future<RedisConnection> dedicated(String master) {
+    return router == null ? client.connect() : router.connect(master);
+  }
+
+  /** A command on a master named by masterOf failed: a MOVED is noted, so the next try goes to the new master. */
+  void refusedOn(String master, Throwable e) {
+    if (router != null) {
+      router.refused(master, e);
+    }
+  }
+
+  /**
    * The shared connection, or a new attempt (the attempt is returned, not the field, which a failure may clear).
    */
   private Future<RedisConnection> connection() {

@@ -15,7 +15,8 @@ import java.util.Map;
  * home one, for keyless commands such as SUBSCRIBE, which any master hears), and one more to each master whose slot
  * a command names (SSUBSCRIBE of a partition's channel, BLPOP on a partition's list), opened on first use. Pushes,
  * ends and errors of any of them reach the one handler of each kind, as the library's cluster connection did, so an
- * owner that reconnects when its connection ends does so when any master's does. CLIENT commands (SETNAME) are
+ * owner that reconnects when its connection ends does so when any master's does (the partitions' channels use
+ * Subscriptions instead, which resubscribes only the partitions of the master that ended). CLIENT commands (SETNAME) are
  * replayed on each connection opened after them. Used from its owner's context only.
  */
 final class RoutedConnection implements RedisConnection {

@@ -120,6 +120,19 @@ final class SlotRouter {
     return map.owner(slot);
   }
 
+  /** The master of the slot (the map read first if need be); a slot no master serves: the first not failing. */
+  Future<String> master(int slot) {
+    return mapped().map(m -> target(m, slot));
+  }
+
+  /** A command sent straight to an endpoint failed there: a MOVED is followed as moved says. */
+  void refused(String endpoint, Throwable e) {
+    SlotMap.Redirect r = SlotMap.Redirect.of(e, SlotMap.host(endpoint));
+    if (r != null && !r.ask()) {
+      moved(r);
+    }
+  }
+
   /** A connection of its own to one endpoint (its outcome counts for the endpoint's health). */
   Future<RedisConnection> connect(String endpoint) {
     Master m = master(endpoint);

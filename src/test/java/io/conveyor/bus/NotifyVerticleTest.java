@@ -1,7 +1,6 @@
 package io.conveyor.bus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.conveyor.testing.Eventually;
 import io.conveyor.testing.TestNode;
@@ -9,23 +8,25 @@ import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Completions reach this node's event bus, and keep reaching it after the subscription is killed. */
+/**
+ * Completions reach this node's event bus, and keep reaching it after the subscription is killed: on one Redis its
+ * one connection, on a Redis Cluster its connection on every master (each partition is subscribed again).
+ */
 class NotifyVerticleTest {
   private TestNode node;
   private final BlockingQueue<JsonObject> heard = new LinkedBlockingQueue<>();
 
   @BeforeEach
   void startNode() {
-    // the test finds and kills the node's notify connection in the server's CLIENT LIST; on a Redis Cluster
-    // the routed client shows a random master's connections
-    assumeFalse(TestRedis.clusterMode(), "CLIENT LIST and CLIENT KILL act on one server's connections");
     node = new TestNode()
         .pipeline("one", "{'name':'one','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{}}}]}")
@@ -36,15 +37,21 @@ class NotifyVerticleTest {
 
   @AfterEach
   void stopNode() {
-    if (node != null) { // none when the test was skipped
+    if (node != null) { // none when its start failed
       node.close();
     }
   }
 
-  private String notifyClientId() {
-    return TestRedis.cmd("CLIENT", "LIST").toString().lines()
+  /** The node's notify connections on every server, as "id addr" (an id alone is only unique on its server). */
+  private Set<String> notifyClients() {
+    return TestRedis.onEveryServer("CLIENT", "LIST").stream().flatMap(r -> r.toString().lines())
         .filter(l -> l.contains("name=conveyor-notify:" + node.node().nodeId()))
-        .map(l -> l.substring(3, l.indexOf(' '))).findFirst().orElse(null);
+        .map(l -> field(l, "id") + " " + field(l, "addr")).collect(Collectors.toSet());
+  }
+
+  private static String field(String clientLine, String name) {
+    return java.util.Arrays.stream(clientLine.split(" ")).filter(f -> f.startsWith(name + "=")).findFirst()
+        .orElseThrow().substring(name.length() + 1);
   }
 
   private void assertHeard(String txId) throws InterruptedException {
@@ -55,21 +62,25 @@ class NotifyVerticleTest {
   @Test
   void a_completion_is_published_on_the_event_bus_and_still_is_after_the_subscription_is_killed()
       throws InterruptedException {
-    String first = Eventually.until(Duration.ofSeconds(5), "the notify connection", this::notifyClientId,
-        id -> id != null);
     awaitSubscribed();
+    Set<String> first = notifyClients();
     assertHeard(node.start("one", new JsonObject()));
 
-    TestRedis.cmd("CLIENT", "KILL", "ID", first);
-    Eventually.until(Duration.ofSeconds(10), "a new notify connection", this::notifyClientId,
-        id -> id != null && !id.equals(first));
+    // on every server: the filters together (ID and ADDR) match the node's connection on one server alone
+    first.forEach(c -> TestRedis.onEveryServer("CLIENT", "KILL", "ID", c.split(" ")[0], "ADDR", c.split(" ")[1]));
+    Eventually.until(Duration.ofSeconds(10), "new notify connections", this::notifyClients,
+        now -> now.size() == first.size() && now.stream().noneMatch(first::contains));
     awaitSubscribed();
     assertHeard(node.start("one", new JsonObject()));
   }
 
-  /** A connection is named before it subscribes: wait until Redis counts the subscriber. */
+  /** A connection is named before it subscribes: wait until Redis counts the subscriber of every partition. */
   private void awaitSubscribed() {
-    Eventually.until(Duration.ofSeconds(10), "the node to subscribe to its notify channel",
-        () -> TestRedis.cmd("PUBSUB", "NUMSUB", node.keys.notifyChannel(0)).get(1).toInteger(), n -> n == 1);
+    String numsub = node.keys.shardChannels() ? "SHARDNUMSUB" : "NUMSUB";
+    for (int p : node.keys.all()) {
+      Eventually.until(Duration.ofSeconds(10), "the node to subscribe to partition " + p + "'s notify channel",
+          () -> TestRedis.onEveryServer("PUBSUB", numsub, node.keys.notifyChannel(p)).stream()
+              .mapToInt(r -> r.get(1).toInteger()).sum(), n -> n == 1);
+    }
   }
 }

@@ -1,0 +1,203 @@
+package io.conveyor.redis;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.IntConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A subscription to one channel per partition, each partition's on its own: one connection per master (the one
+ * Redis, or on a Redis Cluster the master of the partitions' slots), so a master that is down or gone costs only
+ * the partitions it holds. A partition whose subscription failed or whose connection ended is tried again alone,
+ * 250 ms after, doubling to 2 s, until it is back (then subscribed says so) or the owner closes. Each connection is
+ * named (CLIENT SETNAME) so an operator sees whose it is. Used from its owner's context only.
+ */
+public final class Subscriptions {
+  private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
+  static final long FIRST_RETRY_MS = 250;
+  static final long MAX_RETRY_MS = 2_000;
+
+  private final Vertx vertx;
+  private final RedisLink link;
+  private final Keys keys;
+  private final String name;
+  /** Each partition's channel, by partition and by channel. */
+  private final Map<Integer, String> channelOf = new HashMap<>();
+  private final Map<String, Integer> partitionOf = new HashMap<>();
+  private final BiConsumer<Integer, String> heard;
+  private final IntConsumer subscribed;
+  /** The connection to each master, opened on first use (one that failed to open is opened anew). */
+  private final Map<String, Future<RedisConnection>> masters = new HashMap<>();
+  /** The connection each partition is subscribed on. */
+  private final Map<Integer, Future<RedisConnection>> on = new HashMap<>();
+  /** The delay before a partition's next try; absent while it is subscribed or a try is out. */
+  private final Map<Integer, Long> backoff = new HashMap<>();
+  private boolean closed;
+
+  /**
+   * channels: each partition's channel. heard gets each message (its partition and text); subscribed, each
+   * partition whose subscription is (again) in place, so what was published meanwhile may have been missed.
+   */
+  public Subscriptions(Vertx vertx, StoreContext redis, String name, Map<Integer, String> channels,
+                       BiConsumer<Integer, String> heard, IntConsumer subscribed) {
+    this.vertx = vertx;
+    this.link = redis.link();
+    this.keys = redis.keys();
+    this.name = name;
+    this.heard = heard;
+    this.subscribed = subscribed;
+    channels.forEach((p, ch) -> {
+      channelOf.put(p, ch);
+      partitionOf.put(ch, p);
+    });
+  }
+
+  /**
+   * Subscribes every partition; succeeds once each has been tried and one at least is subscribed (the others are
+   * tried again on their own), fails when none could be (nothing is left open then).
+   */
+  public Future<Void> start() {
+    List<Future<Void>> each = new ArrayList<>();
+    channelOf.keySet().forEach(p -> each.add(subscribe(p)));
+    return Future.join(each).transform(ar -> {
+      if (each.stream().anyMatch(Future::succeeded)) {
+        return Future.succeededFuture();
+      }
+      Throwable first = each.get(0).cause();
+      return close().transform(x -> Future.failedFuture(first));
+    });
+  }
+
+  /** One partition: its slot's master (on a Redis Cluster), that master's connection, and the subscribe there. */
+  private Future<Void> subscribe(int p) {
+    String channel = channelOf.get(p);
+    return link.masterOf(channel).compose(master -> {
+      Future<RedisConnection> conn = connection(master);
+      return conn.compose(c -> c.send(keys.subscribe(channel)).timeout(link.timeoutMs(), TimeUnit.MILLISECONDS))
+          .onFailure(e -> {
+            link.refusedOn(master, e);
+            if (e instanceof TimeoutException && conn.succeeded()) {
+              ended(master, conn.result(), "no reply in " + link.timeoutMs() + " ms"); // a hung master
+            }
+          })
+          .compose(ok -> {
+            if (closed || masters.get(master) != conn) {
+              return Future.failedFuture(new RedisUnavailable(new IllegalStateException("the connection ended")));
+            }
+            on.put(p, conn);
+            return Future.<Void>succeededFuture();
+          });
+    }).onSuccess(v -> {
+      if (backoff.remove(p) != null) {
+        log.info("the {} subscription of partition {} is back", name, p);
+      }
+      subscribed.accept(p);
+    }).onFailure(e -> retry(p, e.getMessage()));
+  }
+
+  private void retry(int p, String why) {
+    if (closed) {
+      return;
+    }
+    long delay = Math.min(MAX_RETRY_MS, backoff.getOrDefault(p, FIRST_RETRY_MS / 2) * 2);
+    backoff.put(p, delay);
+    log.debug("subscribing {} to partition {} failed ({}); again in {} ms", name, p, why, delay);
+    vertx.setTimer(delay, t -> {
+      if (!closed) {
+        subscribe(p);
+      }
+    });
+  }
+
+  /** The master's connection, named, with its handlers; opened when there is none (or the last failed to open). */
+  private Future<RedisConnection> connection(String master) {
+    Future<RedisConnection> current = masters.get(master);
+    if (current != null && !current.failed()) {
+      return current;
+    }
+    Future<RedisConnection> opening = link.dedicated(master).compose(c -> {
+      if (closed) {
+        c.close();
+        return Future.failedFuture(new RedisUnavailable(new IllegalStateException("the subscriptions are closed")));
+      }
+      c.handler(this::pushed);
+      c.endHandler(v -> ended(master, c, "closed"));
+      c.exceptionHandler(e -> ended(master, c, e.getMessage()));
+      return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg(name)).map(ok -> c)
+          .onFailure(e -> c.close());
+    });
+    // a master that accepts connections but does not answer (stopped) must not hold its partitions' tries forever
+    Future<RedisConnection> opened = opening.timeout(link.timeoutMs(), TimeUnit.MILLISECONDS);
+    opened.onFailure(e -> opening.onSuccess(RedisConnection::close)); // given up: a late one is closed
+    masters.put(master, opened);
+    return opened;
+  }
+
+  private void pushed(Response push) {
+    if (closed || push == null || push.size() < 2) {
+      return;
+    }
+    Integer p = partitionOf.get(String.valueOf(push.get(1)));
+    if (p == null) {
+      return;
+    }
+    if (Keys.isMessage(push)) {
+      heard.accept(p, push.get(2).toString());
+    } else if ("sunsubscribe".equals(String.valueOf(push.get(0))) && on.remove(p) != null) {
+      // Redis drops a shard channel's subscribers when its slot moves to another master (resharding)
+      retry(p, "its slot moved");
+    }
+  }
+
+  /** A master's connection ended: closed once, and each partition it served tried again on its own. */
+  private void ended(String master, RedisConnection c, String why) {
+    Future<RedisConnection> conn = masters.get(master);
+    if (closed || conn == null || !conn.succeeded() || conn.result() != c) {
+      return;
+    }
+    masters.remove(master);
+    c.close(); // back to the pool, which drops it: a lost connection must not count as lent forever
+    TreeSet<Integer> lost = new TreeSet<>();
+    on.forEach((p, f) -> {
+      if (f == conn) {
+        lost.add(p);
+      }
+    });
+    lost.forEach(on::remove);
+    log.warn("the {} subscription of partitions {} on {} was lost ({}); subscribing them again", name, lost,
+        master.isEmpty() ? "Redis" : master, why);
+    lost.forEach(p -> retry(p, why));
+  }
+
+  /** Whether the partition's subscription is in place now. */
+  public boolean subscribed(int p) {
+    return on.containsKey(p);
+  }
+
+  /** Stops the retries and closes every connection. */
+  public Future<Void> close() {
+    closed = true;
+    List<Future<Void>> all = new ArrayList<>();
+    masters.values().forEach(f -> {
+      if (f.succeeded()) {
+        all.add(f.result().close());
+      }
+    });
+    masters.clear();
+    on.clear();
+    return Future.join(all).mapEmpty();
+  }
+}

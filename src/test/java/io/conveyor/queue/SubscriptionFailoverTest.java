@@ -1,0 +1,99 @@
+package io.conveyor.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.conveyor.bus.Addresses;
+import io.conveyor.redis.Keys;
+import io.conveyor.testing.Eventually;
+import io.conveyor.testing.RedisClusterFixture;
+import io.conveyor.testing.TestNode;
+import io.conveyor.testing.TestRedis;
+import io.conveyor.testing.TestSteps;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each partition's ring and notify subscription stands on its own (Subscriptions): on a Redis Cluster of its own
+ * (3 masters, a replica each, 3 partitions, one per master), the master of partition 0 is killed, and an idle node
+ * still hears the other partitions' rings and completions before the replica takes over. Excluded from the Redis
+ * Cluster pass (its cluster is its own).
+ */
+class SubscriptionFailoverTest {
+  private static final String PIPELINE = "{'name':'one','nodeGroup':'master','transactionType':true,'steps':["
+      + "{'type':'util/fixed-reply','params':{'reply':{}}}]}";
+  private final Set<String> completed = ConcurrentHashMap.newKeySet();
+
+  @Test
+  void while_partition_0s_master_is_down_an_idle_node_runs_and_hears_a_start_in_another_partition() {
+    try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
+      // Redis's default (yes) has the healthy masters refuse every command between the FAIL mark and the promotion
+      cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
+      // an idle wait of a minute: the node looks into a partition unrung only every five, so only a ring runs work
+      try (TestNode node = TestNode.withPrefix(TestRedis.newPrefix().replaceAll("[{}]", ""))
+          .redis("cluster", cluster.endpoints(), "").set("REDIS_PARTITIONS", "3").set("NODE_IDLE_WAIT", "60s")
+          .pipeline("one", PIPELINE).start(new TestSteps().registry())) {
+        node.node().vertx().eventBus().<JsonObject>consumer(Addresses.TX_COMPLETED,
+            m -> completed.add(m.body().getString("txId"))).completion().await();
+        awaitSubscribed(cluster, node.keys);
+        int dead = cluster.masterOfKey(node.keys.qRingL(0, "master"));
+        int healthy = node.keys.all().stream()
+            .filter(p -> cluster.masterOfKey(node.keys.qRingL(p, "master")) != dead).findFirst().orElseThrow();
+        int replica = cluster.replicasOf(dead).get(0);
+        assertRuns(node, start(node, healthy), "before the kill");
+
+        cluster.kill(dead);
+        String during = start(node, healthy);
+        assertRuns(node, during, "while partition 0's master is down");
+        assertEquals("slave", role(cluster, replica),
+            "partition " + healthy + "'s start ran and was heard before partition 0's replica took over");
+
+        cluster.awaitFailover(dead, Duration.ofSeconds(30));
+        String after = Eventually.until(Duration.ofSeconds(15), "a start in partition 0 after the failover",
+            () -> {
+              try {
+                return start(node, 0);
+              } catch (RuntimeException e) {
+                return null;
+              }
+            }, id -> id != null);
+        assertRuns(node, after, "after the failover");
+      }
+    }
+  }
+
+  /** A start in partition p: an externalId that lands there (the start is not handed to the node: it rings). */
+  private static String start(TestNode node, int p) {
+    String externalId;
+    do {
+      externalId = UUID.randomUUID().toString();
+    } while (node.keys.partitionFor("acme", externalId) != p);
+    return node.transactions.start(new JsonObject().put("type", "one").put("owner", "acme")
+        .put("externalId", externalId).put("input", new JsonObject())).await().txId();
+  }
+
+  /** The transaction succeeded and this node's event bus heard its completion (the notify subscription). */
+  private void assertRuns(TestNode node, String txId, String when) {
+    assertEquals("success", node.awaitFinal(txId, Duration.ofSeconds(20)).status().wire(), when);
+    Eventually.until(Duration.ofSeconds(10), "the completion of " + txId + " heard " + when,
+        () -> completed.contains(txId), heard -> heard);
+  }
+
+  /** The node's ring and notify subscriptions are on every partition's master (one subscriber each). */
+  private static void awaitSubscribed(RedisClusterFixture cluster, Keys keys) {
+    for (int p : keys.all()) {
+      for (String channel : java.util.List.of(keys.qRingL(p, "master"), keys.notifyChannel(p))) {
+        int master = cluster.masterOfKey(channel);
+        Eventually.until(Duration.ofSeconds(10), "the node to subscribe to " + channel,
+            () -> cluster.cmd(master, "PUBSUB", "SHARDNUMSUB", channel), r -> r.trim().endsWith("1"));
+      }
+    }
+  }
+
+  private static String role(RedisClusterFixture cluster, int port) {
+    return cluster.cmd(port, "ROLE").lines().findFirst().orElse("");
+  }
+}
