@@ -34,9 +34,16 @@ public final class PartitionHealth {
   private final Ticker ticker;
   private final Config.PartitionHealth settings;
   private final long suspectAfterNanos;
+  /** False for a tracker no probe feeds: outcomes are not kept (see ignoring). */
+  private final boolean keeps;
 
   /** Every partition ok at first; settings are redis.partitionSuspectAfter, partitionProbeTimeout, partitionWait. */
   public PartitionHealth(int partitions, Config.PartitionHealth settings, Ticker ticker) {
+    this(partitions, settings, ticker, true);
+  }
+
+  private PartitionHealth(int partitions, Config.PartitionHealth settings, Ticker ticker, boolean keeps) {
+    this.keeps = keeps;
     this.states = new AtomicReferenceArray<>(partitions);
     this.ticker = ticker;
     this.settings = settings;
@@ -50,6 +57,16 @@ public final class PartitionHealth {
   /** A tracker nobody but its holder feeds (a shell client, a test's own context): every partition ok. */
   public static PartitionHealth untracked(int partitions) {
     return new PartitionHealth(partitions, Config.PartitionHealth.DEFAULTS, Ticker.SYSTEM);
+  }
+
+  /**
+   * A tracker for a context outside a node (a shell client, a test's own context), which no probe feeds: it keeps
+   * no outcome, so every partition stays ok and every call goes to Redis, which answers for itself. A failure kept
+   * there would never be cleared: a start bound to that partition would wait and be refused for good, without
+   * ever trying (SubscriptionFailoverTest's own starts did, after a failover).
+   */
+  public static PartitionHealth ignoring(int partitions) {
+    return new PartitionHealth(partitions, Config.PartitionHealth.DEFAULTS, Ticker.SYSTEM, false);
   }
 
   public int partitions() {
@@ -79,6 +96,9 @@ public final class PartitionHealth {
 
   /** A call to partition p failed: only an outage (see isOutage) marks it failing, with its reason. */
   public void failed(int p, Throwable cause) {
+    if (!keeps) {
+      return;
+    }
     if (isOutage(cause)) {
       states.set(p, new Status(State.FAILING, String.valueOf(cause.getMessage()), ticker.nanos()));
     } else {
@@ -102,7 +122,7 @@ public final class PartitionHealth {
   public void outSince(int p, long sentAt) {
     long out = ticker.nanos() - sentAt;
     Status now = states.get(p);
-    if (out >= suspectAfterNanos && now.state() == State.OK) {
+    if (keeps && out >= suspectAfterNanos && now.state() == State.OK) {
       states.compareAndSet(p, now, new Status(State.SUSPECT, "a call has been out for " + out / 1_000_000 + " ms",
           ticker.nanos()));
     }

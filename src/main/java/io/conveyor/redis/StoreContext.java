@@ -18,10 +18,10 @@ import java.util.List;
 public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
                            Config.Limits limits, Encryption encryption, PartitionHealth health) {
 
-  /** With a health tracker of its own, which nothing else feeds (a shell client, a test's own context). */
+  /** Outside a node (a shell client, a test's own context): no probe, so no outcome is kept (PartitionHealth.ignoring). */
   public StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clock, Replicas replicas,
                       Config.Limits limits, Encryption encryption) {
-    this(link, keys, scripts, clock, replicas, limits, encryption, PartitionHealth.untracked(keys.partitions()));
+    this(link, keys, scripts, clock, replicas, limits, encryption, PartitionHealth.ignoring(keys.partitions()));
   }
 
   /** The same context sharing another tracker (a test's own context, on its node's). */

@@ -28,6 +28,14 @@ class PartitionHealthTest {
   }
 
   @Test
+  void a_tracker_no_probe_feeds_keeps_no_outage_so_nothing_bound_there_is_refused_for_good() {
+    PartitionHealth shell = PartitionHealth.ignoring(3);
+    shell.failed(2, new RedisUnavailable(new ConnectException("Connection refused: 10.0.0.3:7002")));
+    shell.outSince(1, 0);
+    assertEquals(List.of(0, 1, 2), shell.ok(), "every call goes to Redis, which answers for itself");
+  }
+
+  @Test
   void a_script_error_a_full_redis_or_too_few_replicas_are_answers_not_outages() {
     health.failed(0, new IllegalStateException("ERR script error"));
     health.failed(1, new RedisUnavailable.Full(new IllegalStateException("OOM")));
