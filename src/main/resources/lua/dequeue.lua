@@ -65,8 +65,9 @@ local lim = {all = {}, pairs = {}, pipelinePrefix = pipelinePrefix, ownerPrefix 
   rateKey = rateKey, partition = partition, parts = parts, now = tonumber(now)}
 local limits = lim.all
 
--- owner -> how many of its admitted starts (fair share) left the in-queue here: as many of its waiting ones
--- come in (lib/queue.lua queue_refill), and may be taken in the same call
+-- the owners of the admitted starts (fair share) that left the in-queue here, one entry each, in the order they
+-- left: as many of their waiting ones come in, in that order (lib/queue.lua queue_refill), and may be taken in
+-- the same call
 local released = {}
 
 -- now, txId pairs of the runs taken: added to processingZ and inflightZ:<nodeId> once, before the reply
@@ -98,7 +99,7 @@ local function take(q, held)
         'switches', 'stepAttempt', 'trace', 'share', 'attempt', 'run', 'takenOver', 'paused')
       local admitted = s[18] == 'in'
       if admitted then
-        released[s[7]] = (released[s[7]] or 0) + 1
+        released[#released + 1] = s[7]
       end
       local parked = s[1] == 'queued' and s[22]
       local both = s[1] == 'queued' and not parked and limits_for(lim, s[2], s[7])
@@ -205,7 +206,7 @@ take(1)
 take(2)
 take_held()
 take(3)
-while next(released) do
+while #released > 0 do
   local done = released
   released = {}
   if queue_refill(fairKey, ownerQueuePrefix, inKey, statePrefix, done, now) == 0 or #taken >= max or budget <= 0 then
