@@ -53,7 +53,8 @@ public final class DequeueVerticle extends VerticleBase {
   private Handoff handoff = Handoff.NONE;
   private int parts;
   private PartitionTakes takes;
-  private boolean puttingBack; // of a lost hand-off, in every partition: no dequeue goes meanwhile
+  /** Partitions where a start's hand-off may have been lost: put back there before a take goes there. */
+  private LostHandoffs lostHandoffs;
   /** Waiting on the ring (or, with several partitions, idle until one rings): the last take found no work. */
   private boolean waiting;
   /** The ring rang (or its wait ended) since the last dequeue went out: take again before blocking. */
@@ -63,8 +64,6 @@ public final class DequeueVerticle extends VerticleBase {
   private boolean fenced;
   /** A take waits for the heartbeat to confirm the node (see Registration): looked at again shortly. */
   private boolean awaitingBeat;
-  /** A start call that reserved slots failed: what it may have handed over is put back before the next take. */
-  private boolean handoffLost;
   private long idleTimer = -1;
 
   /**
@@ -101,6 +100,7 @@ public final class DequeueVerticle extends VerticleBase {
     parts = redisContext.keys().partitions();
     store = new QueueStore(redisContext);
     lost = new LostWork(store, settings.nodeId(), slots);
+    lostHandoffs = new LostHandoffs(vertx, lost, parts);
     runner = new PipelineRunner(vertx, new RunStore(redisContext),
         new PipelineStore(redisContext), catalog,
         new PipelineRunner.Settings(settings.nodeId(), settings.stepTimeout(), settings.archiveDelay(),
@@ -166,7 +166,7 @@ public final class DequeueVerticle extends VerticleBase {
 
   /** Sends a take in a partition where none is out; false when no (other) take may go now. */
   private boolean takeOne() {
-    if (stopping || fenced || puttingBack || slots.full()) {
+    if (stopping || fenced || slots.full()) {
       return false;
     }
     if (waiting && parts == 1) {
@@ -174,17 +174,16 @@ public final class DequeueVerticle extends VerticleBase {
       // run ending here has nothing to look for
       return false;
     }
-    if (handoffLost) {
-      recoverHandoff();
-      return false;
+    if (lostHandoffs.any()) {
+      recoverHandoff(); // and take on in the partitions not held
     }
     if (!registration.mayWork()) {
       awaitBeat();
       return false;
     }
-    int p = rotation.next(takes::busy);
+    int p = rotation.next(q -> takes.busy(q) || lostHandoffs.held(q));
     if (p == PartitionRotation.NONE) {
-      if (takes.out() == 0) {
+      if (takes.out() == 0 && !lostHandoffs.any()) {
         waitForWork();
       }
       return false;
@@ -214,14 +213,15 @@ public final class DequeueVerticle extends VerticleBase {
   private void taken(int p, int asked, List<Dequeued> txs, long ringsBefore) {
     takes.end(p);
     runs.run(txs);
-    if (handoffLost) {
+    if (lostHandoffs.any()) {
       recoverHandoff();
-    } else if (parts > 1) {
+    }
+    if (parts > 1) {
       if (txs.size() < asked) {
         rotation.emptied(p, ringsBefore);
       }
       take();
-    } else if (txs.size() < asked && !wakePending) {
+    } else if (txs.size() < asked && !wakePending && !lostHandoffs.any()) {
       // fewer than asked means the script found every queue empty; a start after it rings, so block
       waitForWork();
     } else {
@@ -313,7 +313,7 @@ public final class DequeueVerticle extends VerticleBase {
    * node keeps its slots for its own takes.
    */
   private int reserveForStart(int n) {
-    if (!waiting || stopping || fenced || handoffLost || !registration.mayWork()) {
+    if (!waiting || stopping || fenced || lostHandoffs.any() || !registration.mayWork()) {
       return 0;
     }
     return slots.reserve(n);
@@ -330,15 +330,16 @@ public final class DequeueVerticle extends VerticleBase {
     }
     if (fenced) {
       // taken over meanwhile: what came goes back on its queue, as with a dequeue's reply (see take)
-      handoffLost |= !txs.isEmpty();
+      if (!txs.isEmpty()) {
+        lostHandoffs.lostAll();
+      }
     } else {
       runs.run(txs);
     }
-    if (handoffLost) {
+    if (lostHandoffs.any()) {
       recoverHandoff();
-    } else {
-      take();
     }
+    take();
     checkDrained();
   }
 
@@ -348,36 +349,22 @@ public final class DequeueVerticle extends VerticleBase {
     if (drained.future().isComplete()) {
       return; // stopped: the stop's put-back or, after it, the reaper finds what it left (see handedByStart)
     }
-    handoffLost = true;
+    lostHandoffs.lostAll();
     recoverHandoff();
     checkDrained();
   }
 
   /**
-   * A start call's hand-off may have been lost: once no dequeue and no other hand-off is out (either may bring
-   * work not yet in running), what this node holds in inflightZ but does not run goes back on its queue.
+   * A start call's hand-off may have been lost: partition by partition, once no dequeue is out there and no other
+   * hand-off is reserved (either may bring work not yet in running), what this node holds in its inflightZ there but
+   * does not run goes back on its queue (LostHandoffs); the partitions not held take on meanwhile.
    */
   private void recoverHandoff() {
-    if (takes.out() > 0 || puttingBack || slots.reserved() > 0) {
-      return; // the takes' replies, or the last hand-off's, come back here
-    }
-    puttingBack = true;
-    lost.putBack("of a start whose reply was lost").onComplete(r -> {
-      handoffLost &= r.failed();
-      vertx.setTimer(r.succeeded() ? 1 : 1000, t -> {
-        puttingBack = false;
-        if (handoffLost) {
-          recoverHandoff();
-        } else {
-          take();
-        }
-        checkDrained();
-      });
-    });
+    lostHandoffs.recover(p -> !takes.busy(p) && slots.reserved() == 0, this::take);
   }
 
   private void checkDrained() {
-    if (stopping && takes.out() == 0 && !puttingBack && slots.idle()) {
+    if (stopping && takes.out() == 0 && lostHandoffs.idle() && slots.idle()) {
       drained.tryComplete();
     }
   }
