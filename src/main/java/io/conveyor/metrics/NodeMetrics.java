@@ -289,8 +289,9 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   }
 
   /** Each partition's health as this node sees it: conveyor_partition_state, conveyor_partition_state_changes. */
-  public void partitions(io.conveyor.redis.PartitionHealth health) {
+  public NodeMetrics partitions(io.conveyor.redis.PartitionHealth health) {
     operator.partitions(health);
+    return this;
   }
 
   private Operator operator;
