@@ -2,7 +2,7 @@
 // fragile: [txId…], approval, orderId>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
 import { chromium } from 'playwright-core';
 import { walkDetail, walkOverview, walkPipeline, walkSizes, noSidewaysScroll } from './dashboard-walks.mjs';
-import { walkAwait, walkVersions, walkRollout, walkOverviewA11y } from './dashboard-more.mjs';
+import { walkAwait, walkVersions, walkRollout, walkOverviewA11y, walkPartitions } from './dashboard-more.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -32,6 +32,7 @@ try {
     await walkAwait(page, seed, noSidewaysScroll);
     await walkOverview(page, seed);
     await walkOverviewA11y(page);
+    await walkPartitions(page, seed);
     await walkPipeline(page, seed);
     await walkVersions(page, seed, noSidewaysScroll);
     await walkRollout(page, seed);
