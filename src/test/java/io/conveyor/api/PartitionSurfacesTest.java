@@ -1,6 +1,7 @@
 package io.conveyor.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,10 +10,12 @@ import io.conveyor.config.Config;
 import io.conveyor.domain.Transactions;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.PartitionHealth;
+import io.conveyor.redis.PartitionProbe;
 import io.conveyor.redis.RedisAccess;
 import io.conveyor.redis.RedisUnavailable;
 import io.conveyor.testing.KeyedApi;
 import io.conveyor.testing.MutableTicker;
+import io.conveyor.testing.RedisClusterFixture;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestRedis;
 import io.conveyor.testing.TestSteps;
@@ -129,6 +132,33 @@ class PartitionSurfacesTest {
     assertReady(200, "ready", new JsonObject().put("ok", 3));
     assertEquals(2.0, metric("conveyor_partition_state_changes_total", "1", null));
     assertEquals("ok", cluster().getJsonArray("partitions").getJsonObject(1).getString("state"));
+  }
+
+  /**
+   * The start-time check behind the node's WARN: on a Redis Cluster, the masters with cluster-require-full-coverage
+   * yes (the fixture's default) are named and one set to no is not; on one Redis there is nothing to check.
+   */
+  @Test
+  void the_masters_that_stop_every_partition_during_a_failover_are_named() {
+    PartitionProbe probe = new PartitionProbe(node.node().redis().open(vertx));
+    if (!TestRedis.clusterMode()) {
+      assertEquals(List.of(), probe.fullCoverage().await());
+      return;
+    }
+    RedisClusterFixture cluster = TestRedis.cluster();
+    int relaxed = cluster.masterPorts().get(0);
+    String was = cluster.cmd(relaxed, "CONFIG", "GET", "cluster-require-full-coverage").contains("no") ? "no" : "yes";
+    cluster.cmd(relaxed, "CONFIG", "SET", "cluster-require-full-coverage", "no");
+    try {
+      List<Integer> named = probe.fullCoverage().await().stream()
+          .map(m -> Integer.parseInt(m.substring(m.lastIndexOf(':') + 1))).sorted().toList();
+      List<Integer> expected = cluster.masterPorts().stream().filter(p -> p != relaxed)
+          .filter(p -> cluster.cmd(p, "CONFIG", "GET", "cluster-require-full-coverage").contains("yes")).sorted().toList();
+      assertFalse(expected.isEmpty(), "the fixture's masters keep Redis's default, yes");
+      assertEquals(expected, named);
+    } finally {
+      cluster.cmd(relaxed, "CONFIG", "SET", "cluster-require-full-coverage", was);
+    }
   }
 
   /** GET /health/ready: its status code and status, the other checks ok, and (when given) its partitions field. */
