@@ -144,7 +144,7 @@ class OperatorKitTest {
       Pattern fires = Pattern.compile("alertname: " + alerts.group(1) + "\\s*\\n\\s*exp_alerts:\\s*\\n\\s*- exp_labels");
       assertTrue(fires.matcher(tests).find(), alerts.group(1) + " has no test that makes it fire in " + RULE_TESTS);
     }
-    assertEquals(8, n);
+    assertEquals(9, n);
   }
 
   @Test
