@@ -28,11 +28,11 @@ try {
   console.log('live: subscribed over the bridge');
 
   try {
+    await walkPartitions(page, seed);
     await walkDetail(page, seed);
     await walkAwait(page, seed, noSidewaysScroll);
     await walkOverview(page, seed);
     await walkOverviewA11y(page);
-    await walkPartitions(page, seed);
     await walkPipeline(page, seed);
     await walkVersions(page, seed, noSidewaysScroll);
     await walkRollout(page, seed);
