@@ -119,3 +119,31 @@ export async function walkOverviewA11y(page) {
   await tabReaches(page, '#main', ['#s-status', '#btn-search', '#queues button.group-pause', '#pipelines a.pipe-link']);
   console.log('overview reached by Tab');
 }
+
+/**
+ * Partition badges (issue 36): with several partitions, one badge per partition showing the state the cluster view
+ * gives it, with its reason and since as title; with one, the row stays hidden and empty.
+ */
+export async function walkPartitions(page, seed) {
+  await page.evaluate(() => { location.hash = '#/'; });
+  await page.waitForSelector('#nodes tbody tr.node-row');
+  const parts = await page.evaluate(async (key) => (await (await fetch('/api/v1/cluster',
+    { headers: { Authorization: 'Bearer ' + key } })).json()).partitions || [], seed.key);
+  if (parts.length < 2) {
+    const shown = await page.evaluate(() => ({ hidden: document.querySelector('#partitions').hidden,
+      badges: document.querySelectorAll('#partitions .partition-badge').length }));
+    if (!shown.hidden || shown.badges !== 0) { throw new Error('one partition, yet partitions shown: ' + JSON.stringify(shown)); }
+    console.log('one partition: no partition badges');
+    return;
+  }
+  await page.waitForSelector('#partitions .partition-badge');
+  const badges = await page.$$eval('#partitions .partition-badge', bs => bs.map(b => ({ text: b.textContent,
+    title: b.title, cls: b.className })));
+  if (badges.length !== parts.length) { throw new Error(parts.length + ' partitions, badges ' + JSON.stringify(badges)); }
+  badges.forEach((b, i) => {
+    if (b.text !== i + ' ' + parts[i].state || !b.cls.includes('partition-' + parts[i].state) || !b.title.includes('since')) {
+      throw new Error('badge ' + i + ' shows ' + JSON.stringify(b) + ' for ' + JSON.stringify(parts[i]));
+    }
+  });
+  console.log(badges.length + ' partition badges: ' + badges.map(b => b.text).join(', '));
+}

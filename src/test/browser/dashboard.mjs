@@ -2,7 +2,7 @@
 // fragile: [txId…], approval, orderId>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
 import { chromium } from 'playwright-core';
 import { walkDetail, walkOverview, walkPipeline, walkSizes, noSidewaysScroll } from './dashboard-walks.mjs';
-import { walkAwait, walkVersions, walkRollout, walkOverviewA11y } from './dashboard-more.mjs';
+import { walkAwait, walkVersions, walkRollout, walkOverviewA11y, walkPartitions } from './dashboard-more.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -28,6 +28,7 @@ try {
   console.log('live: subscribed over the bridge');
 
   try {
+    await walkPartitions(page, seed);
     await walkDetail(page, seed);
     await walkAwait(page, seed, noSidewaysScroll);
     await walkOverview(page, seed);

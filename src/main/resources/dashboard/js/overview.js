@@ -39,6 +39,22 @@ function renderCluster(c) {
   const l = c.leaders || {};
   text($('#leaders'), 'Leaders: reaper ' + (l.reaper || '—') + ', archive ' + (l.archive || '—') +
     ', webhooks ' + (l.webhooks || '—') + ', scheduler ' + (l.scheduler || '—'));
+  renderPartitions(c.partitions || []);
+}
+
+/** With several partitions, a badge each: its state as this node sees it, the reason and master as its title. */
+function renderPartitions(parts) {
+  const row = $('#partitions');
+  row.replaceChildren();
+  row.hidden = parts.length < 2;
+  if (parts.length < 2) { return; }
+  row.appendChild(el('span', null, 'Partitions: '));
+  parts.forEach(p => {
+    const b = el('span', 'badge partition-badge partition-' + p.state, p.partition + ' ' + p.state);
+    b.dataset.partition = p.partition;
+    b.title = (p.reason ? p.reason + ', ' : '') + 'since ' + p.since + (p.master ? ', master ' + p.master : '');
+    row.appendChild(b);
+  });
 }
 
 function renderArchive(a) {

@@ -73,10 +73,12 @@ public final class ClusterRoutes implements RouteGroup {
   /**
    * The nodes with their heartbeat, the queues of every group they serve, and each role's leader: a lease
    * holder whose heartbeat is gone is shown as no leader (null), never as a dead node leading. With several
-   * partitions, leaders.reaper is the judge of dead nodes (the others, scheduler among them, are partition 0's), and partitions lists each partition's leaders.
+   * partitions, leaders.reaper is the judge of dead nodes (the others, scheduler among them, are partition 0's), and
+   * partitions lists each partition's leaders and its health as this node sees it (state, reason, since; on a Redis
+   * Cluster the master that holds it).
    */
   private Future<JsonObject> cluster() {
-        int parts = redis.keys().partitions();
+    int parts = redis.keys().partitions();
     List<Future<?>> reads = new ArrayList<>(List.of(liveness.nodes(),
         liveness.leader(LeaderRole.REAPER, -1)));
     for (int p = 0; p < parts; p++) {
@@ -133,13 +135,19 @@ public final class ClusterRoutes implements RouteGroup {
           for (int p = 0; p < parts; p++) {
             each.add(new JsonObject().put("partition", p).put("reaper", alive(nodes, f.resultAt(2 + 4 * p)))
                 .put("archive", alive(nodes, f.resultAt(3 + 4 * p))).put("webhooks", alive(nodes, f.resultAt(4 + 4 * p)))
-                .put("scheduler", alive(nodes, f.resultAt(5 + 4 * p))));
+                .put("scheduler", alive(nodes, f.resultAt(5 + 4 * p)))
+                .mergeIn(PartitionView.state(redis.health(), p, redis.clock(), this::master)));
           }
           out.put("partitions", each);
         }
         return out;
       });
     });
+  }
+
+  /** On a Redis Cluster, the master holding partition p's slot as this link's slot map says (read, not asked). */
+  private String master(int p) {
+    return redis.link().master(redis.keys().processingZ(p));
   }
 
   private static String alive(Map<String, JsonObject> nodes, String leader) {

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * GET /health/live and /health/ready: whether the node is up, and whether it can serve (each check says why not).
  * archive is null on a node without one; pipelineFiles are the pipelines this node published at start (readiness
- * checks they are in Redis); clusterState is the "cluster" check: ok, not joined, or held after a pause.
+ * checks they are in Redis); clusterState is the "cluster" check: ok, not joined, or held after a pause. partitions
+ * is this node's view of each partition's Redis (see PartitionView): degraded while a minority are not ok.
  */
 public record HealthRoutes(StoreContext redis, Transactions tx, Config.Redis settings, ArchiveStore archive,
                            ArchiveAdmin archiveAdmin, List<String> pipelineFiles, Supplier<String> clusterState)
@@ -33,9 +34,16 @@ public record HealthRoutes(StoreContext redis, Transactions tx, Config.Redis set
       // out of service: all of them share both, and reads, cancels and running work still need a node
       boolean ok = checks.stream().allMatch(c -> "ok".equals(c.getString("result"))
           || c.getString("result").startsWith("lagging") || c.getString("result").startsWith("full"));
-      JsonObject body = new JsonObject().put("status", ok ? "ready" : "not ready");
+      // a minority of partitions failing leaves the node degraded but serving: starts go to the partitions that
+      // answer, and reads and running work of the others go on (issue 36)
+      PartitionView.Verdict partitions = PartitionView.verdict(redis.health());
+      String status = !ok || partitions == PartitionView.Verdict.NOT_READY ? "not ready"
+          : partitions == PartitionView.Verdict.DEGRADED ? "degraded" : "ready";
+      JsonObject body = new JsonObject().put("status", status);
       checks.forEach(c -> body.put(c.getString("check"), c.getString("result")));
-      ctx.response().setStatusCode(ok ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
+      body.put("partitions", PartitionView.readiness(redis.health(), redis.clock()));
+      ctx.response().setStatusCode("not ready".equals(status) ? 503 : 200).putHeader("content-type", "application/json")
+          .end(body.encode());
     }));
   }
 

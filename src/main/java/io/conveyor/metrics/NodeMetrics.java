@@ -97,10 +97,11 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
         .description("starts refused with 503 redis-memory").register(registry)).increment();
   }
 
-  public void busyWorkers(Supplier<Number> busy, int total) {
+  public NodeMetrics busyWorkers(Supplier<Number> busy, int total) {
     Gauge.builder("conveyor.workers.busy", busy).description("worker slots running a transaction")
         .register(registry);
     Gauge.builder("conveyor.workers.slots", () -> total).description("worker slots").register(registry);
+    return this;
   }
 
   public void started(String owner) {
@@ -285,6 +286,12 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
   /** Whether a node holds each role's lease ("role/partition" → held), read for a scrape: conveyor_leader_present. */
   public void leaders(java.util.Map<String, Boolean> held) {
     operator.leaders(held);
+  }
+
+  /** Each partition's health as this node sees it: conveyor_partition_state, conveyor_partition_state_changes. */
+  public NodeMetrics partitions(io.conveyor.redis.PartitionHealth health) {
+    operator.partitions(health);
+    return this;
   }
 
   private Operator operator;

@@ -1,6 +1,8 @@
 package io.conveyor.metrics;
 
+import io.conveyor.redis.PartitionHealth;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -10,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The meters an operator's alerts and dashboard read (conf/prometheus, conf/grafana): events by kind, this node's
- * fences, stuck work by reason and whether each leader role has a leader. The series the alerts need exist from
+ * fences, stuck work by reason, whether each leader role has a leader and each partition's health. The series the alerts need exist from
  * the first scrape (at 0), so an alert on them never waits for a first occurrence to have a series.
  */
 final class Operator {
@@ -57,6 +59,26 @@ final class Operator {
     held.forEach((rolePartition, yes) -> gauge(leaders, rolePartition, "conveyor.leader.present", null,
         "1 while a node holds the role's lease in the partition (read from Redis at each scrape), else 0")
         .set(yes ? 1 : 0));
+  }
+
+  /**
+   * Per partition, conveyor_partition_state{partition, state}: 1 for the state this node sees it in (ok, suspect,
+   * failing), 0 for the others (one series per state, the Prometheus form of an enum); and
+   * conveyor_partition_state_changes_total{partition}. Both read the node's PartitionHealth at each scrape.
+   */
+  void partitions(PartitionHealth health) {
+    for (int p = 0; p < health.partitions(); p++) {
+      int partition = p;
+      String tag = Integer.toString(p);
+      for (PartitionHealth.State s : PartitionHealth.State.values()) {
+        Gauge.builder("conveyor.partition.state", health, h -> h.state(partition) == s ? 1 : 0)
+            .tag("partition", tag).tag("state", s.wire()).description("1 for the state this node sees the "
+                + "partition's Redis in (ok, suspect: a call out past redis.partitionSuspectAfter, failing: no answer)")
+            .register(registry);
+      }
+      FunctionCounter.builder("conveyor.partition.state.changes", health, h -> h.changes(partition))
+          .tag("partition", tag).description("times this node saw the partition's state change").register(registry);
+    }
   }
 
   private Counter counter(String kind) {

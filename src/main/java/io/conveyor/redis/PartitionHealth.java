@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -31,6 +32,8 @@ public final class PartitionHealth {
   }
 
   private final AtomicReferenceArray<Status> states;
+  /** Per partition, how many times its state changed (conveyor_partition_state_changes_total). */
+  private final AtomicLongArray changes;
   private final Ticker ticker;
   private final Config.PartitionHealth settings;
   private final long suspectAfterNanos;
@@ -45,6 +48,7 @@ public final class PartitionHealth {
   private PartitionHealth(int partitions, Config.PartitionHealth settings, Ticker ticker, boolean keeps) {
     this.keeps = keeps;
     this.states = new AtomicReferenceArray<>(partitions);
+    this.changes = new AtomicLongArray(partitions);
     this.ticker = ticker;
     this.settings = settings;
     this.suspectAfterNanos = settings.suspectAfter().toNanos();
@@ -89,8 +93,8 @@ public final class PartitionHealth {
   /** An answer came from partition p (a script's own error is an answer too). */
   public void succeeded(int p) {
     Status now = states.get(p);
-    if (now.state() != State.OK) {
-      states.compareAndSet(p, now, new Status(State.OK, "", ticker.nanos()));
+    if (now.state() != State.OK && states.compareAndSet(p, now, new Status(State.OK, "", ticker.nanos()))) {
+      changes.incrementAndGet(p);
     }
   }
 
@@ -100,7 +104,10 @@ public final class PartitionHealth {
       return;
     }
     if (isOutage(cause)) {
-      states.set(p, new Status(State.FAILING, String.valueOf(cause.getMessage()), ticker.nanos()));
+      Status was = states.getAndSet(p, new Status(State.FAILING, String.valueOf(cause.getMessage()), ticker.nanos()));
+      if (was.state() != State.FAILING) {
+        changes.incrementAndGet(p);
+      }
     } else {
       succeeded(p);
     }
@@ -122,9 +129,9 @@ public final class PartitionHealth {
   public void outSince(int p, long sentAt) {
     long out = ticker.nanos() - sentAt;
     Status now = states.get(p);
-    if (keeps && out >= suspectAfterNanos && now.state() == State.OK) {
-      states.compareAndSet(p, now, new Status(State.SUSPECT, "a call has been out for " + out / 1_000_000 + " ms",
-          ticker.nanos()));
+    if (keeps && out >= suspectAfterNanos && now.state() == State.OK && states.compareAndSet(p, now,
+        new Status(State.SUSPECT, "a call has been out for " + out / 1_000_000 + " ms", ticker.nanos()))) {
+      changes.incrementAndGet(p);
     }
   }
 
@@ -135,6 +142,17 @@ public final class PartitionHealth {
   public static boolean isOutage(Throwable e) {
     return e instanceof RedisUnavailable && !(e instanceof RedisUnavailable.Full)
         && !(e instanceof RedisUnavailable.NotReplicated);
+  }
+
+  /** How many times partition p's state changed since the node started (ok → failing → ok is two). */
+  public long changes(int p) {
+    return changes.get(p);
+  }
+
+  /** When partition p's state began, as wall time: now less the ticker time since then. */
+  public java.time.Instant since(int p, java.time.Clock clock) {
+    long ago = ticker.nanos() - states.get(p).since();
+    return java.time.Instant.ofEpochMilli(clock.millis() - ago / 1_000_000);
   }
 
   /** The partitions now ok, in order. */

@@ -3,6 +3,7 @@ package io.conveyor.redis;
 import io.vertx.core.Future;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,5 +32,24 @@ public final class PartitionProbe extends Store {
       each.add(answered.onComplete(ar -> r.health().observe(part, ar)));
     }
     return Future.join(each).mapEmpty();
+  }
+
+  /**
+   * On a Redis Cluster, the masters (host:port) whose cluster-require-full-coverage is yes: there every master
+   * refuses every command (CLUSTERDOWN) for about a second of each failover, so one master's failover stalls all
+   * partitions. A master that refuses CONFIG (a managed Redis) or does not answer is left out; on one Redis, none.
+   */
+  public Future<java.util.List<String>> fullCoverage() {
+    String name = "cluster-require-full-coverage";
+    return r.link().eachMaster(Request.cmd(Command.CONFIG).arg("GET").arg(name)).map(answers -> {
+      List<String> yes = new ArrayList<>();
+      answers.forEach((master, reply) -> {
+        Response value = reply == null ? null : reply.isMap() ? reply.get(name) : reply.size() >= 2 ? reply.get(1) : null;
+        if (value != null && "yes".equalsIgnoreCase(value.toString())) {
+          yes.add(master);
+        }
+      });
+      return yes;
+    });
   }
 }

@@ -141,6 +141,16 @@ public final class RedisLink {
     return router != null && router.failing(SlotMap.slotOf(key));
   }
 
+  /** On a Redis Cluster, each master's answer to a keyless request by host:port (those that answered); else none. */
+  public Future<java.util.Map<String, Response>> eachMaster(Request request) {
+    return router == null ? Future.succeededFuture(java.util.Map.of()) : router.eachMaster(request);
+  }
+
+  /** On a Redis Cluster, the master (host:port) that holds the key's slot as this link last read the map; else null. */
+  public String master(String key) {
+    return router == null ? null : router.owner(SlotMap.slotOf(key));
+  }
+
   /**
    * A timeout replaces the client (the connection may hang). A server that turned read-only was a master
    * and is one no more (a failover): the connection is dropped, so the next one goes to the new master.

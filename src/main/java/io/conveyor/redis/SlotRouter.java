@@ -187,6 +187,23 @@ final class SlotRouter {
     });
   }
 
+  /** Each master's answer to a keyless request, by host:port; a master that refused or did not answer is left out. */
+  Future<Map<String, Response>> eachMaster(Request request) {
+    return mapped().compose(m -> {
+      Map<String, Future<Response>> each = new java.util.LinkedHashMap<>();
+      m.masters().forEach(e -> each.put(e, master(e).link.sendRaw(request)));
+      return Future.join(new ArrayList<>(each.values())).transform(ar -> {
+        Map<String, Response> out = new java.util.LinkedHashMap<>();
+        each.forEach((e, f) -> {
+          if (f.succeeded()) {
+            out.put(e, f.result());
+          }
+        });
+        return Future.succeededFuture(out);
+      });
+    });
+  }
+
   /** Every master: the first answer, or when none answered, the first failure (a script's error is everyone's). */
   private Future<Response> everyMaster(SlotMap m, Request request) {
     List<Future<Response>> each = new ArrayList<>();

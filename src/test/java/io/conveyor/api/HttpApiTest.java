@@ -418,7 +418,7 @@ class HttpApiTest {
       Reply ready = call("GET", "/health/ready", null, null);
       assertEquals(200, ready.status());
       assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("redisMemory", "ok").put("scripts", "ok").put("cluster", "ok")
-          .put("archive", "ok").put("pipelines", "ok"), ready.body());
+          .put("archive", "ok").put("pipelines", "ok").put("partitions", "ok"), ready.body());
       if (!TestRedis.clusterMode()) {
         // a Redis that lost its scripts (a restart): the check loads them and the node stays ready (it answered
         // 503 "ok (27 loaded again)" on that probe before; a cluster's keyless SCRIPT reaches any one server)

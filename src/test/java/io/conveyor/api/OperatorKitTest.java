@@ -92,11 +92,12 @@ class OperatorKitTest {
   void every_metric_the_dashboard_and_the_alert_rules_name_is_on_a_nodes_metrics() throws Exception {
     List<String> expressions = new ArrayList<>(dashboardExpressions());
     expressions.addAll(ruleExpressions());
-    assertEquals(8, ruleExpressions().size(), "one expression per alert");
+    assertEquals(9, ruleExpressions().size(), "one expression per alert");
     Set<String> wanted = metricsNamed(expressions);
     assertTrue(wanted.containsAll(Set.of("conveyor_archive_lag_seconds", "conveyor_stuck",
         "conveyor_redis_memory_ratio", "conveyor_leader_present", "conveyor_events_total",
-        "conveyor_node_fenced_total")), wanted.toString());
+        "conveyor_node_fenced_total", "conveyor_partition_state", "conveyor_partition_state_changes_total")),
+        wanted.toString());
     int port = TestRedis.freePort();
     try (WebhookReceiver receiver = new WebhookReceiver(WebhookReceiver.TEST_SECRET)) {
       TestNode node = new TestNode().set("HTTP_PORT", Integer.toString(port))
@@ -143,7 +144,7 @@ class OperatorKitTest {
       Pattern fires = Pattern.compile("alertname: " + alerts.group(1) + "\\s*\\n\\s*exp_alerts:\\s*\\n\\s*- exp_labels");
       assertTrue(fires.matcher(tests).find(), alerts.group(1) + " has no test that makes it fire in " + RULE_TESTS);
     }
-    assertEquals(8, n);
+    assertEquals(9, n);
   }
 
   @Test

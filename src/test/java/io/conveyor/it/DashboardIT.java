@@ -136,6 +136,9 @@ class DashboardIT {
       assertTrue(output.contains("group paused and resumed, pipeline disabled and enabled"), output);
       assertTrue(output.contains("schedule paused and triggered from the page"), output);
       assertTrue(output.contains("node death shown after"), output);
+      // a badge per partition where there are several (CONVEYOR_TEST_REDIS_PARTITIONS), none with one
+      assertTrue(output.contains(node.keys.partitions() > 1 ? node.keys.partitions() + " partition badges: "
+          : "one partition: no partition badges"), output);
       assertTrue(output.contains("child opened from the tree"), output);
       assertTrue(output.contains("no sideways scroll at 390 px"), output);
       assertTrue(output.contains("pipelines drawn: fan → order, fragile"), output);
