@@ -417,8 +417,14 @@ class HttpApiTest {
     try (var flushing = io.conveyor.testing.CrossJvmLock.hold("script-flush")) {
       Reply ready = call("GET", "/health/ready", null, null);
       assertEquals(200, ready.status());
+      JsonObject body = ready.body().copy();
+      // partitions: "ok", or a partition listed as suspect (one call out past redis.partitionSuspectAfter on a
+      // loaded machine), which changes no status; never a failing one here
+      Object partitions = body.remove("partitions");
+      assertTrue("ok".equals(partitions) || partitions instanceof JsonObject p && p.getJsonArray("failing").stream()
+          .allMatch(f -> "suspect".equals(((JsonObject) f).getString("state"))), String.valueOf(partitions));
       assertEquals(new JsonObject().put("status", "ready").put("redis", "ok").put("redisMemory", "ok").put("scripts", "ok").put("cluster", "ok")
-          .put("archive", "ok").put("pipelines", "ok").put("partitions", "ok"), ready.body());
+          .put("archive", "ok").put("pipelines", "ok"), body);
       if (!TestRedis.clusterMode()) {
         // a Redis that lost its scripts (a restart): the check loads them and the node stays ready (it answered
         // 503 "ok (27 loaded again)" on that probe before; a cluster's keyless SCRIPT reaches any one server)

@@ -81,6 +81,13 @@ class PartitionSurfacesTest {
     assertEquals(1.0, metric("conveyor_partition_state", "1", "ok"));
     assertEquals(0.0, metric("conveyor_partition_state", "1", "failing"));
 
+    // a suspect one alone (a call out past redis.partitionSuspectAfter) is listed, and the node stays ready
+    health.outSince(0, ticker.nanos() - Config.PartitionHealth.DEFAULTS.suspectAfter().toNanos());
+    JsonObject slow = assertReady(200, "ready", null);
+    assertEquals("suspect", slow.getJsonObject("partitions").getJsonArray("failing").getJsonObject(0)
+        .getString("state"));
+    health.succeeded(0);
+
     health.failed(1, new RedisUnavailable(new ConnectException("Connection refused (test)")));
     ticker.advance(Duration.ofSeconds(30));
     JsonObject degraded = assertReady(200, "degraded", null);
