@@ -19,13 +19,18 @@
 local inflightKey, processingKey = KEYS[1], KEYS[2]
 local now, statePrefix, inPrefix, ringPrefix, node = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local stopping = ARGV[6] == '1'
+local runArgs = #ARGV - 6
+-- the i-th word of the runs under way (1-based: txId, attempt, txId, attempt, …)
+local function runArg(i)
+  return ARGV[6 + i]
+end
 
 -- txId -> {attempt -> true}, the runs under way here (a transaction may run here at two attempts)
 local running = {}
-for i = 7, #ARGV - 1, 2 do
-  local attempts = running[ARGV[i]] or {}
-  attempts[tonumber(ARGV[i + 1])] = true
-  running[ARGV[i]] = attempts
+for i = 1, runArgs - 1, 2 do
+  local attempts = running[runArg(i)] or {}
+  attempts[tonumber(runArg(i + 1))] = true
+  running[runArg(i)] = attempts
 end
 local requeued = 0
 for _, id in ipairs(redis.call('ZRANGE', inflightKey, 0, -1)) do

@@ -34,10 +34,13 @@ class ClusteredNodeTest {
 
   @BeforeAll
   static void startClusterAndNode() throws java.io.IOException {
-    holder = PortHolder.start(5701, 5702, 5703);
+    // the first three ports of a member range of this test's own (the shipped file's, moved): held silent, they
+    // would stall the joins of every other test JVM's members on the shared 5701-5720
+    TestCluster.PortRange range = TestCluster.ownPorts();
+    holder = PortHolder.start(range.base(), range.base() + 1, range.base() + 2);
     org.slf4j.LoggerFactory.getLogger(ClusteredNodeTest.class).info("another process holds {}", holder.held);
     String cluster = TestCluster.newName();
-    shop = TestCluster.join(cluster);
+    shop = TestCluster.join(cluster, range.file());
     shop.eventBus().<JsonObject>consumer("shop.charge", m -> {
       seenTxIds.add(m.headers().get("txId"));
       m.reply(new JsonObject().put("status", "success")
@@ -46,7 +49,7 @@ class ClusteredNodeTest {
     shop.eventBus().consumer("shop.silent", m -> { }).completion().await();
     shop.eventBus().consumer("shop.refuse", m -> m.fail(402, "card declined")).completion().await();
     httpPort = io.conveyor.testing.TestRedis.freePort();
-    node = new TestNode().set("CLUSTER_ENABLED", "true").set("CLUSTER_NAME", cluster)
+    node = new TestNode().set("CLUSTER_ENABLED", "true").set("CLUSTER_NAME", cluster).set("CLUSTER_CONFIG", range.file())
         .set("HTTP_PORT", Integer.toString(httpPort)).set("API_KEYS", "acme:client:k-acme")
         .pipeline("held", "{'name':'held','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'test/hold'}]}")
