@@ -22,8 +22,9 @@ public record RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scr
   public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
                      Ticker ticker, ScriptMeter meter, Replicas replicas, Config.Limits limits,
                      Encryption encryption) {
+    // no node, no probe (a command-line client, a tool): keep no outcome, as no probe would ever clear it
     this(options, timeout, keys, scripts, clock, ticker, meter, replicas, limits, encryption,
-        new PartitionHealth(keys.partitions(), Config.PartitionHealth.DEFAULTS, ticker));
+        PartitionHealth.ignoring(keys.partitions()));
   }
 
   public RedisAccess(RedisOptions options, Duration timeout, Keys keys, Scripts scripts, Clock clock,
