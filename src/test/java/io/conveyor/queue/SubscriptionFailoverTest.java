@@ -52,6 +52,10 @@ class SubscriptionFailoverTest {
             "partition " + healthy + "'s start ran and was heard before partition 0's replica took over");
 
         cluster.awaitFailover(dead, Duration.ofSeconds(30));
+        // partition 0's channels are subscribed again, on the promoted master: only then is a completion there heard
+        // (one that came in the gap, up to the 2 s backoff, was not: a clean-clone run started and finished one there
+        // before its notify subscription was back)
+        awaitSubscribed(cluster, node.keys);
         String after = Eventually.until(Duration.ofSeconds(15), "a start in partition 0 after the failover",
             () -> {
               try {
