@@ -42,6 +42,9 @@ class QuickStartIT {
     Files.createDirectories(dir.resolve("target"));
     Files.createSymbolicLink(dir.resolve("target/conveyor.jar"), Path.of("target/conveyor.jar").toAbsolutePath());
     Map<String, String> env = new HashMap<>();
+    // a key prefix of the test's own, removed after: the quick start's default (conveyor:) is a developer's own
+    String prefix = io.conveyor.testing.TestRedis.newPrefix();
+    env.put("CONVEYOR_REDIS_PREFIX", prefix);
     int http = 8080;
     if (!free(http)) {
       // another program holds the default port on this machine: the node is moved, the check stays
@@ -64,6 +67,8 @@ class QuickStartIT {
       assertEquals(2, unexplained.size(), "the event bus and the H2 server, nothing else: " + listeners);
       assertTrue(unexplained.stream().allMatch(a -> a.startsWith("127.0.0.1:")), "on 127.0.0.1: " + listeners);
       assertTrue(node.terminate(Duration.ofSeconds(60)) >= 0);
+    } finally {
+      io.conveyor.testing.TestRedis.drop(prefix);
     }
   }
 
