@@ -9,13 +9,14 @@ import java.util.List;
  * scenarios: pauseRuns, 5 by default, since a pause's outcome varies from run to run), the steady start rate, and
  * how long the load lasts (at least until the fault is over and a margin after it). notIdempotent declares the
  * pipeline's steps "idempotent": false (at most once: a step a lost node may have run ends maybe-ran). tls runs every
- * node on HTTPS and bus mutual TLS with a CA of the run's (ChaosTls).
+ * node on HTTPS and bus mutual TLS with a CA of the run's (ChaosTls). nodes is how many node processes the
+ * redis-cluster scenarios run (1 to 3, 3 by default; the other scenarios always run three, as their faults hit one).
  */
 record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double rate, int durationSeconds,
-                    int stepMillis, boolean keep, boolean notIdempotent, boolean tls) {
+                    int stepMillis, boolean keep, boolean notIdempotent, boolean tls, int nodes) {
 
   static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--pause-runs N] [--rate R]"
-      + " [--duration S] [--step-ms MS] [--keep] [--not-idempotent] [--tls]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+      + " [--duration S] [--step-ms MS] [--nodes N] [--keep] [--not-idempotent] [--tls]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
 
   /** How many runs of the scenario: pauseRuns for a SIGSTOP scenario, else runs. */
   int runsOf(Scenario s) {
@@ -33,6 +34,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
     boolean keep = false;
     boolean notIdempotent = false;
     boolean tls = false;
+    int nodes = Rig.NODES;
     for (int i = 0; i < args.length; i++) {
       String name = args[i];
       if (name.equals("--keep")) {
@@ -47,7 +49,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
         tls = true;
         continue;
       }
-      if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms)")) {
+      if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms|nodes)")) {
         throw new IllegalArgumentException("unknown option " + name + " (" + USAGE + ")");
       }
       if (i + 1 == args.length) {
@@ -60,10 +62,11 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
         case "--pause-runs" -> pauseRuns = whole(name, v, 1, 1000);
         case "--rate" -> rate = whole(name, v, 1, 5000);
         case "--duration" -> duration = whole(name, v, 10, 3600);
+        case "--nodes" -> nodes = whole(name, v, 1, Rig.NODES);
         default -> stepMillis = whole(name, v, 0, 10_000);
       }
     }
-    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent, tls);
+    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent, tls, nodes);
   }
 
   /** One name or several, comma-separated. */

@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * One run of a redis-cluster scenario: a Redis Cluster of its own (ClusterRedis), three nodes in cluster mode on its
+ * One run of a redis-cluster scenario: a Redis Cluster of its own (ClusterRedis), three nodes (--nodes) in cluster mode on its
  * masters with 6 partitions and redis.waitReplicas=1, a one-step pipeline, the PartitionLoad, a 30 s warm-up, then
  * kill -9 (or SIGSTOP 10 s, then SIGCONT) of the master holding partition 0. DURING runs from the fault until a
  * healthy master says (CLUSTER INFO, CLUSTER NODES) the cluster is ok and the faulted partitions' slots are served by
@@ -48,8 +48,10 @@ final class ClusterRun {
       Map<String, String> env = Map.of("CONVEYOR_REDIS_MODE", "cluster", "CONVEYOR_REDIS_ENDPOINTS", endpoints,
           "CONVEYOR_REDIS_URL", endpoints.split(",")[0], "CONVEYOR_REDIS_PARTITIONS", Integer.toString(PARTITIONS),
           "CONVEYOR_REDIS_WAIT_REPLICAS", "1");
-      System.err.println("chaos:   starting 3 nodes (logs in " + dir + ")");
-      rig = Rig.start(redis, pg, dir, options.stepMillis(), env, options.notIdempotent(), options.tls(), 1, true);
+      System.err.println("chaos:   starting " + options.nodes() + " node" + (options.nodes() == 1 ? "" : "s")
+          + " (logs in " + dir + ")");
+      rig = Rig.start(redis, pg, dir, options.stepMillis(), env, options.notIdempotent(), options.tls(), 1, true,
+          options.nodes());
       PartitionLoad load = new PartitionLoad(rig, options.rate(), scenario.label + "-" + run + "-" + rig.table);
       long loadSeconds = Math.max(options.durationSeconds(), WARMUP_SECONDS + scenario.outageSeconds + 20);
       long beginNanos = System.nanoTime();

@@ -47,23 +47,23 @@ final class Rig {
    */
   static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
                    boolean notIdempotent, boolean tls) throws Exception {
-    return start(redis, pg, dir, stepMillis, extraEnv, notIdempotent, tls, 3, false);
+    return start(redis, pg, dir, stepMillis, extraEnv, notIdempotent, tls, 3, false, NODES);
   }
 
   /**
    * The same with a pipeline of the given number of steps (extraEnv may point the nodes at another Redis); oneAtATime
    * waits for each node to start before the next (on two busy cores three JVMs starting at once can take past their
-   * 10 s Redis timeout).
+   * 10 s Redis timeout); count is how many node processes (NODES for every scenario that faults a node).
    */
   static Rig start(RedisServer redis, PgServer pg, Path dir, int stepMillis, Map<String, String> extraEnv,
-                   boolean notIdempotent, boolean tls, int steps, boolean oneAtATime) throws Exception {
+                   boolean notIdempotent, boolean tls, int steps, boolean oneAtATime, int count) throws Exception {
     String hex = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     String cluster = "chaos-" + hex;
     String apiKey = "chaos-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     String otherKey = OTHER_OWNER + "-key-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
     Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(dir.resolve("pipelines").resolve(PIPELINE + ".json"), pipeline(notIdempotent, steps));
-    Path clusterXml = clusterXml(dir, Ports.freeRange(NODES + 1), NODES + 1);
+    Path clusterXml = clusterXml(dir, Ports.freeRange(count + 1), count + 1);
     Path logback = logback(dir);
     ChaosTls certs = tls ? ChaosTls.in(dir) : null;
     Driver driver = Driver.start(clusterXml, cluster, apiKey, Ports.free(), stepMillis, certs);
@@ -79,7 +79,7 @@ final class Rig {
             "the-chaos-suite-secret-32-bytes!".getBytes(java.nio.charset.StandardCharsets.UTF_8))),
         Map.entry("CONVEYOR_WEBHOOKS_ALLOW_PRIVATE_TARGETS", "true")));
     env.putAll(extraEnv);
-    for (int i = 0; i < NODES; i++) {
+    for (int i = 0; i < count; i++) {
       Map<String, String> nodeEnv = new HashMap<>(env);
       if (certs != null) {
         nodeEnv.putAll(certs.nodeEnv("node" + i));
