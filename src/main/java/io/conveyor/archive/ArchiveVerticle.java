@@ -3,6 +3,7 @@ package io.conveyor.archive;
 import io.conveyor.database.ArchiveStore;
 import io.conveyor.config.Config;
 import io.conveyor.lease.LeaderLoop;
+import io.conveyor.lease.RoundFailures;
 import io.conveyor.model.Durations;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.redis.ArchiveHandoff;
@@ -59,6 +60,7 @@ public final class ArchiveVerticle extends VerticleBase {
   /** An archive.lua call is under way. */
   private boolean ticking;
   private int failures;
+  private RoundFailures redisFailures;
   private long retryAt;
   /** Until then (ms, the clock) this node takes no archive lease: it stood down after failed writes. */
   private long standDownUntil;
@@ -105,6 +107,7 @@ public final class ArchiveVerticle extends VerticleBase {
     audit = new AuditDrain(redisContext, archive, metrics, () -> partition == 0 && loop.leads() && !stopping);
     // a round renews the lease: the loop runs one at least every third of it, even while a long write or a
     // backoff after failed writes holds the other rounds back
+    redisFailures = new RoundFailures(log, "archive (partition " + partition + ")");
     loop = new LeaderLoop(vertx, redisContext, seat, "archiving to " + archive.describe()
         + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), settings.lease(), this::round);
     loop.tick();
@@ -137,10 +140,11 @@ public final class ArchiveVerticle extends VerticleBase {
             // the confirmation may not have landed: it goes again with the next tick (it is idempotent)
             confirming.addAll(written);
             written = confirming;
-            log.warn("archive round failed on Redis: {}", ar.cause().getMessage());
+            redisFailures.failed(ar.cause());
             checkIdle();
             return Future.succeededFuture(backoff(Math.max(1, failures)));
           }
+          redisFailures.worked();
           loop.update(ar.result().leader(), asked);
           retention.pass(millis(), partition == 0 && loop.leads() && !stopping);
           audit.pass(partition == 0 && loop.leads() && !stopping);

@@ -5,6 +5,7 @@ import io.conveyor.bus.MemberLeft;
 import io.conveyor.bus.Messages;
 import io.conveyor.bus.NodeDied;
 import io.conveyor.lease.LeaderLoop;
+import io.conveyor.lease.RoundFailures;
 import io.conveyor.lease.Leadership;
 import io.conveyor.redis.ControlStore;
 import io.conveyor.redis.LivenessStore;
@@ -83,6 +84,7 @@ public final class ReaperVerticle extends VerticleBase {
   private long sampledSlot = -1;
   /** The partition's own work has a lease of its own (the loop's): there are several partitions. */
   private boolean several;
+  private RoundFailures failedRounds;
   private long rounds;
 
   @Override
@@ -94,6 +96,7 @@ public final class ReaperVerticle extends VerticleBase {
     stuck = settings.stuck() == null ? null : new StuckWatch(new io.conveyor.redis.StuckStore(redisContext),
         settings.stuck(), new io.conveyor.redis.PipelineStore(redisContext), redisContext.clock());
     several = redis.keys().partitions() > 1;
+    failedRounds = new RoundFailures(log, "reaper (partition " + partition + ")");
     loop = new LeaderLoop(vertx, redisContext, seat, several ? "waking sleepers (partition " + partition + ")"
         : "the reaper", settings.lease(), this::round);
     if (!several) {
@@ -118,8 +121,13 @@ public final class ReaperVerticle extends VerticleBase {
   private Future<Long> round() {
     rounds++;
     Future<Void> judged = leadership == null ? Future.succeededFuture() : judgeRound();
-    return (several ? judged.transform(ar -> partitionRound()) : judged)
-        .transform(ar -> Future.succeededFuture(settings.interval().toMillis()));
+    return (several ? judged.transform(ar -> partitionRound().map(v -> ar.succeeded())) : judged.map(v -> true))
+        .transform(ar -> {
+          if (ar.succeeded() && ar.result()) {
+            failedRounds.worked();
+          }
+          return Future.succeededFuture(settings.interval().toMillis());
+        });
   }
 
   private Future<Void> judgeRound() {
@@ -162,7 +170,7 @@ public final class ReaperVerticle extends VerticleBase {
       redisFailed = true;
       failingSince = seat.ticker().nanos();
     }
-    log.warn("reaper round failed: {}", e.getMessage());
+    failedRounds.failed(e);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.conveyor.schedule;
 import io.conveyor.config.Config;
 import io.conveyor.domain.Transactions;
 import io.conveyor.lease.LeaderLoop;
+import io.conveyor.lease.RoundFailures;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.Schedule;
 import io.conveyor.model.TxException;
@@ -48,7 +49,7 @@ public final class ScheduleVerticle extends VerticleBase {
   private ScheduleStore store;
   private Transactions tx;
   private LeaderLoop loop;
-  private int failures;
+  private RoundFailures failedRounds;
 
   /** The scheduler of the seat's partition. */
   public ScheduleVerticle(RedisAccess redis, Function<StoreContext, Transactions> transactions, Config.Schedules settings,
@@ -67,6 +68,7 @@ public final class ScheduleVerticle extends VerticleBase {
     context = redis.open(vertx);
     store = new ScheduleStore(context);
     tx = transactions.apply(context);
+    failedRounds = new RoundFailures(log, "schedules (partition " + partition + ")");
     loop = new LeaderLoop(vertx, context, seat, "schedules" + partitionText(), settings.lease(), this::round);
     loop.tick();
     return Future.succeededFuture();
@@ -97,16 +99,10 @@ public final class ScheduleVerticle extends VerticleBase {
         })
         .transform(ar -> {
           if (ar.failed()) {
-            if (failures++ == 0) {
-              log.warn("schedules{}: a round failed ({}); retrying every {}", partitionText(), ar.cause().getMessage(),
-                  io.conveyor.model.Durations.format(settings.interval()));
-            }
+            failedRounds.failed(ar.cause());
             return Future.succeededFuture(settings.interval().toMillis());
           }
-          if (failures > 0) {
-            log.info("schedules{}: rounds work again after {} failed", partitionText(), failures);
-            failures = 0;
-          }
+          failedRounds.worked();
           return Future.succeededFuture(ar.result() ? 0L : settings.interval().toMillis());
         });
   }

@@ -5,6 +5,7 @@ import io.conveyor.bus.Addresses;
 import io.conveyor.config.BuildInfo;
 import io.conveyor.config.Config;
 import io.conveyor.lease.LeaderLoop;
+import io.conveyor.lease.RoundFailures;
 import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxSummary;
 import io.conveyor.net.WebhookGuard;
@@ -69,6 +70,7 @@ public final class WebhookVerticle extends VerticleBase {
   /** A webhook.lua call is under way. */
   private boolean ticking;
   private int redisFailures;
+  private RoundFailures failedRounds;
   private boolean stopping;
   private Promise<Void> idle;
 
@@ -96,6 +98,7 @@ public final class WebhookVerticle extends VerticleBase {
   public Future<?> start() {
     redisContext = redis.open(vertx);
     store = new WebhookStore(redisContext);
+    failedRounds = new RoundFailures(log, "webhook delivery (partition " + partition + ")");
     loop = new LeaderLoop(vertx, redisContext, seat, "webhook delivery"
         + (redis.keys().partitions() > 1 ? " (partition " + partition + ")" : ""), settings.lease(), this::round);
     http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) settings.timeout().toMillis())
@@ -125,11 +128,12 @@ public final class WebhookVerticle extends VerticleBase {
         reporting.addAll(results);
         results = reporting; // they go again: a result for an attempt already recorded is ignored
         redisFailures++;
-        log.warn("webhook round failed on Redis: {}", ar.cause().getMessage());
+        failedRounds.failed(ar.cause());
         checkIdle();
         return Future.succeededFuture(Math.min(settings.interval().toMillis(), 50L << Math.min(6, redisFailures)));
       }
       redisFailures = 0;
+      failedRounds.worked();
       loop.update(ar.result().leader(), asked);
       if (!wanted && loop.leads() && inFlight == 0 && results.isEmpty()) {
         // the partition went to another node and nothing of it is under way here: hand it on now
