@@ -21,6 +21,7 @@ public final class RedisUser implements AutoCloseable {
   }
 
   public static RedisUser create() {
+    TestRedis.endpoints(); // the tests' Redis up (a cluster is started on first use)
     byte[] b = new byte[8];
     ThreadLocalRandom.current().nextBytes(b);
     String hex = HexFormat.of().formatHex(b);
@@ -52,6 +53,19 @@ public final class RedisUser implements AutoCloseable {
     args[2] = name;
     System.arraycopy(rules, 0, args, 3, rules.length);
     TestRedis.onEveryServer(args);
+  }
+
+  /** Whether Redis refused this user a command whose name contains the given one (its ACL LOG), on any server. */
+  public boolean refused(String command) {
+    for (var log : TestRedis.onEveryServer("ACL", "LOG")) {
+      for (var entry : log) {
+        String e = entry.toString();
+        if (e.contains(name) && e.contains(command)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   @Override
