@@ -87,7 +87,8 @@ public final class HttpWiring {
         config.audit().maxWaiting()), redis.clock(), config.audit().reads()));
     groups.add(new PipelineRoutes(redis, catalog));
     groups.add(new ClusterRoutes(redis, config));
-    TransactionRoutes starts = new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http());
+    TransactionRoutes starts = new TransactionRoutes(vertx, tx, new QueueStore(redis), search, config.http(),
+        metrics);
     groups.add(starts);
     groups.add(new io.conveyor.api.EventRoutes(io.conveyor.domain.Events.on(tx, catalog, config), starts));
     groups.add(new AdminRoutes(vertx, redis, tx, search, archive, config));

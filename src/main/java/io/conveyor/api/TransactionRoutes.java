@@ -9,19 +9,16 @@ import static io.conveyor.api.HttpIo.owner;
 import static io.conveyor.api.HttpIo.params;
 import static io.conveyor.api.HttpIo.searched;
 
-import io.conveyor.bus.Addresses;
 import io.conveyor.config.Config;
 import io.conveyor.domain.Search;
 import io.conveyor.domain.Transactions;
+import io.conveyor.metrics.NodeMetrics;
 import io.conveyor.model.TxException;
 import io.conveyor.model.TxException.Kind;
 import io.conveyor.model.TxSummary;
 import io.conveyor.redis.QueueStore;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
@@ -31,8 +28,8 @@ import java.util.Map;
  * retry and set a switch. ?wait=N (seconds, at most http.maxWait) long-polls for the outcome. queue takes the
  * owners' start-rate tokens.
  */
-public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, Search search, Config.Http http)
-    implements RouteGroup {
+public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, Search search, Config.Http http,
+                                NodeMetrics metrics) implements RouteGroup {
   @Override
   public void mount(Router r) {
     // a full Redis refuses before the rate token is written
@@ -87,10 +84,7 @@ public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, 
         });
   }
 
-  /**
-   * With ?wait=N, holds the answer until the transaction ends or N seconds pass. It listens before it
-   * looks again, so a completion between the first read and the listening is not missed.
-   */
+  /** With ?wait=N, holds the answer until the transaction ends or N seconds pass (LongPoll). */
   private Future<TxSummary> awaitOutcome(RoutingContext ctx, TxSummary now) {
     long waitMs = HttpIo.waitMillis(ctx, http.maxWait());
     if (waitMs <= 0) {
@@ -99,21 +93,6 @@ public record TransactionRoutes(Vertx vertx, Transactions tx, QueueStore queue, 
     if (now.status().isFinal()) {
       return tx.pollAnswered(now);
     }
-    Promise<Void> ended = Promise.promise();
-    // only this node listens: the Redis notify channel reaches every node, so nothing need cross the cluster
-    MessageConsumer<JsonObject> c = vertx.eventBus().localConsumer(Addresses.completedFor(now.owner()), m -> {
-      if (now.txId().equals(m.body().getString("txId"))) {
-        ended.tryComplete();
-      }
-    });
-    long timer = vertx.setTimer(waitMs, t -> ended.tryComplete());
-    return c.completion().compose(v -> tx.status(now.txId(), now.owner())).compose(again -> again.status().isFinal()
-        ? Future.succeededFuture(again)
-        : ended.future().compose(v -> tx.status(now.txId(), now.owner())))
-        .compose(tx::pollAnswered)
-        .eventually(() -> {
-          vertx.cancelTimer(timer);
-          return c.unregister();
-        });
+    return LongPoll.await(vertx, tx, metrics, now, waitMs);
   }
 }

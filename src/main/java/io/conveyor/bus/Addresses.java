@@ -61,6 +61,12 @@ public final class Addresses {
    * node running it lets its step see ctx.cancelled(). The cancel itself is Redis's (cancel.lua).
    */
   public static final String TX_CANCEL_REQUESTED = "conveyor.tx.cancel-requested";
+  /**
+   * Hint, local only: partition p's notify subscription is in place again after it was lost (a failover, a dropped
+   * connection; the body is p, an Integer). A completion published there meanwhile was not heard, so each wait of
+   * this node for a transaction of p (a long-poll) reads its status again and answers if it ended.
+   */
+  public static final String NOTIFY_RESUBSCRIBED = "conveyor.notify.resubscribed";
   /** Hint, local only: Hazelcast saw a member leave (MemberLeft); the reaper looks at once. Never a verdict. */
   public static final String MEMBER_LEFT = "conveyor.cluster.member-left";
   /**

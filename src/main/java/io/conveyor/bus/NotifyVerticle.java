@@ -8,13 +8,17 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The Redis notify channels (one per partition), republished on this node's event bus: a client waiting here learns of a
  * transaction completed on any node. The subscriptions have a connection of their own per master, named
  * conveyor-notify:<nodeId>; a partition whose subscription drops is subscribed again on its own (Subscriptions), so
- * a Redis Cluster master that is down silences only its own partitions' notifications.
+ * a Redis Cluster master that is down silences only its own partitions' notifications. What was published in a
+ * partition while it was not subscribed is lost to this node: once it is subscribed again, the node's waiters are
+ * told (NOTIFY_RESUBSCRIBED) and read what they wait for again.
  */
 public final class NotifyVerticle extends VerticleBase {
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
@@ -22,6 +26,9 @@ public final class NotifyVerticle extends VerticleBase {
   private final String nodeId;
   private StoreContext context;
   private Subscriptions subscriptions;
+  /** The partitions subscribed once; and whether start is over (a partition first subscribed after it had a gap). */
+  private final Set<Integer> subscribedOnce = new HashSet<>();
+  private boolean started;
 
   public NotifyVerticle(RedisAccess redis, String nodeId) {
     this.redis = redis;
@@ -34,8 +41,18 @@ public final class NotifyVerticle extends VerticleBase {
     Map<Integer, String> channels = new HashMap<>();
     context.keys().all().forEach(p -> channels.put(p, context.keys().notifyChannel(p)));
     subscriptions = new Subscriptions(vertx, context, "conveyor-notify:" + nodeId, channels,
-        (p, text) -> onMessage(text), p -> { });
-    return subscriptions.start();
+        (p, text) -> onMessage(text), this::subscribed);
+    return subscriptions.start().onSuccess(v -> started = true);
+  }
+
+  /**
+   * Partition p's subscription is in place. Again, or for the first time after start (it failed then): what was
+   * published there before may not have been heard, so this node's waiters for its transactions look again.
+   */
+  private void subscribed(int p) {
+    if (!subscribedOnce.add(p) || started) {
+      vertx.eventBus().publish(Addresses.NOTIFY_RESUBSCRIBED, p, LOCAL);
+    }
   }
 
   /**

@@ -44,6 +44,16 @@ public final class NodeMetrics implements io.conveyor.redis.ScriptMeter {
         + "archive write").register(registry);
     archiveWrite = Timer.builder("conveyor.archive.batch").description("archive write latency")
         .serviceLevelObjectives(WAITS).register(registry);
+    Gauge.builder("conveyor.http.long.polls", longPolls, java.util.concurrent.atomic.AtomicInteger::get)
+        .description("long-polls (?wait=N) holding their answer on this node").register(registry);
+  }
+
+  /** Long-polls waiting now; each HTTP verticle counts its own in and out, a scrape reads the sum. */
+  private final java.util.concurrent.atomic.AtomicInteger longPolls = new java.util.concurrent.atomic.AtomicInteger();
+
+  /** A long-poll began (+1) or ended (-1) its wait. */
+  public void longPoll(int delta) {
+    longPolls.addAndGet(delta);
   }
 
   public PrometheusMeterRegistry registry() {

@@ -1,12 +1,16 @@
 package io.conveyor.redis;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * A subscription to one channel per partition, each partition's on its own: one connection per master (the one
  * Redis, or on a Redis Cluster the master of the partitions' slots), so a master that is down or gone costs only
  * the partitions it holds. A partition whose subscription failed or whose connection ended is tried again alone,
- * 250 ms after, doubling to 2 s, until it is back (then subscribed says so) or the owner closes. Each connection is
+ * 250 ms after, doubling to 2 s, until Redis confirms it (then subscribed says so) or the owner closes; a subscribe
+ * Redis refuses (NOPERM, MOVED, CLUSTERDOWN) is a failure like any other. Each connection is
  * named (CLIENT SETNAME) so an operator sees whose it is. Used from its owner's context only.
  */
 public final class Subscriptions {
@@ -43,6 +48,8 @@ public final class Subscriptions {
   private final Map<String, Future<RedisConnection>> masters = new HashMap<>();
   /** The connection each partition is subscribed on. */
   private final Map<Integer, Future<RedisConnection>> on = new HashMap<>();
+  /** Each connection's subscribes not yet answered, oldest first (see confirmed). */
+  private final Map<RedisConnection, Deque<Unconfirmed>> unconfirmed = new HashMap<>();
   /** The delay before a partition's next try; absent while it is subscribed or a try is out. */
   private final Map<Integer, Long> backoff = new HashMap<>();
   private boolean closed;
@@ -86,7 +93,7 @@ public final class Subscriptions {
     String channel = channelOf.get(p);
     return link.masterOf(channel).compose(master -> {
       Future<RedisConnection> conn = connection(master);
-      return conn.compose(c -> c.send(keys.subscribe(channel)).timeout(link.timeoutMs(), TimeUnit.MILLISECONDS))
+      return conn.compose(c -> confirmed(c, channel).timeout(link.timeoutMs(), TimeUnit.MILLISECONDS))
           .onFailure(e -> {
             link.refusedOn(master, e);
             if (e instanceof TimeoutException && conn.succeeded()) {
@@ -106,6 +113,27 @@ public final class Subscriptions {
       }
       subscribed.accept(p);
     }).onFailure(e -> retry(p, e.getMessage()));
+  }
+
+  /**
+   * Sends the subscribe and answers when Redis confirms it. The client completes a (S)SUBSCRIBE's send once it is
+   * written (its replies are pushes), so a refusal (NOPERM, MOVED, CLUSTERDOWN) reaches the connection's handler as
+   * an error, once taken for success: the partition counted as subscribed, and nothing subscribed it again. Redis
+   * answers a connection's commands in order, so an error is the reply to the oldest subscribe not yet answered.
+   */
+  private Future<Void> confirmed(RedisConnection c, String channel) {
+    Unconfirmed sent = new Unconfirmed(channel, Promise.promise());
+    Deque<Unconfirmed> queue = unconfirmed.computeIfAbsent(c, k -> new ArrayDeque<>());
+    queue.add(sent);
+    c.send(keys.subscribe(channel)).onFailure(e -> {
+      queue.remove(sent); // not written: no reply will come for it
+      sent.answer().tryFail(e);
+    });
+    return sent.answer().future();
+  }
+
+  /** A subscribe sent on a connection and not yet answered. */
+  private record Unconfirmed(String channel, Promise<Void> answer) {
   }
 
   private void retry(int p, String why) {
@@ -133,7 +161,7 @@ public final class Subscriptions {
         c.close();
         return Future.failedFuture(new RedisUnavailable(new IllegalStateException("the subscriptions are closed")));
       }
-      c.handler(this::pushed);
+      c.handler(push -> pushed(c, push));
       c.endHandler(v -> ended(master, c, "closed"));
       c.exceptionHandler(e -> ended(master, c, e.getMessage()));
       return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg(name)).map(ok -> c)
@@ -146,17 +174,35 @@ public final class Subscriptions {
     return opened;
   }
 
-  private void pushed(Response push) {
-    if (closed || push == null || push.size() < 2) {
+  private void pushed(RedisConnection c, Response push) {
+    if (closed || push == null) {
       return;
     }
-    Integer p = partitionOf.get(String.valueOf(push.get(1)));
+    if (push.type() == ResponseType.ERROR) {
+      Unconfirmed refused = unconfirmed.getOrDefault(c, new ArrayDeque<>()).poll();
+      if (refused != null) {
+        refused.answer().tryFail(push instanceof Throwable t ? t : new IllegalStateException(push.toString()));
+      }
+      return;
+    }
+    if (push.type() != ResponseType.PUSH && push.type() != ResponseType.MULTI || push.size() < 2) {
+      return;
+    }
+    String kind = String.valueOf(push.get(0));
+    String channel = String.valueOf(push.get(1));
+    Integer p = partitionOf.get(channel);
     if (p == null) {
       return;
     }
-    if (Keys.isMessage(push)) {
+    if (kind.equals("subscribe") || kind.equals("ssubscribe")) {
+      Deque<Unconfirmed> queue = unconfirmed.getOrDefault(c, new ArrayDeque<>());
+      queue.stream().filter(u -> u.channel().equals(channel)).findFirst().ifPresent(u -> {
+        queue.remove(u);
+        u.answer().tryComplete();
+      });
+    } else if (Keys.isMessage(push)) {
       heard.accept(p, push.get(2).toString());
-    } else if ("sunsubscribe".equals(String.valueOf(push.get(0))) && on.remove(p) != null) {
+    } else if ("sunsubscribe".equals(kind) && on.remove(p) != null) {
       // Redis drops a shard channel's subscribers when its slot moves to another master (resharding)
       retry(p, "its slot moved");
     }
@@ -164,6 +210,10 @@ public final class Subscriptions {
 
   /** A master's connection ended: closed once, and each partition it served tried again on its own. */
   private void ended(String master, RedisConnection c, String why) {
+    Deque<Unconfirmed> unanswered = unconfirmed.remove(c);
+    if (unanswered != null) {
+      unanswered.forEach(u -> u.answer().tryFail(new RedisUnavailable(new IllegalStateException(why))));
+    }
     Future<RedisConnection> conn = masters.get(master);
     if (closed || conn == null || !conn.succeeded() || conn.result() != c) {
       return;
@@ -198,6 +248,7 @@ public final class Subscriptions {
     });
     masters.clear();
     on.clear();
+    unconfirmed.clear();
     return Future.join(all).mapEmpty();
   }
 }
