@@ -101,11 +101,18 @@ final class ClusterReport {
     return c;
   }
 
-  /** The load's seconds (from its first to the last second a start was sent) with no completion, longest run. */
+  /**
+   * The load's seconds with no completion, longest run: from the partition's first completion (the nodes' first
+   * seconds, their JIT and the first step's 200 ms, are not a stall) to the last second a start was sent.
+   */
   private static int longestStall(long[] perSecond, int from, int to) {
+    int first = from;
+    while (first < Math.min(to, perSecond.length) && perSecond[first] == 0) {
+      first++;
+    }
     int best = 0;
     int run = 0;
-    for (int i = from; i < Math.min(to, perSecond.length); i++) {
+    for (int i = first; i < Math.min(to, perSecond.length); i++) {
       run = perSecond[i] == 0 ? run + 1 : 0;
       best = Math.max(best, run);
     }
