@@ -24,7 +24,11 @@ import org.slf4j.LoggerFactory;
  * keys' slot, so a master that is down or slow fails only the commands for the slots it holds (the library's
  * cluster client connects to every master before it sends anything, and fails all when one does not answer).
  * The slot map is read (CLUSTER SLOTS) at first use, again soon after a MOVED or an outage (at most twice a
- * second), and every SLOT_CACHE_MS while a master failed in the last minute; commands never wait for a re-read.
+ * second), every REREAD while a master of the map is failing, and every SLOT_CACHE_MS while a master failed in the
+ * last minute; commands never wait for a re-read. A master with commands out and no answer for SILENT counts as
+ * failing at once: a paused (SIGSTOP) or hung master answers nothing and closes nothing, so its commands would only
+ * fail at redis.timeout (10 s), and until then the map, never re-read, kept the slots on it long after a replica
+ * had taken them over (bench/chaos redis-cluster-master-pause: its partitions took starts again 19 s after the pause).
  * Used from its link's owner's context only.
  */
 final class SlotRouter {
@@ -33,12 +37,16 @@ final class SlotRouter {
   private static final long REREAD_NANOS = 500_000_000L;
   /** The map is re-read every SLOT_CACHE_MS while a master failed within this. */
   private static final long WATCH_NANOS = 60_000_000_000L;
+  /** A master with commands out that has answered none for this long is failing (see the class comment). */
+  private static final long SILENT_NANOS = 1_000_000_000L;
 
   /** One master's (or seed's) link, and when it last answered and last failed (ticker nanos). */
   private static final class Master {
     final RedisLink link;
     long okAt;
     long failedAt;
+    /** Commands and batches sent and not answered yet. */
+    int out;
 
     Master(RedisLink link, long now) {
       this.link = link;
@@ -153,8 +161,9 @@ final class SlotRouter {
   }
 
   private Future<Response> send(String endpoint, Request request, boolean redirect) {
-    Master m = master(endpoint);
+    Master m = sending(master(endpoint));
     return m.link.sendRaw(request).transform(ar -> {
+      m.out--;
       SlotMap.Redirect r = ar.failed() && redirect ? SlotMap.Redirect.of(ar.cause(), SlotMap.host(endpoint)) : null;
       if (r == null) {
         outcome(m, ar.cause());
@@ -169,8 +178,9 @@ final class SlotRouter {
   }
 
   private Future<List<Response>> batch(String endpoint, List<Request> requests, boolean redirect) {
-    Master m = master(endpoint);
+    Master m = sending(master(endpoint));
     return m.link.batchRaw(requests).transform(ar -> {
+      m.out--;
       SlotMap.Redirect r = ar.failed() && redirect ? SlotMap.Redirect.of(ar.cause(), SlotMap.host(endpoint)) : null;
       if (r == null) {
         outcome(m, ar.cause());
@@ -247,19 +257,34 @@ final class SlotRouter {
         .setEndpoints(new ArrayList<>(List.of(scheme + endpoint)));
   }
 
-  /** A command's outcome on a master: an outage (not a refusal such as NOSCRIPT) has the map re-read. */
-  private void outcome(Master m, Throwable e) {
+  /** A command goes to m: if m has left earlier ones unanswered for SILENT, it is failing from now. */
+  private Master sending(Master m) {
     long now = ticker.nanos();
-    if (e == null) {
-      m.okAt = now;
-      return;
-    }
-    Throwable seen = RedisUnavailable.classifyBatch(e);
-    if (seen instanceof RedisUnavailable && !(seen instanceof RedisUnavailable.Full)) {
+    if (m.out > 0 && !m.failing() && now - m.okAt > SILENT_NANOS) {
+      log.debug("a Redis Cluster master has answered none of {} commands for {} ms: failing, re-reading the slot map",
+          m.out, (now - m.okAt) / 1_000_000);
       m.failedAt = now;
       stale();
       watch();
     }
+    m.out++;
+    return m;
+  }
+
+  /**
+   * A command's outcome on a master: an answer (a refusal such as NOSCRIPT too) says it is up; an outage has the
+   * map re-read.
+   */
+  private void outcome(Master m, Throwable e) {
+    long now = ticker.nanos();
+    Throwable seen = e == null ? null : RedisUnavailable.classifyBatch(e);
+    if (!(seen instanceof RedisUnavailable) || seen instanceof RedisUnavailable.Full) {
+      m.okAt = now;
+      return;
+    }
+    m.failedAt = now;
+    stale();
+    watch();
   }
 
   private Future<SlotMap> mapped() {
@@ -314,13 +339,18 @@ final class SlotRouter {
     }
   }
 
-  /** While a master failed in the last minute, the map is re-read every SLOT_CACHE_MS (a failover moves slots). */
+  /**
+   * While a master failed in the last minute, the map is re-read every SLOT_CACHE_MS (a failover moves slots); while
+   * a master the map names is failing, every REREAD, so its slots move to the replica that took over within half a
+   * second of the failover.
+   */
   private void watch() {
     if (watching || closed) {
       return;
     }
     watching = true;
-    vertx.setTimer(RedisLink.SLOT_CACHE_MS, t -> {
+    boolean failingNow = map.masters().stream().anyMatch(e -> masters.containsKey(e) && masters.get(e).failing());
+    vertx.setTimer(failingNow ? REREAD_NANOS / 1_000_000 : RedisLink.SLOT_CACHE_MS, t -> {
       Future<SlotMap> reread = closed ? Future.succeededFuture(map) : read();
       reread.onComplete(ar -> {
         watching = false;

@@ -165,6 +165,53 @@ class SlotRouterTest {
     assertEquals(0, healthy[1], "healthy commands that failed: " + healthyErrors);
   }
 
+  /**
+   * SIGSTOP of the master of partition 0 (a paused or hung master: it answers nothing and closes nothing), with a
+   * link whose commands time out only after 60 s: once its replica has taken over, partition 0's commands go to the
+   * new master and succeed while the old one is still stopped, because a master that leaves commands unanswered
+   * for a second counts as failing and has the slot map re-read. Before, the map kept the slot on the stopped
+   * master until its commands timed out, so every command waited the whole timeout.
+   */
+  @Test
+  void a_paused_master_loses_its_slots_to_the_replica_that_took_over_before_its_commands_time_out() throws Exception {
+    try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
+      cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
+      Config.Redis redis = new Config.Redis(Config.RedisMode.CLUSTER, cluster.endpoints(), "", keys.prefix(), 3, null,
+          100, Duration.ofSeconds(1), 0, Duration.ofSeconds(1));
+      RedisLink link = new RedisLink(vertx, RedisLink.options(redis), Duration.ofSeconds(60));
+      String key = keys.stateH(0, "x");
+      int paused = cluster.masterOfKey(key);
+      int other = cluster.masterPorts().stream().filter(p -> p != paused).findFirst().orElseThrow();
+      link.send(set(key, "before")).await();
+      signal(cluster.pid(paused), "STOP");
+      try {
+        long stoppedAt = System.nanoTime();
+        Future<Response> hung = link.send(set(key, "to the stopped master"));
+        Response answered = Eventually.until(Duration.ofSeconds(30), Duration.ofMillis(100),
+            "a command on partition 0 answered by the master that took over", () -> {
+              Future<Response> f = link.send(set(key, "after")).timeout(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+              return f.otherwiseEmpty().await();
+            }, r -> r != null);
+        long tookMs = (System.nanoTime() - stoppedAt) / 1_000_000;
+        assertEquals("OK", answered.toString());
+        assertFalse(hung.isComplete(), "the command sent to the stopped master is still out (its timeout is 60 s)");
+        assertTrue(ProcessHandle.of(cluster.pid(paused)).map(ProcessHandle::isAlive).orElse(false),
+            "the paused master is still there, stopped");
+        assertEquals("after", cluster.clusterCmd(other, "GET", key), "the new master has the write");
+        System.out.printf("a paused master: partition 0's first command answered by its replica %d ms after the "
+            + "SIGSTOP, with a 60 s command timeout%n", tookMs);
+      } finally {
+        signal(cluster.pid(paused), "CONT");
+      }
+      link.close().await();
+    }
+  }
+
+  private static void signal(long pid, String name) throws Exception {
+    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    assertEquals(0, p.waitFor(), "kill -" + name + " " + pid);
+  }
+
   /** Runs the failover; the healthy partitions' commands while partition 0's failed: {succeeded, failed}. */
   private int[] failover(boolean fullCoverage) {
     try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
