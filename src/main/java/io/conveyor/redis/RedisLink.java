@@ -166,6 +166,15 @@ public final class RedisLink {
   }
 
   /**
+   * This (standalone) link's server serves no slot any more, by a Redis Cluster's map: a paused master whose
+   * replica took over. Its client is replaced, so what it left unanswered fails now, outcome unknown as at a
+   * timeout, instead of at redis.timeout.
+   */
+  void abandon() {
+    replaceClient();
+  }
+
+  /**
    * A hung connection must really close: the client pools its connections and would hand the same one
    * back, so the whole client goes (its dedicated connections fail too, and their owners reconnect).
    */

@@ -39,6 +39,8 @@ final class SlotRouter {
   private static final long WATCH_NANOS = 60_000_000_000L;
   /** A master with commands out that has answered none for this long is failing (see the class comment). */
   private static final long SILENT_NANOS = 1_000_000_000L;
+  /** How long one endpoint may take to give the map before the next is asked. */
+  private static final long READ_TIMEOUT_MS = 1000;
 
   /** One master's (or seed's) link, and when it last answered and last failed (ticker nanos). */
   private static final class Master {
@@ -74,6 +76,8 @@ final class SlotRouter {
   private boolean rereadArmed;
   private boolean watching;
   private boolean closed;
+  /** The periodic check for silent masters (see sending), -1 until the first command. */
+  private long silenceCheck = -1;
 
   SlotRouter(Vertx vertx, RedisOptions options, Duration timeout, Ticker ticker) {
     this.vertx = vertx;
@@ -155,6 +159,7 @@ final class SlotRouter {
 
   Future<Void> close() {
     closed = true;
+    vertx.cancelTimer(silenceCheck);
     List<Future<Void>> all = new ArrayList<>();
     masters.values().forEach(m -> all.add(m.link.close()));
     return Future.join(all).mapEmpty();
@@ -257,8 +262,21 @@ final class SlotRouter {
         .setEndpoints(new ArrayList<>(List.of(scheme + endpoint)));
   }
 
-  /** A command goes to m: if m has left earlier ones unanswered for SILENT, it is failing from now. */
+  /**
+   * A command goes to m: if m has left earlier ones unanswered for SILENT, it is failing from now. The first one
+   * arms the check of every master each SILENT/2, as a verticle whose only call to a stopped master is out sends
+   * nothing more there (a take, a batch of completions waits for its answer).
+   */
   private Master sending(Master m) {
+    if (silenceCheck < 0 && !closed) {
+      silenceCheck = vertx.setPeriodic(SILENT_NANOS / 2_000_000, t -> masters.values().forEach(this::silent));
+    }
+    silent(m);
+    m.out++;
+    return m;
+  }
+
+  private void silent(Master m) {
     long now = ticker.nanos();
     if (m.out > 0 && !m.failing() && now - m.okAt > SILENT_NANOS) {
       log.debug("a Redis Cluster master has answered none of {} commands for {} ms: failing, re-reading the slot map",
@@ -267,8 +285,6 @@ final class SlotRouter {
       stale();
       watch();
     }
-    m.out++;
-    return m;
   }
 
   /**
@@ -304,7 +320,9 @@ final class SlotRouter {
     attempt.onComplete(ar -> {
       reading = null;
       if (ar.succeeded()) {
+        SlotMap before = map;
         map = ar.result();
+        abandonDemoted(before);
       }
     });
     return attempt;
@@ -316,10 +334,30 @@ final class SlotRouter {
           + seeds + " gave its slot map: " + (last == null ? "none tried" : last.getMessage()), last)));
     }
     String e = endpoints.get(i);
-    return master(e).link.sendRaw(Request.cmd(Command.CLUSTER).arg("SLOTS")).map(r -> SlotMap.parse(r, SlotMap.host(e)))
+    // a bound of its own: the first endpoint tried may be a master that just stopped (SIGSTOP: no answer, no close),
+    // and a read held for redis.timeout would hold every read after it, so the map would not learn of the failover
+    return master(e).link.sendRaw(Request.cmd(Command.CLUSTER).arg("SLOTS"))
+        .timeout(Math.min(READ_TIMEOUT_MS, timeout.toMillis()), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .map(r -> SlotMap.parse(r, SlotMap.host(e)))
         .compose(m -> m.known() ? Future.succeededFuture(m)
             : Future.failedFuture(new IllegalStateException(e + " serves no slot")))
         .recover(x -> readFrom(endpoints, i + 1, x));
+  }
+
+  /**
+   * A master of the old map that the new one does not name (its replica took over) and that has commands out: a
+   * paused master would hold them until redis.timeout, and with them its partitions' calls (a take, a batch of
+   * completions) that wait for them. They fail now instead (see RedisLink.abandon), and go again to the new master.
+   */
+  private void abandonDemoted(SlotMap before) {
+    for (String e : before.masters()) {
+      Master m = masters.get(e);
+      if (m != null && m.out > 0 && !map.masters().contains(e)) {
+        log.info("Redis Cluster master {} serves no slot now (its replica took over): its {} unanswered commands fail "
+            + "now and go again to the new master", e, m.out);
+        m.link.abandon();
+      }
+    }
   }
 
   /** The map may be wrong: re-read now, or once REREAD_NANOS have passed since the last read. */
