@@ -49,6 +49,8 @@ final class SlotRouter {
     long failedAt;
     /** Commands and batches sent and not answered yet. */
     int out;
+    /** When out last went from 0 to 1 (ticker nanos): silence is counted from it or the last answer, the later. */
+    long busySince;
 
     Master(RedisLink link, long now) {
       this.link = link;
@@ -272,15 +274,18 @@ final class SlotRouter {
       silenceCheck = vertx.setPeriodic(SILENT_NANOS / 2_000_000, t -> masters.values().forEach(this::silent));
     }
     silent(m);
-    m.out++;
+    if (m.out++ == 0) {
+      m.busySince = ticker.nanos();
+    }
     return m;
   }
 
   private void silent(Master m) {
     long now = ticker.nanos();
-    if (m.out > 0 && !m.failing() && now - m.okAt > SILENT_NANOS) {
+    long quietSince = Math.max(m.okAt, m.busySince);
+    if (m.out > 0 && !m.failing() && now - quietSince > SILENT_NANOS) {
       log.debug("a Redis Cluster master has answered none of {} commands for {} ms: failing, re-reading the slot map",
-          m.out, (now - m.okAt) / 1_000_000);
+          m.out, (now - quietSince) / 1_000_000);
       m.failedAt = now;
       stale();
       watch();

@@ -10,13 +10,16 @@ import java.util.List;
  * how long the load lasts (at least until the fault is over and a margin after it). notIdempotent declares the
  * pipeline's steps "idempotent": false (at most once: a step a lost node may have run ends maybe-ran). tls runs every
  * node on HTTPS and bus mutual TLS with a CA of the run's (ChaosTls). nodes is how many node processes the
- * redis-cluster scenarios run (1 to 3, 3 by default; the other scenarios always run three, as their faults hit one).
+ * redis-cluster scenarios run (1 to 3, 3 by default; the other scenarios always run three, as their faults hit one),
+ * and warmup how long their load runs before the fault (30 s by default: a young node's C2 compiler takes most of a
+ * core for its first minute at 500/s here).
  */
 record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double rate, int durationSeconds,
-                    int stepMillis, boolean keep, boolean notIdempotent, boolean tls, int nodes) {
+                    int stepMillis, boolean keep, boolean notIdempotent, boolean tls, int nodes,
+                    int warmupSeconds) {
 
   static final String USAGE = "usage: bench/chaos [--scenario NAME|all] [--runs N] [--pause-runs N] [--rate R]"
-      + " [--duration S] [--step-ms MS] [--nodes N] [--keep] [--not-idempotent] [--tls]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
+      + " [--duration S] [--step-ms MS] [--nodes N] [--warmup S] [--keep] [--not-idempotent] [--tls]   (scenarios: " + String.join(", ", Scenario.names()) + ")";
 
   /** How many runs of the scenario: pauseRuns for a SIGSTOP scenario, else runs. */
   int runsOf(Scenario s) {
@@ -35,6 +38,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
     boolean notIdempotent = false;
     boolean tls = false;
     int nodes = Rig.NODES;
+    int warmup = 30;
     for (int i = 0; i < args.length; i++) {
       String name = args[i];
       if (name.equals("--keep")) {
@@ -49,7 +53,7 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
         tls = true;
         continue;
       }
-      if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms|nodes)")) {
+      if (!name.matches("--(scenario|runs|pause-runs|rate|duration|step-ms|nodes|warmup)")) {
         throw new IllegalArgumentException("unknown option " + name + " (" + USAGE + ")");
       }
       if (i + 1 == args.length) {
@@ -63,10 +67,11 @@ record ChaosOptions(List<Scenario> scenarios, int runs, int pauseRuns, double ra
         case "--rate" -> rate = whole(name, v, 1, 5000);
         case "--duration" -> duration = whole(name, v, 10, 3600);
         case "--nodes" -> nodes = whole(name, v, 1, Rig.NODES);
+        case "--warmup" -> warmup = whole(name, v, 10, 3600);
         default -> stepMillis = whole(name, v, 0, 10_000);
       }
     }
-    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent, tls, nodes);
+    return new ChaosOptions(scenarios, runs, pauseRuns, rate, duration, stepMillis, keep, notIdempotent, tls, nodes, warmup);
   }
 
   /** One name or several, comma-separated. */

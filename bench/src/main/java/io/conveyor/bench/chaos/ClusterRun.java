@@ -17,8 +17,6 @@ import java.util.stream.IntStream;
  */
 final class ClusterRun {
   static final int PARTITIONS = 6;
-  /** Long enough for the nodes' JIT at a busy machine's pace; BEFORE is only its last 10 s (ClusterReport). */
-  private static final int WARMUP_SECONDS = 30;
   private static final long RECOVERY_BOUND_MS = 60_000;
   private final ChaosOptions options;
   private final RedisServer redis;
@@ -53,11 +51,13 @@ final class ClusterRun {
       rig = Rig.start(redis, pg, dir, options.stepMillis(), env, options.notIdempotent(), options.tls(), 1, true,
           options.nodes());
       PartitionLoad load = new PartitionLoad(rig, options.rate(), scenario.label + "-" + run + "-" + rig.table);
-      long loadSeconds = Math.max(options.durationSeconds(), WARMUP_SECONDS + scenario.outageSeconds + 20);
+      // the warm-up (--warmup, 30 s) should outlast the nodes' JIT at the machine's pace; BEFORE is only its last 10 s
+      int warmup = options.warmupSeconds();
+      long loadSeconds = Math.max(options.durationSeconds(), warmup + scenario.outageSeconds + 20);
       long beginNanos = System.nanoTime();
       long beginWall = System.currentTimeMillis();
       load.start();
-      Procs.sleep(WARMUP_SECONDS * 1000L);
+      Procs.sleep(warmup * 1000L);
       System.err.println("chaos:   warmed up: " + load.progress());
       String loadAtFault = loadAverage();
       long pid = cluster.fixture.pid(victim);
