@@ -25,10 +25,9 @@ import org.slf4j.LoggerFactory;
  * cluster client connects to every master before it sends anything, and fails all when one does not answer).
  * The slot map is read (CLUSTER SLOTS) at first use, again soon after a MOVED or an outage (at most twice a
  * second), every REREAD while a master of the map is failing, and every SLOT_CACHE_MS while a master failed in the
- * last minute; commands never wait for a re-read. A master with commands out and no answer for SILENT counts as
- * failing at once: a paused (SIGSTOP) or hung master answers nothing and closes nothing, so its commands would only
- * fail at redis.timeout (10 s), and until then the map, never re-read, kept the slots on it long after a replica
- * had taken them over (bench/chaos redis-cluster-master-pause: its partitions took starts again 19 s after the pause).
+ * last minute; commands never wait for a re-read. A silent master (RoutedMaster) counts as failing at once: until
+ * then the map, never re-read, kept a paused master's slots on it long after a replica had taken them over
+ * (bench/chaos redis-cluster-master-pause: its partitions took starts again 19 s after the pause).
  * Used from its link's owner's context only.
  */
 final class SlotRouter {
@@ -37,31 +36,8 @@ final class SlotRouter {
   private static final long REREAD_NANOS = 500_000_000L;
   /** The map is re-read every SLOT_CACHE_MS while a master failed within this. */
   private static final long WATCH_NANOS = 60_000_000_000L;
-  /** A master with commands out that has answered none for this long is failing (see the class comment). */
-  private static final long SILENT_NANOS = 1_000_000_000L;
   /** How long one endpoint may take to give the map before the next is asked. */
   private static final long READ_TIMEOUT_MS = 1000;
-
-  /** One master's (or seed's) link, and when it last answered and last failed (ticker nanos). */
-  private static final class Master {
-    final RedisLink link;
-    long okAt;
-    long failedAt;
-    /** Commands and batches sent and not answered yet. */
-    int out;
-    /** When out last went from 0 to 1 (ticker nanos): silence is counted from it or the last answer, the later. */
-    long busySince;
-
-    Master(RedisLink link, long now) {
-      this.link = link;
-      this.okAt = now;
-      this.failedAt = now - WATCH_NANOS - 1;
-    }
-
-    boolean failing() {
-      return failedAt > okAt;
-    }
-  }
 
   private final Vertx vertx;
   private final RedisOptions options;
@@ -71,12 +47,15 @@ final class SlotRouter {
   private final String scheme;
   private final List<String> seeds = new ArrayList<>();
   /** Concurrent only because tests send from their own threads; a node's link is used on one context. */
-  private final Map<String, Master> masters = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, RoutedMaster> masters = new java.util.concurrent.ConcurrentHashMap<>();
   private SlotMap map = SlotMap.EMPTY;
   private Future<SlotMap> reading;
   private long lastRead;
   private boolean rereadArmed;
   private boolean watching;
+  /** The armed watch's timer, and whether it is the fast (REREAD) one. */
+  private long watchTimer = -1;
+  private boolean watchFast;
   private boolean closed;
   /** The periodic check for silent masters (see sending), -1 until the first command. */
   private long silenceCheck = -1;
@@ -125,7 +104,7 @@ final class SlotRouter {
   /** Whether the master of the slot failed more recently than it answered (for per-partition health). */
   boolean failing(int slot) {
     String owner = map.owner(slot);
-    Master m = owner == null ? null : masters.get(owner);
+    RoutedMaster m = owner == null ? null : masters.get(owner);
     return m != null && m.failing();
   }
 
@@ -149,7 +128,7 @@ final class SlotRouter {
 
   /** A connection of its own to one endpoint (its outcome counts for the endpoint's health). */
   Future<RedisConnection> connect(String endpoint) {
-    Master m = master(endpoint);
+    RoutedMaster m = master(endpoint);
     return m.link.dedicated().onComplete(ar -> outcome(m, ar.cause()));
   }
 
@@ -168,9 +147,9 @@ final class SlotRouter {
   }
 
   private Future<Response> send(String endpoint, Request request, boolean redirect) {
-    Master m = sending(master(endpoint));
+    RoutedMaster m = sending(master(endpoint));
     return m.link.sendRaw(request).transform(ar -> {
-      m.out--;
+      m.answered();
       SlotMap.Redirect r = ar.failed() && redirect ? SlotMap.Redirect.of(ar.cause(), SlotMap.host(endpoint)) : null;
       if (r == null) {
         outcome(m, ar.cause());
@@ -185,9 +164,9 @@ final class SlotRouter {
   }
 
   private Future<List<Response>> batch(String endpoint, List<Request> requests, boolean redirect) {
-    Master m = sending(master(endpoint));
+    RoutedMaster m = sending(master(endpoint));
     return m.link.batchRaw(requests).transform(ar -> {
-      m.out--;
+      m.answered();
       SlotMap.Redirect r = ar.failed() && redirect ? SlotMap.Redirect.of(ar.cause(), SlotMap.host(endpoint)) : null;
       if (r == null) {
         outcome(m, ar.cause());
@@ -253,9 +232,10 @@ final class SlotRouter {
     return out;
   }
 
-  private Master master(String endpoint) {
-    return masters.computeIfAbsent(endpoint, e -> new Master(new RedisLink(vertx, standalone(e), timeout, ticker),
-        ticker.nanos()));
+  private RoutedMaster master(String endpoint) {
+    long now = ticker.nanos();
+    return masters.computeIfAbsent(endpoint, e -> new RoutedMaster(new RedisLink(vertx, standalone(e), timeout, ticker),
+        now, now - WATCH_NANOS - 1));
   }
 
   /** A master's options: the link's (TLS, credentials, pool, pipelining), standalone, at the master's host:port. */
@@ -269,25 +249,27 @@ final class SlotRouter {
    * arms the check of every master each SILENT/2, as a verticle whose only call to a stopped master is out sends
    * nothing more there (a take, a batch of completions waits for its answer).
    */
-  private Master sending(Master m) {
+  private RoutedMaster sending(RoutedMaster m) {
     if (silenceCheck < 0 && !closed) {
-      silenceCheck = vertx.setPeriodic(SILENT_NANOS / 2_000_000, t -> masters.values().forEach(this::silent));
+      silenceCheck = vertx.setPeriodic(RoutedMaster.SILENT_NANOS / 4_000_000, t -> masters.values().forEach(this::silent));
     }
     silent(m);
-    if (m.out++ == 0) {
-      m.busySince = ticker.nanos();
-    }
+    m.sent(ticker.nanos());
     return m;
   }
 
-  private void silent(Master m) {
+  private void silent(RoutedMaster m) {
     long now = ticker.nanos();
-    long quietSince = Math.max(m.okAt, m.busySince);
-    if (m.out > 0 && !m.failing() && now - quietSince > SILENT_NANOS) {
+    if (m.silent(now)) {
       log.debug("a Redis Cluster master has answered none of {} commands for {} ms: failing, re-reading the slot map",
-          m.out, (now - quietSince) / 1_000_000);
+          m.out(), m.quietMs(now));
       m.failedAt = now;
       stale();
+      if (watching && !watchFast) {
+        // a slow watch is armed (an earlier failure): re-read at the fast pace from now
+        vertx.cancelTimer(watchTimer);
+        watching = false;
+      }
       watch();
     }
   }
@@ -296,7 +278,7 @@ final class SlotRouter {
    * A command's outcome on a master: an answer (a refusal such as NOSCRIPT too) says it is up; an outage has the
    * map re-read.
    */
-  private void outcome(Master m, Throwable e) {
+  private void outcome(RoutedMaster m, Throwable e) {
     long now = ticker.nanos();
     Throwable seen = e == null ? null : RedisUnavailable.classifyBatch(e);
     if (!(seen instanceof RedisUnavailable) || seen instanceof RedisUnavailable.Full) {
@@ -356,10 +338,11 @@ final class SlotRouter {
    */
   private void abandonDemoted(SlotMap before) {
     for (String e : before.masters()) {
-      Master m = masters.get(e);
-      if (m != null && m.out > 0 && !map.masters().contains(e)) {
+      RoutedMaster m = masters.get(e);
+      // only a silent one: a master that answers (a planned failover, a reshard) answers MOVED, which is followed
+      if (m != null && m.out() > 0 && m.failing() && !map.masters().contains(e)) {
         log.info("Redis Cluster master {} serves no slot now (its replica took over): its {} unanswered commands fail "
-            + "now and go again to the new master", e, m.out);
+            + "now and go again to the new master", e, m.out());
         m.link.abandon();
       }
     }
@@ -392,8 +375,8 @@ final class SlotRouter {
       return;
     }
     watching = true;
-    boolean failingNow = map.masters().stream().anyMatch(e -> masters.containsKey(e) && masters.get(e).failing());
-    vertx.setTimer(failingNow ? REREAD_NANOS / 1_000_000 : RedisLink.SLOT_CACHE_MS, t -> {
+    watchFast = map.masters().stream().anyMatch(e -> masters.containsKey(e) && masters.get(e).failing());
+    watchTimer = vertx.setTimer(watchFast ? REREAD_NANOS / 1_000_000 : RedisLink.SLOT_CACHE_MS, t -> {
       Future<SlotMap> reread = closed ? Future.succeededFuture(map) : read();
       reread.onComplete(ar -> {
         watching = false;
