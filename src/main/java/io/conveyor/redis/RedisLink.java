@@ -211,6 +211,13 @@ public final class RedisLink {
     return router == null ? client.connect() : router.connect(master);
   }
 
+  /** A connection to a master named by masterOf has gone silent: on a Redis Cluster the slot map is re-read. */
+  void silent(String master) {
+    if (router != null) {
+      router.silent(master);
+    }
+  }
+
   /** A command on a master named by masterOf failed: a MOVED is noted, so the next try goes to the new master. */
   void refusedOn(String master, Throwable e) {
     if (router != null) {

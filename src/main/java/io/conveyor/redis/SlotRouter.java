@@ -25,10 +25,8 @@ import org.slf4j.LoggerFactory;
  * cluster client connects to every master before it sends anything, and fails all when one does not answer).
  * The slot map is read (CLUSTER SLOTS) at first use, again soon after a MOVED or an outage (at most twice a
  * second), every REREAD while a master of the map is failing, and every SLOT_CACHE_MS while a master failed in the
- * last minute; commands never wait for a re-read. A silent master (RoutedMaster) counts as failing at once: until
- * then the map, never re-read, kept a paused master's slots on it long after a replica had taken them over
- * (bench/chaos redis-cluster-master-pause: its partitions took starts again 19 s after the pause).
- * Used from its link's owner's context only.
+ * last minute; commands never wait for a re-read. A silent master (RoutedMaster) counts as failing at once, so a
+ * paused master's slots move to its replica soon after the failover. Used from its link's owner's context only.
  */
 final class SlotRouter {
   private static final Logger log = LoggerFactory.getLogger(SlotRouter.class);
@@ -258,20 +256,32 @@ final class SlotRouter {
     return m;
   }
 
+  /** A connection of its own to the endpoint heard nothing for long (Subscriptions): failing from now. */
+  void silent(String endpoint) {
+    RoutedMaster m = master(endpoint);
+    if (!m.failing()) {
+      failing(m, ticker.nanos());
+    }
+  }
+
   private void silent(RoutedMaster m) {
     long now = ticker.nanos();
     if (m.silent(now)) {
       log.debug("a Redis Cluster master has answered none of {} commands for {} ms: failing, re-reading the slot map",
           m.out(), m.quietMs(now));
-      m.failedAt = now;
-      stale();
-      if (watching && !watchFast) {
-        // a slow watch is armed (an earlier failure): re-read at the fast pace from now
-        vertx.cancelTimer(watchTimer);
-        watching = false;
-      }
-      watch();
+      failing(m, now);
     }
+  }
+
+  private void failing(RoutedMaster m, long now) {
+    m.failedAt = now;
+    stale();
+    if (watching && !watchFast) {
+      // a slow watch is armed (an earlier failure): re-read at the fast pace from now
+      vertx.cancelTimer(watchTimer);
+      watching = false;
+    }
+    watch();
   }
 
   /**
@@ -332,14 +342,13 @@ final class SlotRouter {
   }
 
   /**
-   * A master of the old map that the new one does not name (its replica took over) and that has commands out: a
-   * paused master would hold them until redis.timeout, and with them its partitions' calls (a take, a batch of
-   * completions) that wait for them. They fail now instead (see RedisLink.abandon), and go again to the new master.
+   * A silent master of the old map that the new one does not name (its replica took over), with commands out: they
+   * would hold its partitions' calls until redis.timeout; they fail now (RedisLink.abandon) and go to the new master.
    */
   private void abandonDemoted(SlotMap before) {
     for (String e : before.masters()) {
       RoutedMaster m = masters.get(e);
-      // only a silent one: a master that answers (a planned failover, a reshard) answers MOVED, which is followed
+      // a master that answers (a planned failover, a reshard) answers MOVED, which is followed
       if (m != null && m.out() > 0 && m.failing() && !map.masters().contains(e)) {
         log.info("Redis Cluster master {} serves no slot now (its replica took over): its {} unanswered commands fail "
             + "now and go again to the new master", e, m.out());

@@ -34,6 +34,9 @@ public final class Subscriptions {
   private static final Logger log = LoggerFactory.getLogger(Subscriptions.class);
   static final long FIRST_RETRY_MS = 250;
   static final long MAX_RETRY_MS = 2_000;
+  /** Each master's connection is PINGed this often, and counts as lost when it has said nothing for SILENT. */
+  static final long PING_EVERY_MS = 1_000;
+  static final long SILENT_MS = 3_000;
 
   private final Vertx vertx;
   private final RedisLink link;
@@ -53,6 +56,9 @@ public final class Subscriptions {
   /** The delay before a partition's next try; absent while it is subscribed or a try is out. */
   private final Map<Integer, Long> backoff = new HashMap<>();
   private boolean closed;
+  /** When each connection last said anything (a reply, a push), ticker nanos: a paused master says nothing. */
+  private final Map<RedisConnection, Long> heardAt = new HashMap<>();
+  private long pinger = -1;
 
   /**
    * channels: each partition's channel. heard gets each message (its partition and text); subscribed, each
@@ -77,6 +83,7 @@ public final class Subscriptions {
    * tried again on their own), fails when none could be (nothing is left open then).
    */
   public Future<Void> start() {
+    pinger = vertx.setPeriodic(PING_EVERY_MS, t -> ping());
     List<Future<Void>> each = new ArrayList<>();
     channelOf.keySet().forEach(p -> each.add(subscribe(p)));
     return Future.join(each).transform(ar -> {
@@ -167,14 +174,40 @@ public final class Subscriptions {
       return c.send(Request.cmd(Command.CLIENT).arg("SETNAME").arg(name)).map(ok -> c)
           .onFailure(e -> c.close());
     });
-    // a master that accepts connections but does not answer (stopped) must not hold its partitions' tries forever
-    Future<RedisConnection> opened = opening.timeout(link.timeoutMs(), TimeUnit.MILLISECONDS);
+    // a master that accepts connections but does not answer (stopped) must not hold its partitions' tries forever,
+    // nor for redis.timeout: the map may name it until its replica has taken over
+    Future<RedisConnection> opened = opening.timeout(Math.min(link.timeoutMs(), SILENT_MS), TimeUnit.MILLISECONDS);
     opened.onFailure(e -> opening.onSuccess(RedisConnection::close)); // given up: a late one is closed
     masters.put(master, opened);
     return opened;
   }
 
+  /**
+   * A master that stops without closing its connections (SIGSTOP, a hang) sends nothing more, and a subscription
+   * on it would wait, silent, until it came back: its partitions' completions unannounced, a long-poll answering only
+   * at its end. So each connection is PINGed every PING_EVERY_MS, and one that has said nothing for SILENT_MS is
+   * ended (its partitions subscribed again, on the master the slot map names once its replica took over) and its
+   * master reported silent, so the map is re-read.
+   */
+  private void ping() {
+    long now = link.ticker().nanos();
+    new HashMap<>(masters).forEach((master, f) -> {
+      if (!f.succeeded()) {
+        return;
+      }
+      RedisConnection c = f.result();
+      long heard = heardAt.computeIfAbsent(c, k -> now);
+      if (now - heard > SILENT_MS * 1_000_000) {
+        link.silent(master);
+        ended(master, c, "nothing heard in " + SILENT_MS + " ms, a PING unanswered");
+      } else {
+        c.send(Request.cmd(Command.PING)).onSuccess(r -> heardAt.put(c, link.ticker().nanos()));
+      }
+    });
+  }
+
   private void pushed(RedisConnection c, Response push) {
+    heardAt.put(c, link.ticker().nanos());
     if (closed || push == null) {
       return;
     }
@@ -210,6 +243,7 @@ public final class Subscriptions {
 
   /** A master's connection ended: closed once, and each partition it served tried again on its own. */
   private void ended(String master, RedisConnection c, String why) {
+    heardAt.remove(c);
     Deque<Unconfirmed> unanswered = unconfirmed.remove(c);
     if (unanswered != null) {
       unanswered.forEach(u -> u.answer().tryFail(new RedisUnavailable(new IllegalStateException(why))));
@@ -240,6 +274,8 @@ public final class Subscriptions {
   /** Stops the retries and closes every connection. */
   public Future<Void> close() {
     closed = true;
+    vertx.cancelTimer(pinger);
+    heardAt.clear();
     List<Future<Void>> all = new ArrayList<>();
     masters.values().forEach(f -> {
       if (f.succeeded()) {

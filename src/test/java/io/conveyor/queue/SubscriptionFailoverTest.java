@@ -1,6 +1,7 @@
 package io.conveyor.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.bus.Addresses;
 import io.conveyor.redis.Keys;
@@ -67,6 +68,52 @@ class SubscriptionFailoverTest {
         assertRuns(node, after, "after the failover");
       }
     }
+  }
+
+  /**
+   * SIGSTOP of partition 0's master (it answers nothing and closes nothing): once its replica has taken over, a start
+   * in partition 0 runs and its completion is heard, while the old master is still stopped. The subscriptions find
+   * their connection to it silent (a PING unanswered), end it, and subscribe partition 0 again on the new master;
+   * before, they waited on the stopped one until it came back.
+   */
+  @Test
+  void after_partition_0s_master_is_paused_and_replaced_its_rings_and_completions_are_heard_again() throws Exception {
+    try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
+      cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
+      try (TestNode node = TestNode.withPrefix(TestRedis.newPrefix().replaceAll("[{}]", ""))
+          .redis("cluster", cluster.endpoints(), "").set("REDIS_PARTITIONS", "3").set("NODE_IDLE_WAIT", "60s")
+          .pipeline("one", PIPELINE).start(new TestSteps().registry())) {
+        node.node().vertx().eventBus().<JsonObject>consumer(Addresses.TX_COMPLETED,
+            m -> completed.add(m.body().getString("txId"))).completion().await();
+        awaitSubscribed(cluster, node.keys);
+        int paused = cluster.masterOfKey(node.keys.qRingL(0, "master"));
+        int replica = cluster.replicasOf(paused).get(0);
+        assertRuns(node, start(node, 0), "before the pause");
+        signal(cluster.pid(paused), "STOP");
+        try {
+          Eventually.until(Duration.ofSeconds(30), "partition 0's replica to take over", () -> role(cluster, replica),
+              r -> r.equals("master"));
+          String after = Eventually.until(Duration.ofSeconds(20), "a start in partition 0 on the new master",
+              () -> {
+                try {
+                  return start(node, 0);
+                } catch (RuntimeException e) {
+                  return null;
+                }
+              }, id -> id != null);
+          assertRuns(node, after, "after the replica took over, the old master still stopped");
+          assertTrue(ProcessHandle.of(cluster.pid(paused)).map(ProcessHandle::isAlive).orElse(false),
+              "the paused master is still there, stopped");
+        } finally {
+          signal(cluster.pid(paused), "CONT");
+        }
+      }
+    }
+  }
+
+  private static void signal(long pid, String name) throws Exception {
+    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    assertEquals(0, p.waitFor(), "kill -" + name + " " + pid);
   }
 
   /** A start in partition p: an externalId that lands there (the start is not handed to the node: it rings). */
