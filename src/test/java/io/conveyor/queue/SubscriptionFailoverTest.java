@@ -30,43 +30,26 @@ class SubscriptionFailoverTest {
 
   @Test
   void while_partition_0s_master_is_down_an_idle_node_runs_and_hears_a_start_in_another_partition() {
-    try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
-      // Redis's default (yes) has the healthy masters refuse every command between the FAIL mark and the promotion
-      cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
-      // an idle wait of a minute: the node looks into a partition unrung only every five, so only a ring runs work
-      try (TestNode node = TestNode.withPrefix(TestRedis.newPrefix().replaceAll("[{}]", ""))
-          .redis("cluster", cluster.endpoints(), "").set("REDIS_PARTITIONS", "3").set("NODE_IDLE_WAIT", "60s")
-          .pipeline("one", PIPELINE).start(new TestSteps().registry())) {
-        node.node().vertx().eventBus().<JsonObject>consumer(Addresses.TX_COMPLETED,
-            m -> completed.add(m.body().getString("txId"))).completion().await();
-        awaitSubscribed(cluster, node.keys);
-        int dead = cluster.masterOfKey(node.keys.qRingL(0, "master"));
-        int healthy = node.keys.all().stream()
-            .filter(p -> cluster.masterOfKey(node.keys.qRingL(p, "master")) != dead).findFirst().orElseThrow();
-        int replica = cluster.replicasOf(dead).get(0);
-        assertRuns(node, start(node, healthy), "before the kill");
+    try (RedisClusterFixture cluster = cluster(); TestNode node = node(cluster)) {
+      int dead = cluster.masterOfKey(node.keys.qRingL(0, "master"));
+      int healthy = node.keys.all().stream()
+          .filter(p -> cluster.masterOfKey(node.keys.qRingL(p, "master")) != dead).findFirst().orElseThrow();
+      int replica = cluster.replicasOf(dead).get(0);
+      assertRuns(node, start(node, healthy), "before the kill");
 
-        cluster.kill(dead);
-        String during = start(node, healthy);
-        assertRuns(node, during, "while partition 0's master is down");
-        assertEquals("slave", role(cluster, replica),
-            "partition " + healthy + "'s start ran and was heard before partition 0's replica took over");
+      cluster.kill(dead);
+      String during = start(node, healthy);
+      assertRuns(node, during, "while partition 0's master is down");
+      assertEquals("slave", role(cluster, replica),
+          "partition " + healthy + "'s start ran and was heard before partition 0's replica took over");
 
-        cluster.awaitFailover(dead, Duration.ofSeconds(30));
-        // partition 0's channels are subscribed again, on the promoted master: only then is a completion there heard
-        // (one that came in the gap, up to the 2 s backoff, was not: a clean-clone run started and finished one there
-        // before its notify subscription was back)
-        awaitSubscribed(cluster, node.keys);
-        String after = Eventually.until(Duration.ofSeconds(15), "a start in partition 0 after the failover",
-            () -> {
-              try {
-                return start(node, 0);
-              } catch (RuntimeException e) {
-                return null;
-              }
-            }, id -> id != null);
-        assertRuns(node, after, "after the failover");
-      }
+      cluster.awaitFailover(dead, Duration.ofSeconds(30));
+      // partition 0's channels are subscribed again, on the promoted master: only then is a completion there heard
+      // (one that came in the gap, up to the 2 s backoff, was not: a clean-clone run started and finished one there
+      // before its notify subscription was back)
+      awaitSubscribed(cluster, node.keys);
+      String after = startOnceItAnswers(node, 0, Duration.ofSeconds(15), "a start in partition 0 after the failover");
+      assertRuns(node, after, "after the failover");
     }
   }
 
@@ -77,43 +60,58 @@ class SubscriptionFailoverTest {
    * before, they waited on the stopped one until it came back.
    */
   @Test
-  void after_partition_0s_master_is_paused_and_replaced_its_rings_and_completions_are_heard_again() throws Exception {
-    try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
-      cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
-      try (TestNode node = TestNode.withPrefix(TestRedis.newPrefix().replaceAll("[{}]", ""))
-          .redis("cluster", cluster.endpoints(), "").set("REDIS_PARTITIONS", "3").set("NODE_IDLE_WAIT", "60s")
-          .pipeline("one", PIPELINE).start(new TestSteps().registry())) {
-        node.node().vertx().eventBus().<JsonObject>consumer(Addresses.TX_COMPLETED,
-            m -> completed.add(m.body().getString("txId"))).completion().await();
-        awaitSubscribed(cluster, node.keys);
-        int paused = cluster.masterOfKey(node.keys.qRingL(0, "master"));
-        int replica = cluster.replicasOf(paused).get(0);
-        assertRuns(node, start(node, 0), "before the pause");
-        signal(cluster.pid(paused), "STOP");
-        try {
-          Eventually.until(Duration.ofSeconds(30), "partition 0's replica to take over", () -> role(cluster, replica),
-              r -> r.equals("master"));
-          String after = Eventually.until(Duration.ofSeconds(20), "a start in partition 0 on the new master",
-              () -> {
-                try {
-                  return start(node, 0);
-                } catch (RuntimeException e) {
-                  return null;
-                }
-              }, id -> id != null);
-          assertRuns(node, after, "after the replica took over, the old master still stopped");
-          assertTrue(ProcessHandle.of(cluster.pid(paused)).map(ProcessHandle::isAlive).orElse(false),
-              "the paused master is still there, stopped");
-        } finally {
-          signal(cluster.pid(paused), "CONT");
-        }
+  void after_partition_0s_master_is_paused_and_replaced_its_rings_and_completions_are_heard_again() {
+    try (RedisClusterFixture cluster = cluster(); TestNode node = node(cluster)) {
+      int paused = cluster.masterOfKey(node.keys.qRingL(0, "master"));
+      int replica = cluster.replicasOf(paused).get(0);
+      assertRuns(node, start(node, 0), "before the pause");
+      cluster.pause(paused, true);
+      try {
+        Eventually.until(Duration.ofSeconds(30), "partition 0's replica to take over", () -> role(cluster, replica),
+            r -> r.equals("master"));
+        String after = startOnceItAnswers(node, 0, Duration.ofSeconds(20), "a start in partition 0 on the new master");
+        assertRuns(node, after, "after the replica took over, the old master still stopped");
+        assertTrue(ProcessHandle.of(cluster.pid(paused)).map(ProcessHandle::isAlive).orElse(false),
+            "the paused master is still there, stopped");
+      } finally {
+        cluster.pause(paused, false);
       }
     }
   }
 
-  private static void signal(long pid, String name) throws Exception {
-    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-    assertEquals(0, p.waitFor(), "kill -" + name + " " + pid);
+  /**
+   * A cluster of 3 masters with a replica each, without full coverage: Redis's default (yes) has the healthy masters
+   * refuse every command between a master's FAIL mark and its replica's promotion.
+   */
+  private static RedisClusterFixture cluster() {
+    RedisClusterFixture cluster = RedisClusterFixture.start(3, 1);
+    cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
+    return cluster;
+  }
+
+  /**
+   * A node on it, 3 partitions, its bus's completions kept, subscribed everywhere. An idle wait of a minute: the node
+   * looks into a partition unrung only every five, so only a ring runs work.
+   */
+  private TestNode node(RedisClusterFixture cluster) {
+    TestNode node = TestNode.withPrefix(TestRedis.newPrefix().replaceAll("[{}]", ""))
+        .redis("cluster", cluster.endpoints(), "").set("REDIS_PARTITIONS", "3").set("NODE_IDLE_WAIT", "60s")
+        .pipeline("one", PIPELINE).start(new TestSteps().registry());
+    node.node().vertx().eventBus().<JsonObject>consumer(Addresses.TX_COMPLETED,
+        m -> completed.add(m.body().getString("txId"))).completion().await();
+    awaitSubscribed(cluster, node.keys);
+    return node;
+  }
+
+  /** A start in partition p, tried until it is taken (its master may be failing over), within the bound. */
+  private static String startOnceItAnswers(TestNode node, int p, Duration bound, String what) {
+    return Eventually.until(bound, what, () -> {
+      try {
+        return start(node, p);
+      } catch (RuntimeException e) {
+        return null;
+      }
+    }, id -> id != null);
   }
 
   /** A start in partition p: an externalId that lands there (the start is not handed to the node: it rings). */

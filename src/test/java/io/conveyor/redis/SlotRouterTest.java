@@ -174,7 +174,7 @@ class SlotRouterTest {
    * out, so every command waited the whole timeout.
    */
   @Test
-  void a_paused_master_loses_its_slots_to_the_replica_that_took_over_before_its_commands_time_out() throws Exception {
+  void a_paused_master_loses_its_slots_to_the_replica_that_took_over_before_its_commands_time_out() {
     try (RedisClusterFixture cluster = RedisClusterFixture.start(3, 1)) {
       cluster.ports().forEach(port -> cluster.cmd(port, "CONFIG", "SET", "cluster-require-full-coverage", "no"));
       Config.Redis redis = new Config.Redis(Config.RedisMode.CLUSTER, cluster.endpoints(), "", keys.prefix(), 3, null,
@@ -184,7 +184,7 @@ class SlotRouterTest {
       int paused = cluster.masterOfKey(key);
       int other = cluster.masterPorts().stream().filter(p -> p != paused).findFirst().orElseThrow();
       link.send(set(key, "before")).await();
-      signal(cluster.pid(paused), "STOP");
+      cluster.pause(paused, true);
       try {
         long stoppedAt = System.nanoTime();
         Future<Response> hung = link.send(set(key, "to the stopped master"));
@@ -207,16 +207,12 @@ class SlotRouterTest {
             + "SIGSTOP, the one left on it failed after %d ms (%s), with a 60 s command timeout%n", tookMs, failedMs,
             hung.cause().getMessage());
       } finally {
-        signal(cluster.pid(paused), "CONT");
+        cluster.pause(paused, false);
       }
       link.close().await();
     }
   }
 
-  private static void signal(long pid, String name) throws Exception {
-    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-    assertEquals(0, p.waitFor(), "kill -" + name + " " + pid);
-  }
 
   /** Runs the failover; the healthy partitions' commands while partition 0's failed: {succeeded, failed}. */
   private int[] failover(boolean fullCoverage) {

@@ -171,6 +171,22 @@ public final class RedisClusterFixture implements AutoCloseable {
     servers.kill(port);
   }
 
+  /** SIGSTOP (stop true) or SIGCONT to the node: a pause, its connections left open and silent. */
+  public void pause(int port, boolean stop) {
+    long pid = pid(port);
+    try {
+      Process p = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(pid)).inheritIO().start();
+      if (p.waitFor() != 0) {
+        throw new IllegalStateException("kill " + (stop ? "-STOP " : "-CONT ") + pid + " failed");
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Waits until every live node is ok again and sees every slot served by a master other than the dead one. */
   public void awaitFailover(int deadPort, Duration max) {
     RedisProcesses.await(max, "the cluster to fail over from node " + deadPort, () -> missing(deadPort));
