@@ -1,11 +1,10 @@
 -- complete: give running transactions their final status and output, schedule archiving, and notify.
 -- Takes a batch: a node completes everything that finished since its last call in one round trip.
 -- KEYS[1] processingZ   KEYS[2] inflightZ:<nodeId>   KEYS[3] toArchiveZ   KEYS[4] notify (channel)
--- KEYS[5] webhooksZ   KEYS[6..8] stats1H, stats2H, stats3H of the slots that hold now   KEYS[9] sleepingZ
--- KEYS[10] liveZ (the search index: a compensation started here is added)
--- KEYS[11] cancelL (the partition's cancel walk: a join decided here puts the branches still going on it)
--- KEYS[12] phaseZ:ended (a search index: each transaction that ends other than success is added, by created)
--- For transaction i (1..n), two keys from KEYS[12 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
+-- KEYS[5] webhooksZ   KEYS[6] sleepingZ   KEYS[7] liveZ (the search index: a compensation started here is added)
+-- KEYS[8] cancelL (the partition's cancel walk: a join decided here puts the branches still going on it)
+-- KEYS[9] phaseZ:ended (a search index: each transaction that ends other than success is added, by created)
+-- For transaction i (1..n), two keys from KEYS[9 + 2(i-1) + 1]: stateH:<txId>, webhookH:<txId>
 -- KEYS[#KEYS] liveOwnersH, after every other key: a completion ends a live transaction (lib/live.lua); a
 --   compensation started here begins one
 -- ARGV[1] now (ms)   ARGV[2] archive delay (ms)
@@ -23,6 +22,7 @@
 --   'OK'          written (or written before by this same attempt with this same status: a retry)
 --   'CANCELLED'   written, but as cancelled: its owner asked to cancel it while its last step ran, and a
 --                 cancel asked for before the end wins over how the step ended
+--   then one more element: the call's stats counts (lib/stats.lua stats_flat; the caller writes them, stats-add.lua)
 --   'NOT_FOUND'   no such transaction
 --   'BAD_STATUS'  not a final status
 --   'FENCED'      the caller no longer owns the transaction (a later attempt, or not processing); nothing written
@@ -49,14 +49,14 @@
 -- #include errors
 
 local processingKey, inflightKey, toArchiveKey, notifyKey, webhooksKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local stats1, stats2, stats3, sleepingKey, liveKey, walkKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
-local endedKey, liveOwnersKey = KEYS[12], KEYS[#KEYS]
+local sleepingKey, liveKey, walkKey = KEYS[6], KEYS[7], KEYS[8]
+local endedKey, liveOwnersKey = KEYS[9], KEYS[#KEYS]
 local now, archiveDelay, statePrefix, outPrefix, ringPrefix = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5]
 local pipelinePrefix, inPrefix, webhookPrefix = ARGV[6], ARGV[7], ARGV[8]
 local maxErrors = tonumber(ARGV[#ARGV])
-local txCount = (#KEYS - 13) / 2
+local txCount = (#KEYS - 10) / 2
 -- transaction i: its stateH and webhookH keys
-local function tx_keys(i) return KEYS[12 + 2 * (i - 1) + 1], KEYS[12 + 2 * (i - 1) + 2] end
+local function tx_keys(i) return KEYS[9 + 2 * (i - 1) + 1], KEYS[9 + 2 * (i - 1) + 2] end
 -- transaction i: txId, attempt, status, output, note, the last step's time, the last failed attempt's error
 local function tx_args(i)
   local a = 8 + 7 * (i - 1) + 1
@@ -180,6 +180,6 @@ end
 queue_chunked('ZREM', processingKey, done)
 queue_chunked('ZREM', inflightKey, done)
 queue_chunked('ZADD', toArchiveKey, archived)
-stats_write({stats1, stats2, stats3}, now, counts)
 live_flush(prefixes.liveOwners)
+replies[txCount + 1] = stats_flat(counts)
 return replies

@@ -1,11 +1,10 @@
 -- start: create transactions and queue each on its pipeline's node group, or take it for the starting node
 -- (the hand-off, below).
 -- Takes a batch: a node starts everything that arrived while its last call was out in one round trip.
--- KEYS[1..3] stats1H, stats2H, stats3H of the slots that hold now (see lib/stats.lua)   KEYS[4] sleepingZ
--- KEYS[5] liveZ (the search index: every transaction started is added, scored by its created time)
--- KEYS[6..12] the hand-off (below), all of the starting node's group: qAdminL, qOutL, qInZ, qHeldS, groupH,
+-- KEYS[1] sleepingZ   KEYS[2] liveZ (the search index: every transaction started is added, scored by its created time)
+-- KEYS[3..9] the hand-off (below), all of the starting node's group: qAdminL, qOutL, qInZ, qHeldS, groupH,
 --   processingZ, inflightZ:<nodeId> (any names when ARGV[7] is 0)
--- For transaction i (1..n), nine keys from KEYS[12 + 9(i-1) + 1]:
+-- For transaction i (1..n), nine keys from KEYS[9 + 9(i-1) + 1]:
 --   stateH:<txId>   pipelineH:<type>   qInZ:<group> (the group the caller expects; checked against pipelineH)
 --   qRingL:<group> (wake-up list idle nodes of the group block on)
 --   externalId:<owner>:<externalId>, or stateH:<txId> again when there is no externalId (never written then)
@@ -46,6 +45,7 @@
 --   {'LIVE_LIMIT', 'limit:here'}          the owner has its share of maxLive live in this partition already
 --                                         (limit: its maxLive; here: the share of it this partition holds)
 --   {'DEBOUNCED', txId} {'THROTTLED', ms} {'GATE_BUSY', txId}   its gate decided (lib/gate.lua gate_plan)
+--   then one more element: the call's stats counts (lib/stats.lua stats_flat; the caller writes them, stats-add.lua)
 -- Every check of a transaction runs before its first write, so a refused start leaves nothing behind.
 -- Each start counts as queued and as vstarted.<version>; in a rollout its txId's hash picks it (lib/rollout.lua).
 -- #include publish
@@ -56,17 +56,17 @@
 -- #include gate
 -- #include rollout
 
-local stats1, stats2, stats3, sleepingKey, liveKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local takerAdminKey, takerOutKey, takerInKey, takerHeldKey, takerGroupKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local processingKey, inflightKey, liveOwnersKey = KEYS[11], KEYS[12], KEYS[#KEYS]
+local sleepingKey, liveKey = KEYS[1], KEYS[2]
+local takerAdminKey, takerOutKey, takerInKey, takerHeldKey, takerGroupKey = KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local processingKey, inflightKey, liveOwnersKey = KEYS[8], KEYS[9], KEYS[#KEYS]
 local now, period, priorityStep, ownerShare = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local ownerPrefix = ARGV[5]
 local takerNode, offer, takerGroup = ARGV[6], tonumber(ARGV[7]) or 0, ARGV[8]
 local maxLive, partitions = tonumber(ARGV[#ARGV - 1]), tonumber(ARGV[#ARGV])
-local txCount = (#KEYS - 13) / 9
+local txCount = (#KEYS - 10) / 9
 -- transaction i: stateH, pipelineH, qInZ, qRingL, externalId (or stateH again), qFairH, qOwnerZ, gateH, gateZ
 local function tx_keys(i)
-  local k = 12 + 9 * (i - 1)
+  local k = 9 + 9 * (i - 1)
   return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], KEYS[k + 7], KEYS[k + 8],
     KEYS[k + 9]
 end
@@ -95,8 +95,8 @@ local function may_hand(pipelineLimited, owner)
     return false
   end
   if idle == nil then
-    idle = redis.call('LLEN', takerAdminKey) == 0 and redis.call('LLEN', takerOutKey) == 0
-      and redis.call('ZCARD', takerInKey) == 0 and redis.call('SCARD', takerHeldKey) == 0
+    -- Redis deletes an emptied list, set or sorted set, so one EXISTS tells all four queues are empty
+    idle = redis.call('EXISTS', takerAdminKey, takerOutKey, takerInKey, takerHeldKey) == 0
       and redis.call('HEXISTS', takerGroupKey, 'state') == 0
   end
   if not idle then
@@ -246,5 +246,5 @@ if #live > 0 then
 end
 queue_fair_flush()
 live_flush(liveCount)
-stats_write({stats1, stats2, stats3}, now, counts)
+replies[txCount + 1] = stats_flat(counts)
 return replies

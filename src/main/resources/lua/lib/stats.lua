@@ -137,6 +137,17 @@ local function stats_write(statsKeys, now, counts)
   stats_apply({statsKeys[1]}, now, stats_fields(counts), 'HINCRBY')
 end
 
+-- The counts of a call as a flat reply, {field, n, …}, for the hot path's scripts (start, complete): the node adds
+-- them up and writes them once a second with stats-add.lua (docs/decisions.md, "Stats counted by the node").
+local function stats_flat(counts)
+  local flat = {}
+  for f, n in pairs(stats_fields(counts)) do
+    flat[#flat + 1] = f
+    flat[#flat + 1] = n
+  end
+  return flat
+end
+
 -- A node's clock may run behind the leader's: a 5 s slot is folded this long after it closed, so late counts
 -- still reach the coarser series.
 local STATS_FOLD_LAG = 10000

@@ -145,8 +145,7 @@ public final class QueueStore extends Store {
     String group = r.health().state(p) == PartitionHealth.State.OK ? handoff.group() : "";
     int mine = 0;
     long[] startAts = new long[txs.size()];
-    List<String> k = new ArrayList<>(12 + 9 * txs.size());
-    k.addAll(keys.statsKeys(p, now));
+    List<String> k = new ArrayList<>(10 + 9 * txs.size());
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
     List<String> args = new ArrayList<>(8 + 18 * txs.size());
@@ -206,7 +205,10 @@ public final class QueueStore extends Store {
       } catch (RuntimeException e) { // never answered: the reservation must still end (lost)
         call = Future.failedFuture(e);
       }
-      Future<List<StartReply>> sent = call.map(reply -> replies(reply, now, startAts, offered, handoff));
+      Future<List<StartReply>> sent = call.map(reply -> {
+        r.count(p, now, reply.get(txs.size()));
+        return replies(reply, now, startAts, offered, handoff);
+      });
       if (offered > 0) {
         sent.onFailure(e -> handoff.lost(offered));
       }
@@ -214,12 +216,15 @@ public final class QueueStore extends Store {
     });
   }
 
-  /** start.lua's reply, one answer per transaction; what it handed over goes to the node's workers. */
+  /**
+   * start.lua's reply, one answer per transaction (then the call's stats counts, taken by the caller); what it
+   * handed over goes to the node's workers.
+   */
   private static List<StartReply> replies(Response reply, long now, long[] startAts, int offered,
                                           Handoff handoff) {
-    List<StartReply> out = new ArrayList<>(reply.size());
+    List<StartReply> out = new ArrayList<>(startAts.length);
     List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
-    for (int i = 0; i < reply.size(); i++) {
+    for (int i = 0; i < startAts.length; i++) {
       Response one = reply.get(i);
       String state = one.size() > 2 ? one.get(2).toString() : null;
       out.add(new StartReply(Code.of(one), one.get(1).toString(), now, state, startAts[i]));

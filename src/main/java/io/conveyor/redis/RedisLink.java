@@ -36,6 +36,7 @@ public final class RedisLink {
   private final SlotRouter router;
   private Future<RedisConnection> connection;
   private ScriptMeter meter = ScriptMeter.NONE;
+  private StatsTally stats;
 
   /** Script round trips on this link are timed into this meter. */
   public RedisLink meter(ScriptMeter m) {
@@ -260,8 +261,20 @@ public final class RedisLink {
   private final java.util.Set<RedisConnection> closed =
       java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
 
+  /** The stats counts of this link's start and complete calls, written once a second (StatsTally). */
+  StatsTally stats() {
+    if (stats == null) {
+      stats = new StatsTally(vertx, this);
+    }
+    return stats;
+  }
+
+  /** Writes the stats counts held (StatsTally), then closes. */
   public Future<Void> close() {
-    connection = null;
-    return router != null ? router.close() : client.close();
+    Future<Void> written = stats == null ? Future.succeededFuture() : stats.flush();
+    return written.transform(v -> {
+      connection = null;
+      return router != null ? router.close() : client.close();
+    });
   }
 }

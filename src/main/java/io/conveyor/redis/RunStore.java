@@ -91,10 +91,9 @@ public final class RunStore extends Store {
 
   private Future<List<Code>> completeIn(int p, String nodeId, Duration archiveDelay, List<Completion> txs) {
     long now = r.clock().millis();
-    List<String> k = new ArrayList<>(13 + 2 * txs.size());
+    List<String> k = new ArrayList<>(10 + 2 * txs.size());
     k.addAll(List.of(keys.processingZ(p), keys.inflightZ(p, nodeId), keys.toArchiveZ(p), keys.notifyChannel(p),
         keys.webhooksZ(p)));
-    k.addAll(keys.statsKeys(p, now));
     k.add(keys.sleepingZ(p));
     k.add(keys.liveZ(p));
     k.add(keys.cancelL(p));
@@ -113,8 +112,12 @@ public final class RunStore extends Store {
     k.add(keys.liveOwnersH(p));
     args.add(Integer.toString(r.limits().maxErrors()));
     return r.runReplicated(r.scripts().complete, k, args).map(reply -> {
-      List<Code> out = new ArrayList<>(reply.size());
-      reply.forEach(one -> out.add(Code.of(one)));
+      // a code per transaction, then the call's stats counts
+      List<Code> out = new ArrayList<>(txs.size());
+      for (int i = 0; i < txs.size(); i++) {
+        out.add(Code.of(reply.get(i)));
+      }
+      r.count(p, now, reply.get(txs.size()));
       return out;
     });
   }

@@ -15,7 +15,7 @@ final class ScriptFlags {
   static final Set<String> ALLOW_OOM = Set.of("dequeue", "checkpoint", "complete", "get-state", "requeue",
       "group-state", "pipeline-state", "schedule-due", "schedule-done", "cancel", "lease", "heartbeat", "reap", "judge",
       "lease-break", "sleep", "retry", "set-switch", "wake", "archive", "webhook", "webhook-cancel", "progress",
-      "sample", "stats-read", "search", "ring", "trim", "memory", "archive-quarantine", "archive-retry",
+      "sample", "stats-read", "stats-add", "search", "ring", "trim", "memory", "archive-quarantine", "archive-retry",
       "archive-drop", "cancel-walk", "stuck", "event-wait", "event-return", "pause", "resume", "migrate",
       "rollout", "rollout-event", "admin-event");
 

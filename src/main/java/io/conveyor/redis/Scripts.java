@@ -54,6 +54,7 @@ public final class Scripts {
   public final LuaScript progress = LuaScript.load("progress");
   public final LuaScript sample = LuaScript.load("sample");
   public final LuaScript statsRead = LuaScript.load("stats-read");
+  public final LuaScript statsAdd = LuaScript.load("stats-add");
   public final LuaScript search = LuaScript.load("search");
   public final LuaScript ring = LuaScript.load("ring");
   public final LuaScript eventsTrim = LuaScript.load("trim");
@@ -106,7 +107,7 @@ public final class Scripts {
     return List.of(start, dequeue, checkpoint, complete, getState, putPipeline, pipelineCopy, pipelineState, rollout, rolloutEvent, ownerPut, requeue, hop, fork, groupState, schedulePut, scheduleDue, scheduleFire, scheduleDone, cancel, lease, heartbeat, reap, judge, leaseBreak, sleep, retry, rerun, setSwitch,
         wake, rate, archive, webhook, webhookCancel, progress, sample, statsRead, search, eventsTrim, ring,
         archiveQuarantine, archiveRetry, archiveDrop, memory, cancelWalk, stuck, eventSend, eventWait, eventReturn,
-        pause, resume, migrate, adminEvent, dataKeyPut, dataKeyRewrap);
+        pause, resume, migrate, adminEvent, dataKeyPut, dataKeyRewrap, statsAdd);
   }
 
   /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */

@@ -61,6 +61,14 @@ public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clo
     return replicas.count() == 0 ? run(script, keys, args) : Scripts.run(link, scripts.sent(script), keys, args, replicas);
   }
 
+  /**
+   * A start or complete call's stats counts (its reply's last element, lib/stats.lua stats_flat), made at now in
+   * partition p: added up on this link and written once a second (StatsTally).
+   */
+  void count(int p, long now, Response flat) {
+    link.stats().add(keys.statsKeys(p, now).get(0), now, flat, scripts.sent(scripts.statsAdd));
+  }
+
   Future<Response> send(Request request) {
     return link.send(request);
   }

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.Eventually;
 import io.conveyor.testing.KeyedApi;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
@@ -44,6 +46,15 @@ class PipelineVersionsTest {
 
   private HttpResponse<String> send(String method, String path, String key, String body) throws Exception {
     return api.send(method, path, key, body);
+  }
+
+  /** get, for a probe (Eventually): a failure to ask is a failure of the test. */
+  private JsonObject read(String path) {
+    try {
+      return get(path);
+    } catch (Exception e) {
+      throw new IllegalStateException(path, e);
+    }
   }
 
   private JsonObject get(String path) throws Exception {
@@ -82,13 +93,16 @@ class PipelineVersionsTest {
     assertNotNull(versions.getJsonObject(1).getString("publishedAt"));
     assertEquals(0, list.getInteger("more"));
 
-    JsonObject old = get("/api/v1/pipelines/pay/versions/" + v1);
+    // the node writes its stats counts once a second (StatsTally)
+    JsonObject old = Eventually.until(Duration.ofSeconds(10), "v1's counts", () -> read("/api/v1/pipelines/pay/versions/"
+        + v1), v -> attempts(v.getJsonObject("stepStats")).equals(Map.of("1", 3L, "2", 3L)));
     assertEquals(2, old.getJsonObject("definition").getJsonArray("steps").size());
     assertEquals(false, old.getBoolean("current"));
     assertEquals(Map.of("1", 3L, "2", 3L), attempts(old.getJsonObject("stepStats")), old.encode());
     JsonObject first = old.getJsonObject("stepStats").getJsonObject("1");
     assertTrue(first.getLong("p50Ms") <= first.getLong("p99Ms"), first.encode());
-    JsonObject now = get("/api/v1/pipelines/pay/versions/" + v2);
+    JsonObject now = Eventually.until(Duration.ofSeconds(10), "v2's counts", () -> read("/api/v1/pipelines/pay/versions/"
+        + v2), v -> attempts(v.getJsonObject("stepStats")).equals(Map.of("1", 2L, "2", 2L, "3", 2L)));
     assertEquals(Map.of("1", 2L, "2", 2L, "3", 2L), attempts(now.getJsonObject("stepStats")), now.encode());
 
     String drawnOld = send("GET", "/api/v1/pipelines/pay/graph.svg?version=" + v1, "k-ops", null).body();
@@ -108,7 +122,9 @@ class PipelineVersionsTest {
     node.transactions.rerun(txId, "acme", false).await();
     assertEquals("success", node.awaitFinal(txId).status().wire());
     String version = get("/api/v1/pipelines/fragile").getString("version");
-    JsonObject stats = get("/api/v1/pipelines/fragile/versions/" + version).getJsonObject("stepStats");
+    JsonObject stats = Eventually.until(Duration.ofSeconds(10), "the rerun's counts", () -> read(
+        "/api/v1/pipelines/fragile/versions/" + version).getJsonObject("stepStats"),
+        v -> attempts(v).equals(Map.of("1", 1L, "2", 2L)));
     assertEquals(Map.of("1", 1L, "2", 2L), attempts(stats), "step 1 ran once, step 2 in both runs: " + stats);
   }
 

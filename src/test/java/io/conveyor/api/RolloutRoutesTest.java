@@ -3,11 +3,13 @@ package io.conveyor.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conveyor.testing.Eventually;
 import io.conveyor.testing.KeyedApi;
 import io.conveyor.testing.TestNode;
 import io.conveyor.testing.TestSteps;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +52,15 @@ class RolloutRoutesTest {
     assertTrue(r.body().contains(naming), r.body());
   }
 
+  /** A version's figures (started, ended, failed, p99Ms), as the console reads them. */
+  private JsonObject figures(String version) {
+    try {
+      return ok(send("GET", "/api/v1/pipelines/pay/versions/" + version, "k-ops", null)).getJsonObject("figures");
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Test
   void a_failing_canary_shows_its_figures_beside_the_stable_and_a_rollback_sends_every_start_back() throws Exception {
     start();
@@ -66,10 +77,12 @@ class RolloutRoutesTest {
       failed += node.awaitFinal(node.start("pay", new JsonObject())).status().wire().equals("failed") ? 1 : 0;
     }
     assertTrue(failed > 0 && failed < 40, "both versions took starts: " + failed + " of 40 failed");
-    JsonObject onCanary = ok(send("GET", "/api/v1/pipelines/pay/versions/" + canary, "k-ops", null))
-        .getJsonObject("figures");
-    JsonObject onStable = ok(send("GET", "/api/v1/pipelines/pay/versions/" + stable, "k-ops", null))
-        .getJsonObject("figures");
+    // the node writes its stats counts once a second (StatsTally)
+    int ended = 40;
+    JsonObject onCanary = Eventually.until(Duration.ofSeconds(10), "the canary's figures", () -> figures(canary),
+        f -> f.getInteger("ended") + figures(stable).getInteger("ended") == ended
+            && f.getInteger("started") + figures(stable).getInteger("started") == ended);
+    JsonObject onStable = figures(stable);
     assertEquals(failed, onCanary.getInteger("started"), onCanary.encode());
     assertEquals(failed, onCanary.getInteger("failed"), onCanary.encode());
     assertEquals(40 - failed, onStable.getInteger("started"), onStable.encode());

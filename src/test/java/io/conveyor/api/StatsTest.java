@@ -75,7 +75,10 @@ class StatsTest {
     expected.put("vended." + version("bad") + ".failed|pipeline=bad", 2L);
     long now = clock.millis();
     long[][] series = {{1, 5_000, 300_000}, {2, 60_000, 7_200_000}, {3, 600_000, 86_400_000}};
-    // a transaction counts in the 5 s series only; the coarser ones have nothing counted until the fold
+    // a transaction counts in the 5 s series only; the coarser ones have nothing counted until the fold. The node
+    // writes its start and complete calls' counts once a second (StatsTally)
+    Eventually.until(Duration.ofSeconds(10), "the node's counts written", () -> counted(series[0], now),
+        expected::equals);
     assertEquals(expected, counted(series[0], now), "series 1");
     assertEquals(Map.of(), counted(series[1], now), "series 2 before the fold");
     assertEquals(Map.of(), counted(series[2], now), "series 3 before the fold");
