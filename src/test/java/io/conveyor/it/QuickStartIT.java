@@ -20,8 +20,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's quick start, as written: its start command, run in a copy of the project's conf/ and
- * cluster.xml, starts a
+ * The README's quick start, as written: its start command (bin/conveyor), run in a copy of the project's conf/,
+ * cluster.xml and launcher, starts a
  * node whose listening sockets (ss -ltnp) are exactly the ones README's "Listeners" lists, on the
  * addresses it gives.
  */
@@ -29,19 +29,22 @@ class QuickStartIT {
   @Test
   void the_quick_start_node_listens_only_where_the_readme_says() throws Exception {
     List<String> readme = Files.readAllLines(Path.of("README.md"));
-    String line = readme.stream().filter(l -> l.startsWith("mvn -q -DskipTests package && java -jar"))
+    String line = readme.stream().filter(l -> l.startsWith("mvn -q -DskipTests package && bin/conveyor"))
         .findFirst().orElseThrow(() -> new AssertionError("README's quick start lost its start command"));
     List<String> command = new ArrayList<>(List.of(line.substring(line.indexOf("&& ") + 3, line.indexOf('#'))
         .trim().split("\\s+")));
-    assertEquals("java", command.get(0), line);
-    command.set(0, Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    assertEquals(List.of("bin/conveyor"), command, line);
 
     Path dir = Files.createTempDirectory("quick-start");
     copy(Path.of("conf"), dir.resolve("conf")); // what a node reads from the project's root
     Files.copy(Path.of("cluster.xml"), dir.resolve("cluster.xml"));
+    Files.createDirectories(dir.resolve("bin"));
+    Files.copy(Path.of("bin/conveyor"), dir.resolve("bin/conveyor"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     Files.createDirectories(dir.resolve("target"));
     Files.createSymbolicLink(dir.resolve("target/conveyor.jar"), Path.of("target/conveyor.jar").toAbsolutePath());
+    command.set(0, dir.resolve("bin/conveyor").toString());
     Map<String, String> env = new HashMap<>();
+    env.put("JAVA_HOME", System.getProperty("java.home")); // the launcher's java: this JDK's
     // a key prefix of the test's own, removed after: the quick start's default (conveyor:) is a developer's own
     String prefix = io.conveyor.testing.TestRedis.newPrefix();
     env.put("CONVEYOR_REDIS_PREFIX", prefix);
@@ -54,6 +57,10 @@ class QuickStartIT {
     }
     try (NodeProcess node = NodeProcess.start("quick-start", command, dir, env)) {
       node.awaitLine(" started: group master", Duration.ofSeconds(90));
+      // the launcher execs the JVM (so the pid is the node's) with C1 alone on two cores or fewer, else the defaults
+      String jvm = Files.readString(Path.of("/proc", Long.toString(node.pid()), "cmdline")).replace('\0', ' ');
+      assertTrue(jvm.contains("-jar " + dir.resolve("target/conveyor.jar")), jvm);
+      assertEquals(Runtime.getRuntime().availableProcessors() <= 2, jvm.contains("-XX:TieredStopAtLevel=1"), jvm);
       List<String> listeners = listeners(node.pid());
       System.out.println("quick start: listening on " + listeners);
       List<String> unexplained = new ArrayList<>(listeners);
