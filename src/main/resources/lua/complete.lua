@@ -22,10 +22,10 @@
 --   'OK'          written (or written before by this same attempt with this same status: a retry)
 --   'CANCELLED'   written, but as cancelled: its owner asked to cancel it while its last step ran, and a
 --                 cancel asked for before the end wins over how the step ended
---   then one more element: the call's stats counts (lib/stats.lua stats_flat; the caller writes them, stats-add.lua)
 --   'NOT_FOUND'   no such transaction
 --   'BAD_STATUS'  not a final status
 --   'FENCED'      the caller no longer owns the transaction (a later attempt, or not processing); nothing written
+--   then one more element: the call's stats counts (lib/stats.lua stats_flat; the caller writes them, stats-add.lua)
 -- Each completion is published on notify as completed:<txId>:<status>:<owner>; one with a webhook URL is
 -- scheduled for delivery (see lib/webhooks.lua). A completed child pipeline hands its status, output and
 -- note to its parent, if the parent still waits for it, and queues the parent on qOutL of the parent's

@@ -110,6 +110,8 @@ final class CliSession implements AutoCloseable {
   @Override
   public void close() {
     if (tx != null) {
+      // its link writes the stats counts of the starts it made (StatsTally) before it closes
+      tx.close().toCompletionStage().toCompletableFuture().exceptionally(e -> null).join();
       tx.archive().onSuccess(a -> {
         if (a != null) {
           a.close();

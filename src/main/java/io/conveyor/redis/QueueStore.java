@@ -206,8 +206,9 @@ public final class QueueStore extends Store {
         call = Future.failedFuture(e);
       }
       Future<List<StartReply>> sent = call.map(reply -> {
-        r.count(p, now, reply.get(txs.size()));
-        return replies(reply, now, startAts, offered, handoff);
+        List<StartReply> answers = replies(reply, now, startAts, offered, handoff);
+        r.countSafely(p, now, reply, txs.size());
+        return answers;
       });
       if (offered > 0) {
         sent.onFailure(e -> handoff.lost(offered));

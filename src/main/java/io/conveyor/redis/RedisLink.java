@@ -271,7 +271,7 @@ public final class RedisLink {
 
   /** Writes the stats counts held (StatsTally), then closes. */
   public Future<Void> close() {
-    Future<Void> written = stats == null ? Future.succeededFuture() : stats.flush();
+    Future<Void> written = stats == null ? Future.succeededFuture() : stats.close();
     return written.transform(v -> {
       connection = null;
       return router != null ? router.close() : client.close();

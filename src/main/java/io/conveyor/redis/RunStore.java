@@ -117,7 +117,7 @@ public final class RunStore extends Store {
       for (int i = 0; i < txs.size(); i++) {
         out.add(Code.of(reply.get(i)));
       }
-      r.count(p, now, reply.get(txs.size()));
+      r.countSafely(p, now, reply, txs.size());
       return out;
     });
   }

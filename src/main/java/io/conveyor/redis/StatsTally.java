@@ -1,34 +1,47 @@
 package io.conveyor.redis;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Response;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The stats counts of one link's start and complete calls (the last element of their replies, lua/lib/stats.lua
  * stats_flat), added up per 5 s slot key and written once a second by stats-add.lua. At a steady load each of
  * those calls carries one transaction, and the ten-odd HINCRBYs a call made were half of Redis's commands
- * (docs/decisions.md, "Stats counted by the node"). Used on its link's context only, like the link. A write that
- * fails keeps its counts for the next; a slot older than the 5 s series keeps is dropped. A node that dies loses
- * at most the last second's counts; one that stops writes them first (RedisLink.close).
+ * (docs/decisions.md, "Stats counted by the node"). Used on the context of the calls that feed it (its link's),
+ * where its timer runs too; close hops there. A write that fails keeps its counts for the next, until the
+ * reaper's fold of their slot into the 60 s and 600 s series is due (then they are dropped, logged: written later
+ * they would reach the 5 s series only). A write whose answer was lost may have landed and is sent again (counted
+ * twice); a node that dies loses at most the last second's counts; one that stops writes them first.
  */
 final class StatsTally {
+  private static final Logger log = LoggerFactory.getLogger(StatsTally.class);
   /** How long counts wait in the node before they are written. */
   static final long FLUSH_MS = 1_000;
-  /** The 5 s series keeps a slot this long (lib/stats.lua STATS_SERIES): older counts would land in a dead key. */
-  private static final long KEEP_MS = 300_000;
+  /** A 5 s slot is folded into the coarser series this long after it starts (lib/stats.lua: 5 s + STATS_FOLD_LAG). */
+  private static final long FOLDED_AFTER_MS = 15_000;
+  /** The most a stopping node waits for its last write. */
+  private static final long CLOSE_WAIT_MS = 2_000;
 
   private final Vertx vertx;
   private final RedisLink link;
   /** stats1H key of a slot → a time in it (ms) and its counts by field. */
   private final Map<String, Slot> slots = new HashMap<>();
   private LuaScript script;
+  private Clock clock;
+  private Context context;
   private long timer = -1;
-  private long newest;
+  private boolean closed;
 
   private static final class Slot {
     private final long at;
@@ -39,36 +52,62 @@ final class StatsTally {
     }
   }
 
+  private final long flushMs;
+
   StatsTally(Vertx vertx, RedisLink link) {
-    this.vertx = vertx;
-    this.link = link;
+    this(vertx, link, FLUSH_MS);
   }
 
-  /** Adds a call's counts (flat: field, n, …) to the slot whose stats1H key is key; now is a time in it. */
-  void add(String key, long now, Response flat, LuaScript statsAdd) {
+  /** With counts written every flushMs (a test's hour: only close writes them). */
+  StatsTally(Vertx vertx, RedisLink link, long flushMs) {
+    this.vertx = vertx;
+    this.link = link;
+    this.flushMs = flushMs;
+  }
+
+  /** Adds a call's counts (flat: field, n, …) to the slot whose stats1H key is key; now (clock's) is a time in it. */
+  void add(String key, long now, Response flat, LuaScript statsAdd, Clock clock) {
     if (flat == null || flat.size() < 2) {
       return;
     }
     script = statsAdd;
+    this.clock = clock;
+    if (context == null) {
+      context = vertx.getOrCreateContext();
+    }
     Slot slot = slots.computeIfAbsent(key, k -> new Slot(now));
     for (int i = 0; i + 1 < flat.size(); i += 2) {
       slot.counts.merge(flat.get(i).toString(), flat.get(i + 1).toLong(), Long::sum);
     }
-    newest = Math.max(newest, now);
     arm();
   }
 
   private void arm() {
-    if (timer == -1 && !slots.isEmpty()) {
-      timer = vertx.setTimer(FLUSH_MS, t -> {
+    if (timer == -1 && !closed && !slots.isEmpty()) {
+      timer = vertx.setTimer(flushMs, t -> {
         timer = -1;
         flush();
       });
     }
   }
 
+  /** Writes what is held (on the tally's context, bounded) and takes no more timers: the link is closing. */
+  Future<Void> close() {
+    if (context == null || Vertx.currentContext() == context) {
+      return closeHere();
+    }
+    Promise<Void> done = Promise.promise();
+    context.runOnContext(v -> closeHere().onComplete(done));
+    return done.future();
+  }
+
+  private Future<Void> closeHere() {
+    closed = true;
+    return flush().timeout(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS).otherwiseEmpty();
+  }
+
   /** Writes every count held, one stats-add.lua call per slot; what fails goes back for the next write. */
-  Future<Void> flush() {
+  private Future<Void> flush() {
     if (timer != -1) {
       vertx.cancelTimer(timer);
       timer = -1;
@@ -80,7 +119,9 @@ final class StatsTally {
     slots.clear();
     List<Future<Response>> writes = new ArrayList<>(out.size());
     out.forEach((key, slot) -> {
-      if (newest - slot.at > KEEP_MS) {
+      if (clock.millis() - slot.at > FOLDED_AFTER_MS) {
+        log.warn("stats: {} counts of the slot at {} could not be written before it was folded; dropped",
+            slot.counts.values().stream().mapToLong(Long::longValue).sum(), slot.at);
         return;
       }
       List<String> args = new ArrayList<>(1 + 2 * slot.counts.size());

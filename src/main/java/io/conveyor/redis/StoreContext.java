@@ -62,11 +62,17 @@ public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clo
   }
 
   /**
-   * A start or complete call's stats counts (its reply's last element, lib/stats.lua stats_flat), made at now in
-   * partition p: added up on this link and written once a second (StatsTally).
+   * A start or complete call's stats counts (the element of its reply after the n answers, lib/stats.lua
+   * stats_flat), made at now in partition p: added up on this link and written once a second (StatsTally). The
+   * call's writes have landed, so a count that cannot be taken is logged, never the call's failure.
    */
-  void count(int p, long now, Response flat) {
-    link.stats().add(keys.statsKeys(p, now).get(0), now, flat, scripts.sent(scripts.statsAdd));
+  void countSafely(int p, long now, Response reply, int n) {
+    try {
+      link.stats().add(keys.statsKeys(p, now).get(0), now, reply.size() > n ? reply.get(n) : null,
+          scripts.sent(scripts.statsAdd), clock);
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(StoreContext.class).warn("stats: a call's counts were not taken: {}", e.toString());
+    }
   }
 
   Future<Response> send(Request request) {
