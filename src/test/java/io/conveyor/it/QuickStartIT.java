@@ -39,7 +39,10 @@ class QuickStartIT {
     copy(Path.of("conf"), dir.resolve("conf")); // what a node reads from the project's root
     Files.copy(Path.of("cluster.xml"), dir.resolve("cluster.xml"));
     Files.createDirectories(dir.resolve("bin"));
-    Files.copy(Path.of("bin/conveyor"), dir.resolve("bin/conveyor"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+    for (String script : List.of("conveyor", "jvm-flags.sh")) { // the launcher and the flags it sources
+      Files.copy(Path.of("bin", script), dir.resolve("bin").resolve(script),
+          java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+    }
     Files.createDirectories(dir.resolve("target"));
     Files.createSymbolicLink(dir.resolve("target/conveyor.jar"), Path.of("target/conveyor.jar").toAbsolutePath());
     command.set(0, dir.resolve("bin/conveyor").toString());

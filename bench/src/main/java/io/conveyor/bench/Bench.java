@@ -49,6 +49,11 @@ public final class Bench {
 
   /** The shipped defaults with this run's overrides; other CONVEYOR_* variables still apply for experiments. */
   static Config config(BenchOptions o) {
+    return config(o, o.queueOnly() ? "api" : "dequeue");
+  }
+
+  /** The same with these node.roles (null: the shipped config's, every role: the soak's archive too). */
+  static Config config(BenchOptions o, String roles) {
     Map<String, String> env = new HashMap<>();
     System.getenv().forEach((k, v) -> {
       if (k.startsWith("CONVEYOR_")) {
@@ -68,7 +73,9 @@ public final class Bench {
     env.put(ConfigLoader.envName("redis.embedded"), "never");
     env.put(ConfigLoader.envName("cluster.enabled"), "false");
     // a queue-only node takes starts but runs nothing; roles may not be empty, and api runs no work
-    env.put(ConfigLoader.envName("node.roles"), o.queueOnly() ? "api" : "dequeue");
+    if (roles != null) {
+      env.put(ConfigLoader.envName("node.roles"), roles);
+    }
     env.put(ConfigLoader.envName("node.workers"), Integer.toString(o.workers()));
     Path shipped = Path.of("conf/config.json");
     return ConfigLoader.load(Files.isRegularFile(shipped) ? shipped : null, env);
@@ -192,7 +199,7 @@ public final class Bench {
     return rt.totalMemory() - rt.freeMemory();
   }
 
-  private static void cleanUp(Node node, BenchClient client) {
+  static void cleanUp(Node node, BenchClient client) {
     try {
       long removed = client.deleteKeys().await(60, TimeUnit.SECONDS);
       System.err.printf("bench: removed %d keys under %s%n", removed, node.redis().keys().prefix());

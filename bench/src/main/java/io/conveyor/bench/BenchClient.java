@@ -69,6 +69,11 @@ final class BenchClient extends VerticleBase {
    * or gives up after a timeout that grows with the run; the result then says how far it got.
    */
   Future<Result> run(String label, BenchOptions options, boolean waitForCompletions) {
+    return run(label, options, waitForCompletions, null);
+  }
+
+  /** The same, with a soak's report of each interval (null: none). */
+  Future<Result> run(String label, BenchOptions options, boolean waitForCompletions, SoakReport report) {
     return onContext(() -> {
       Tracker tracker = new Tracker(options.transactions(), waitForCompletions);
       completions.listener(tracker);
@@ -79,6 +84,9 @@ final class BenchClient extends VerticleBase {
       long giveUp = vertx.setTimer(timeoutMs, t -> over.tryComplete(false));
       long began = System.nanoTime();
       progress(label, tracker, over.future(), began);
+      if (report != null) {
+        report.watch(vertx, tracker, over.future());
+      }
       new Load(vertx, transactions, tracker, options, webhook).begin();
       return over.future().map(finished -> {
         vertx.cancelTimer(giveUp);
@@ -121,6 +129,23 @@ final class BenchClient extends VerticleBase {
   /** Each master's figures now (one server: itself): CPU seconds and this run's transaction keys. */
   Future<java.util.Map<String, RedisChores.Master>> masters() {
     return onContext(() -> RedisChores.masters(link, vertx, node.redis().keys().prefix()));
+  }
+
+  /** The run's keys left in Redis, by family (see RedisChores.census). */
+  Future<java.util.Map<String, Long>> census() {
+    return onContext(() -> RedisChores.census(link, vertx, node.redis().keys().prefix()));
+  }
+
+  /** Completed transactions waiting for the archive: toArchiveZ of every partition. */
+  Future<Long> toArchive() {
+    return onContext(() -> {
+      java.util.List<Future<Long>> each = new java.util.ArrayList<>();
+      for (int p : node.redis().keys().all()) {
+        each.add(link.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.ZCARD)
+            .arg(node.redis().keys().toArchiveZ(p))).map(io.vertx.redis.client.Response::toLong));
+      }
+      return Future.all(each).map(all -> each.stream().mapToLong(Future::result).sum());
+    });
   }
 
   Future<Long> deleteKeys() {

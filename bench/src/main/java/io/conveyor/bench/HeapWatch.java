@@ -22,6 +22,7 @@ import javax.management.openmbean.CompositeData;
  */
 final class HeapWatch implements AutoCloseable {
   private final AtomicLong peakAfterGc = new AtomicLong();
+  private final AtomicLong lastAfterGc = new AtomicLong();
   private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
       .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
   private final List<NotificationEmitter> emitters = new ArrayList<>();
@@ -32,6 +33,7 @@ final class HeapWatch implements AutoCloseable {
       long used = info.getGcInfo().getMemoryUsageAfterGc().entrySet().stream()
           .filter(e -> heapPools.contains(e.getKey())).mapToLong(e -> e.getValue().getUsed()).sum();
       peakAfterGc.accumulateAndGet(used, Math::max);
+      lastAfterGc.set(used);
     }
   };
 
@@ -42,6 +44,11 @@ final class HeapWatch implements AutoCloseable {
         emitters.add(emitter);
       }
     }
+  }
+
+  /** Heap bytes in use after the latest collection; 0 if none ran. */
+  long lastAfterGc() {
+    return lastAfterGc.get();
   }
 
   /** Heap bytes in use after the fullest collection seen; 0 if none ran. */

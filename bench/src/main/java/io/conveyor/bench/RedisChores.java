@@ -95,6 +95,30 @@ final class RedisChores {
    * shared Redis is never blocked; the prefix is random per run, so nothing else can match it. Answers how
    * many it removed.
    */
+  /** The keys under prefix by family (the name up to its first ':' after the prefix and any hash tag), every master. */
+  static Future<Map<String, Long>> census(RedisLink link, Vertx vertx, String prefix) {
+    return eachMaster(link, vertx, one -> censusPage(one, prefix, "0", new java.util.TreeMap<>()))
+        .map(all -> {
+          Map<String, Long> sum = new java.util.TreeMap<>();
+          all.values().forEach(m -> m.forEach((k, v) -> sum.merge(k, v, Long::sum)));
+          return sum;
+        });
+  }
+
+  private static Future<Map<String, Long>> censusPage(RedisLink link, String prefix, String cursor,
+                                                      Map<String, Long> seen) {
+    return link.send(Request.cmd(Command.SCAN).arg(cursor).arg("MATCH").arg(prefix + "*").arg("COUNT").arg(1000))
+        .compose(page -> {
+          page.get(1).forEach(k -> {
+            String name = k.toString().substring(prefix.length()).replaceFirst("^\\{[^}]*\\}:?", "");
+            int colon = name.indexOf(':');
+            seen.merge(colon < 0 ? name : name.substring(0, colon), 1L, Long::sum);
+          });
+          String next = page.get(0).toString();
+          return next.equals("0") ? Future.succeededFuture(seen) : censusPage(link, prefix, next, seen);
+        });
+  }
+
   static Future<Long> deletePrefix(RedisLink link, Vertx vertx, String prefix) {
     return eachMaster(link, vertx, one -> deletePage(one, prefix + "*", "0", 0))
         .map(all -> all.values().stream().mapToLong(Long::longValue).sum());

@@ -107,6 +107,11 @@ final class Tracker implements Completions.Listener {
     return completed;
   }
 
+  /** The latencies (ns) of the completions from the from-th on, in the order they came. */
+  long[] latenciesFrom(int from) {
+    return Arrays.copyOfRange(latencies, Math.min(from, completed), completed);
+  }
+
   /** The most transactions started (replied) and not yet completed at once: queued or running. */
   int peakBacklog() {
     return peakBacklog;
