@@ -77,7 +77,9 @@ if (share == 'in' or share == 'wait') and s[1] == 'queued' then
     redis.call('ZREM', inPrefix .. s[4], txId)
     queue_release(fairKey, ownerKey, inPrefix .. s[4], statePrefix, s[3], now)
   elseif redis.call('ZREM', ownerKey, txId) == 1 then
-    redis.call('HINCRBY', fairKey, '*', -1)
+    if redis.call('HINCRBY', fairKey, '*', -1) <= 0 then
+      redis.call('HDEL', fairKey, '*')
+    end
   end
 end
 if not fork_end_cancelled(key, txId, 'cancelled by its owner', s[3], s[4], s[5], env) then

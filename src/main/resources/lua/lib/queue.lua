@@ -141,7 +141,9 @@ local function queue_refill(fairKey, ownerPrefix, queueKey, statePrefix, release
       if #heads == 0 then
         break
       end
-      redis.call('HINCRBY', fairKey, '*', -#heads / 2)
+      if redis.call('HINCRBY', fairKey, '*', -#heads / 2) <= 0 then
+        redis.call('HDEL', fairKey, '*') -- a field goes at 0 (docs/redis-keys.md)
+      end
       for j = 1, #heads, 2 do
         local key = statePrefix .. heads[j]
         local st = redis.call('HMGET', key, 'processingState', 'qBoost', 'share')

@@ -148,6 +148,11 @@ final class BenchClient extends VerticleBase {
     });
   }
 
+  /** What the run's hashes of a family hold (see RedisChores.hashes): the counting keys, after a soak. */
+  Future<java.util.Map<String, String>> hashes(String family) {
+    return onContext(() -> RedisChores.hashes(link, vertx, node.redis().keys().prefix(), family));
+  }
+
   Future<Long> deleteKeys() {
     return onContext(() -> RedisChores.deletePrefix(link, vertx, node.redis().keys().prefix()));
   }

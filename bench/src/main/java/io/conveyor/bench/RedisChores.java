@@ -119,6 +119,30 @@ final class RedisChores {
         });
   }
 
+  /** The hashes of one family under prefix (key → their fields), every master: what the counting keys hold. */
+  static Future<Map<String, String>> hashes(RedisLink link, Vertx vertx, String prefix, String family) {
+    return eachMaster(link, vertx, one -> one.send(Request.cmd(Command.SCAN).arg("0").arg("MATCH")
+        .arg(prefix + "*" + family + "*").arg("COUNT").arg(100000)).compose(page -> {
+          Map<String, String> out = new java.util.TreeMap<>();
+          List<Future<Response>> each = new ArrayList<>();
+          List<String> names = new ArrayList<>();
+          page.get(1).forEach(k -> {
+            names.add(k.toString());
+            each.add(one.send(Request.cmd(Command.HGETALL).arg(k.toString())));
+          });
+          return Future.all(each).map(all -> {
+            for (int i = 0; i < names.size(); i++) {
+              out.put(names.get(i), String.valueOf(each.get(i).result()));
+            }
+            return out;
+          });
+        })).map(all -> {
+          Map<String, String> sum = new java.util.TreeMap<>();
+          all.values().forEach(sum::putAll);
+          return sum;
+        });
+  }
+
   static Future<Long> deletePrefix(RedisLink link, Vertx vertx, String prefix) {
     return eachMaster(link, vertx, one -> deletePage(one, prefix + "*", "0", 0))
         .map(all -> all.values().stream().mapToLong(Long::longValue).sum());

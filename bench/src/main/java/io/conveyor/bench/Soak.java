@@ -77,6 +77,12 @@ public final class Soak {
       }
       Map<String, Long> keys = client.census().await(5, TimeUnit.MINUTES);
       System.err.println("bench: soak: keys left under the run's prefix, by family: " + keys);
+      // counts kept per owner or group go at 0: what is left of them once nothing runs is a count that leaked
+      for (String counting : List.of("qFairH", "qRunH", "liveOwnersH")) {
+        if (keys.containsKey(counting)) {
+          System.err.println("bench: soak: " + counting + " holds " + client.hashes(counting).await());
+        }
+      }
       out.println(new JsonObject(result.line()).put("reportEveryS", everyMs / 1000).put("intervals", report.rows())
           .put("toArchiveAtEnd", left).put("keysLeft", new JsonObject(new java.util.TreeMap<>(keys))).encode());
       out.flush();
