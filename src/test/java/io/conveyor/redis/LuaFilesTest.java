@@ -173,6 +173,20 @@ class LuaFilesTest {
     assertTrue(!inLocalsBlock(statements.get(1)) && KEYS_OR_ARGV.matcher(statements.get(2)).find());
   }
 
+  /**
+   * The hot path's scripts answer their stats counts (lib/stats.lua stats_flat) for the node to add up and write
+   * once a second (StatsTally): at a steady load their HINCRBYs were half of Redis's commands. One of them that
+   * writes its counts itself again would count them twice.
+   */
+  @Test
+  void start_and_complete_answer_their_stats_counts_and_never_write_them() throws IOException {
+    for (String name : List.of("start", "complete")) {
+      String source = Files.readString(Path.of("src/main/resources/lua", name + ".lua"));
+      assertTrue(!source.contains("stats_write(") && !source.contains("stats_apply("), name + ".lua writes its counts");
+      assertTrue(source.contains("replies[txCount + 1] = stats_flat(counts)"), name + ".lua answers its counts last");
+    }
+  }
+
   @Test
   void every_header_lists_keys_before_argv_and_no_script_is_over_250_lines() throws IOException {
     for (Path f : files()) {

@@ -81,18 +81,30 @@ public final class Bench {
     return ConfigLoader.load(Files.isRegularFile(shipped) ? shipped : null, env);
   }
 
-  private static int run(BenchOptions options, Config config, PrintStream out) {
-    Node node;
+  /** A node of this config, in this JVM; null (said on stderr) when it did not start. */
+  static Node startNode(Config config) {
     try {
-      node = Node.start(config, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
+      return Node.start(config, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
     } catch (Throwable e) {
       System.err.println("bench: the node did not start: " + e.getMessage());
+      return null;
+    }
+  }
+
+  /** The bench's client deployed on the node's Vert.x, once the pipeline it will start is known to the node. */
+  static void deploy(BenchClient client, Node node, BenchOptions options) throws java.util.concurrent.TimeoutException {
+    node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
+    client.checkPipeline(options.pipeline()).await(30, TimeUnit.SECONDS);
+  }
+
+  private static int run(BenchOptions options, Config config, PrintStream out) {
+    Node node = startNode(config);
+    if (node == null) {
       return 1;
     }
     BenchClient client = new BenchClient(node);
     try {
-      node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
-      client.checkPipeline(options.pipeline()).await(30, TimeUnit.SECONDS);
+      deploy(client, node, options);
       warmUp(client, options);
       long before = client.usedMemory().await(30, TimeUnit.SECONDS);
       Map<String, RedisChores.Master> mastersBefore = client.masters().await(60, TimeUnit.SECONDS);

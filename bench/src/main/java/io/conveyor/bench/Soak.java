@@ -3,10 +3,8 @@ package io.conveyor.bench;
 import io.conveyor.Node;
 import io.conveyor.config.Config;
 import io.conveyor.config.ConfigException;
-import io.conveyor.pipeline.StepRegistry;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintStream;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,17 +52,13 @@ public final class Soak {
   }
 
   private static int run(BenchOptions options, Config config, long everyMs, PrintStream out) {
-    Node node;
-    try {
-      node = Node.start(config, Clock.systemUTC(), StepRegistry.withBuiltIns()).await(2, TimeUnit.MINUTES);
-    } catch (Throwable e) {
-      System.err.println("bench: the node did not start: " + e.getMessage());
+    Node node = Bench.startNode(config);
+    if (node == null) {
       return 1;
     }
     BenchClient client = new BenchClient(node);
     try (HeapWatch heap = new HeapWatch()) {
-      node.vertx().deployVerticle(client).await(30, TimeUnit.SECONDS);
-      client.checkPipeline(options.pipeline()).await(30, TimeUnit.SECONDS);
+      Bench.deploy(client, node, options);
       SoakReport report = new SoakReport(client, heap, everyMs);
       Result result = client.run("soak", options, true, report).await();
       // the archive drains what is left: archive.delay after the last completion, and its rounds
