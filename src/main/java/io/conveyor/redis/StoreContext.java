@@ -68,7 +68,9 @@ public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clo
    */
   void countSafely(int p, long now, Response reply, int n) {
     try {
-      link.stats().add(keys.statsKeys(p, now).get(0), now, reply.size() > n ? reply.get(n) : null,
+      // the 5 s slot's key only: the coarser series get the counts from the reaper's fold
+      link.stats().add(keys.statsH(p, 1, now - Math.floorMod(now, Keys.statsSlotMs(1))), now,
+          reply.size() > n ? reply.get(n) : null,
           scripts.sent(scripts.statsAdd), clock);
     } catch (RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(StoreContext.class).warn("stats: a call's counts were not taken: {}", e.toString());
