@@ -208,6 +208,10 @@ class MigrateTest {
         .getJsonArray("migrations");
     assertEquals(1, history.size(), "its history keeps the move: " + history.encode());
     assertEquals(v2, history.getJsonObject(0).getString("to"));
+    JsonArray logged = new JsonObject(send("GET", "/api/v1/admin/events?kind=migrated", null).body())
+        .getJsonArray("events");
+    assertEquals(4L, logged.stream().mapToLong(e -> ((JsonObject) e).getJsonObject("details").getLong("moved")).sum(),
+        "the migrated events (one per partition batch that moved any) count the 4 moved: " + logged.encode());
     assertEquals(v1, field(parent, "version"), "one waiting for its child stays");
     assertEquals(v1, field(running, "version"), "the running one runs its v1 step to its end");
     assertNotNull(field(running, "migrateTo"));
