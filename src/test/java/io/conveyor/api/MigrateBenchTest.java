@@ -113,6 +113,14 @@ class MigrateBenchTest {
         + ":" + r.getInteger("step"), Collectors.counting()));
     assertEquals(2L * N, perTx.size(), "each ran steps 1 and 3");
     assertEquals(List.of(1L), perTx.values().stream().distinct().toList(), "none ran a recording step twice");
+    Map<String, Integer> index = new java.util.HashMap<>();
+    for (int i = 0; i < N; i++) {
+      index.put(ids.get(i), i);
+    }
+    long withItsInput = steps.recorded.stream().filter(r -> r.getInteger("step") == 2)
+        .filter(r -> r.getJsonObject("input").getBoolean("fixed", false)
+            && index.get(r.getString("txId")).equals(r.getJsonObject("input").getInteger("i"))).count();
+    assertEquals((long) N, withItsInput, "each ran v2's fixed step 2 on its own input, then step 3 on its output");
     for (int i = 0; i < N; i += N / 100) {
       var s = node.awaitFinal(ids.get(i), Duration.ofSeconds(60));
       assertEquals(TxStatus.SUCCESS, s.status(), ids.get(i));
