@@ -113,6 +113,32 @@ class FlowAwaitTest {
   }
 
   @Test
+  void an_event_racing_the_deadline_either_wakes_its_waiter_or_is_kept_for_the_next_never_both_nor_lost() {
+    java.util.List<String> waiters = new java.util.ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      waiters.add(startPay("race-" + i));
+    }
+    clock.advance(Duration.ofHours(1)); // every wait falls due now: the node's wake loop and the sends race
+    int woke = 0;
+    for (int i = 0; i < 10; i++) {
+      Events.Sent sent = send("acme", "race-" + i, null, null, new JsonObject().put("i", i));
+      TxSummary done = node.awaitFinal(waiters.get(i));
+      if (sent.woken().contains(waiters.get(i))) {
+        woke++;
+        assertEquals(TxStatus.SUCCESS, done.status(), "woken, so it ran on with the event");
+        assertEquals(sent.id(), done.output().getJsonObject("event").getString("id"));
+      } else {
+        assertEquals("kept", sent.outcome(), "not delivered, so kept");
+        assertEquals(TxStatus.FAILED, done.status(), "timed out: " + done.toJson().encode());
+        String next = node.start("pay", new JsonObject().put("orderId", "race-" + i));
+        assertEquals(sent.id(), node.awaitFinal(next).output().getJsonObject("event").getString("id"),
+            "the kept event is taken by the next waiter of its key");
+      }
+    }
+    System.out.println("deadline race: " + woke + " of 10 woken, " + (10 - woke) + " timed out and kept");
+  }
+
+  @Test
   void on_timeout_continue_goes_on_with_the_default_output() {
     String txId = node.start("lenient", new JsonObject().put("orderId", "o-4"));
     awaitSleeping(txId);
