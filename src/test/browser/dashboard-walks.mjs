@@ -1,7 +1,7 @@
 // The walks of dashboard.mjs: search, detail, timeline, tree, actions; the overview's controls; screen sizes.
 
 /** Clicks the action button, checks the dialog says what it will do, and confirms. */
-async function confirmAction(page, button, says) {
+export async function confirmAction(page, button, says) {
   await page.click(button);
   await page.waitForSelector('#confirm[open]');
   const text = await page.textContent('#confirm-text');
@@ -14,7 +14,7 @@ async function offered(page) {
   return page.$$eval('#detail-actions button', bs => bs.map(b => b.id));
 }
 
-async function openByHash(page, txId) {
+export async function openByHash(page, txId) {
   await page.evaluate(id => { location.hash = '#/tx/' + id; }, txId);
   await page.waitForFunction(id => document.querySelector('#detail').dataset.tx === id &&
     document.querySelectorAll('#timeline .tl-row').length > 0, txId);
@@ -31,14 +31,25 @@ async function visibleAtOnce(page) {
   }
 }
 
-async function apiDetail(page, seed, txId) {
+export async function apiDetail(page, seed, txId) {
   return page.evaluate(async ([k, id]) => (await fetch('/api/v1/admin/transactions/' + id,
     { headers: { Authorization: 'Bearer ' + k } })).json(), [seed.key, txId]);
 }
 
+/** Waits for the timeline's earlier-runs row to hold one mark that says ends; answers the marks' titles. */
+async function earlierRuns(page, ends) {
+  await page.waitForFunction(() => document.querySelectorAll('#timeline .tl-runs .tl-mark').length > 0);
+  const marks = await page.$$eval('#timeline .tl-runs .tl-mark', ms => ms.map(m => m.title));
+  if (marks.length !== 1 || !marks[0].startsWith('run 1 ' + ends)) {
+    throw new Error('the earlier runs row shows ' + JSON.stringify(marks) + ', not run 1 ' + ends);
+  }
+  return marks.join('; ');
+}
+
 export async function walkDetail(page, seed) {
   await page.screenshot({ path: seed.out + '/overview.png' });
-  // search for failed: the first page holds them (the 2,000 live ones are older)
+  // search for failed: the first page holds them, though the 2,000 live ones are newer (a walk newest first that
+  // filtered after would answer an empty first page)
   await page.fill('#s-status', 'failed');
   await page.click('#btn-search');
   await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length > 0);
@@ -102,6 +113,8 @@ export async function walkDetail(page, seed) {
     && Number(document.querySelector('#detail').dataset.pushed) > 0, null, { timeout: 30000 });
   if (!(await page.evaluate(() => window.notReloaded === true))) { throw new Error('the page was reloaded'); }
   console.log('retried (' + said + '): ' + await page.textContent('#detail-status') + ', pushed');
+  // the run that failed is kept: the timeline has a row for the earlier runs, a mark for each
+  console.log('earlier runs: ' + await earlierRuns(page, 'ended failed at step 2'));
   await page.screenshot({ path: seed.out + '/retried.png' });
 
   // a sleeping one: cancel and wake and set switch are offered, retry is not; cancelled, then run again
@@ -127,6 +140,7 @@ export async function walkDetail(page, seed) {
   await confirmAction(page, '#btn-retry-start', 'step 1');
   await page.waitForFunction(() => document.querySelector('#detail').dataset.status === 'running');
   console.log('after retry from step 1: ' + await page.textContent('#detail-status'));
+  console.log('earlier runs after the cancel: ' + await earlierRuns(page, 'ended cancelled at step 1'));
 }
 
 export async function walkOverview(page, seed) {
@@ -151,6 +165,12 @@ export async function walkOverview(page, seed) {
   const reason = await page.textContent(stuck + ' td:nth-child(2)');
   if (reason !== 'held') { throw new Error('listed stuck as ' + reason + ', not held'); }
   console.log('stuck listed: ' + await page.textContent('#stuck-counts'));
+  // its step counted from 1 as everywhere else on the page (held before its first run: step 1, attempt 0)
+  const details = await page.textContent(stuck + ' td.stuck-details');
+  if (!details.startsWith('step 1 · attempt 0') || details.includes('"step"')) {
+    throw new Error('the stuck details say ' + details);
+  }
+  console.log('stuck details: ' + details);
 
   // the last hour of each group from the minute series: this test's completions are in it
   const hour = '#hour tr.hour-row[data-group="master"]';

@@ -1,8 +1,9 @@
 // Drives the dashboard in Debian's Chromium: node dashboard.mjs '<JSON: base, key, sleeping, out, deadNode, fan,
-// fragile: [txId…], approval, orderId>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
+// fragile: [txId…], approval, orderId, charged, wakeable, gated, archived, …>'. Exits 0 when every check passed; prints what it saw. Screenshots (the viewport) go to out.
 import { chromium } from 'playwright-core';
 import { walkDetail, walkOverview, walkPipeline, walkSizes, noSidewaysScroll } from './dashboard-walks.mjs';
 import { walkAwait, walkVersions, walkRollout, walkOverviewA11y, walkPartitions } from './dashboard-more.mjs';
+import { walkRecentArchived, walkCompensation, walkWakeAndSwitch } from './dashboard-life.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -29,8 +30,12 @@ try {
 
   try {
     await walkPartitions(page, seed);
+    // first, while the archived one is still among the newest to have ended
+    await walkRecentArchived(page, seed);
     await walkDetail(page, seed);
     await walkAwait(page, seed, noSidewaysScroll);
+    await walkCompensation(page, seed);
+    await walkWakeAndSwitch(page, seed);
     await walkOverview(page, seed);
     await walkOverviewA11y(page);
     await walkPipeline(page, seed);

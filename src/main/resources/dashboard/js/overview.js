@@ -190,10 +190,24 @@ function renderStuck(data) {
     td.appendChild(txLink(s.txId, shortTx(s.txId)));
     tr.appendChild(td);
     cell(tr, s.reason); cell(tr, s.since ? new Date(s.since).toISOString() : ''); cell(tr, s.owner); cell(tr, s.type);
-    const rest = Object.assign({}, s);
-    ['txId', 'reason', 'since', 'owner', 'type'].forEach(k => delete rest[k]);
-    cell(tr, JSON.stringify(rest));
+    cell(tr, stuckDetails(s)).className = 'stuck-details';
   });
+}
+
+/**
+ * A stuck entry's details in the console's words: its step counted from 1 as everywhere else on the page (the
+ * entry keeps Redis's index from 0), its attempt as the detail's facts give it (the dequeues so far: 0 before its
+ * first run), then what the reason adds (limit, wakeAt, waitingFor, …) as JSON.
+ */
+function stuckDetails(s) {
+  const rest = Object.assign({}, s);
+  ['txId', 'reason', 'since', 'owner', 'type', 'step', 'attempt'].forEach(k => delete rest[k]);
+  Object.keys(rest).forEach(k => { if (rest[k] === '' || rest[k] == null) { delete rest[k]; } });
+  const parts = [];
+  if (s.step != null && s.step !== '' && !isNaN(Number(s.step))) { parts.push('step ' + (Number(s.step) + 1)); }
+  if (s.attempt != null && s.attempt !== '') { parts.push('attempt ' + s.attempt); }
+  if (Object.keys(rest).length) { parts.push(JSON.stringify(rest)); }
+  return parts.join(' · ');
 }
 
 /** What no event announces: the nodes' heartbeats, queue lengths, pipelines, schedules, counters, the archive's lag. */

@@ -18,10 +18,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard in a real browser: Debian's Chromium driven by playwright-core (src/test/browser, installed
- * by .ci/run). Against a running node holding 2,000 live transactions and a few failed ones, it searches for the
- * failed, opens one in place (visible without scrolling), reads its timeline, opens a child from its tree,
- * retries it and sees it go green by a pushed completion, works the overview's controls, sees work held back by a
- * rate limit listed as stuck, sends the event a transaction awaits (a human approval) and sees it go on, draws a
+ * by .ci/run). Against a running node holding 2,000 live transactions and a few failed ones older than them, it
+ * finds an archived one in Recent, searches for the failed, opens one in place (visible without scrolling), reads
+ * its timeline, opens a child from its tree, retries it and sees it go green by a pushed completion with its failed
+ * run in the timeline's earlier runs, reads a compensation's row, wakes a sleeper and sets the switch another waits
+ * for (their input and output folded until opened), works the overview's controls, sees work held back by a rate
+ * limit listed as stuck (its step counted from 1), sends the event a transaction awaits (a human approval) and sees
+ * it go on, draws a
  * pipeline's two versions side by side with each step's numbers, a canary's rollout beside its stable version
  * (rolled back from the page), finds the retries in the audit view, checks every view's text contrast (WCAG AA) and
  * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Screenshots go to target/dashboard/
@@ -57,34 +60,50 @@ class DashboardIT {
             + "{'type':'flow/parallel','params':{'branches':[{'pipeline':'order'},{'pipeline':'fragile'}]}}]}")
         .pipeline("approval", "{'name':'approval','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'flow/await','params':{'event':'order.approved','key':'${input.orderId}','timeout':'1h'}}]}")
+        .pipeline("charged", "{'name':'charged','nodeGroup':'master','transactionType':true,'onFailure':'refund',"
+            + "'steps':[{'type':'util/fail','params':{'note':'the card was declined'}}]}")
+        .pipeline("refund", "{'name':'refund','nodeGroup':'master','steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{'refunded':true}}}]}")
+        .pipeline("gated", "{'name':'gated','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/wait','params':{'switch':'go','timeout':'1h'}}]}")
         .pipeline("priced", PRICED)
         .pipeline("canaried", CANARIED)
         .schedule("nightly", "{'pipeline':'order','owner':'acme','cron':'30 3 * * *','timeZone':'Europe/Paris'}")
         .start(steps.registry())) {
-      // many live ones first (they sleep for hours), then the failures, newest: a search's first page holds them
-      // whether or not the search walks past a page of non-matching live ones
-      for (int i = 0; i < 2000; i++) {
-        node.start("later", new JsonObject().put("i", i));
-      }
       // four that fail (each after three attempts) while the service is broken, and a parent whose branch does;
-      // the service is mended before the page retries three of them
+      // the service is mended before the page retries three of them. They are older than the 2,000 live ones
+      // started next, so a search that walked newest first and filtered after would answer an empty first page.
       steps.broken.set(true);
       List<String> fragile = new java.util.ArrayList<>();
       for (int i = 0; i < 4; i++) {
         fragile.add(node.start("fragile", new JsonObject().put("i", i)));
       }
       String fan = node.start("fan", new JsonObject().put("fan", true));
+      // one that fails and is compensated (onFailure: refund): its timeline has a compensation row
+      String charged = node.start("charged", new JsonObject().put("card", "4242"));
       for (String id : fragile) {
         assertEquals("failed", node.awaitFinal(id).status().wire());
       }
       assertEquals("failed", node.awaitFinal(fan).status().wire());
+      assertEquals("failed", node.awaitFinal(charged).status().wire());
+      Eventually.until(Duration.ofSeconds(10), "the refund to end", () -> node.transactions.status(charged, "acme")
+          .await().toJson().getJsonObject("compensation"), c -> c != null && "success".equals(c.getString("status")));
       steps.broken.set(false);
+      // many live ones, newer than the failures (they sleep for hours)
+      for (int i = 0; i < 2000; i++) {
+        node.start("later", new JsonObject().put("i", i));
+      }
       for (int i = 0; i < 200; i++) {
         node.start("order", new JsonObject().put("i", i));
       }
       String sleeping = node.start("later", new JsonObject().put("wait", "long"));
-      Eventually.until(Duration.ofSeconds(10), "the transaction to sleep",
-          () -> String.valueOf(TestRedis.cmd("HGET", node.keys.stateH(sleeping), "processingState")), "sleeping"::equals);
+      // one the page wakes, and one waiting for the switch the page sets
+      String wakeable = node.start("later", new JsonObject().put("wake", "me"));
+      String gated = node.start("gated", new JsonObject().put("gate", 1));
+      for (String id : List.of(sleeping, wakeable, gated)) {
+        Eventually.until(Duration.ofSeconds(10), id + " to sleep",
+            () -> String.valueOf(TestRedis.cmd("HGET", node.keys.stateH(id), "processingState")), "sleeping"::equals);
+      }
       // one hour's one start of throttled runs; the next is held back by its rate limit, and is listed stuck
       node.awaitFinal(node.start("throttled", new JsonObject()));
       String held = node.start("throttled", new JsonObject().put("held", true));
@@ -95,6 +114,7 @@ class DashboardIT {
           TestRedis.cmd("HGET", node.keys.stateH(approval), "processingState")), "sleeping"::equals);
       secondVersion(port, 3, node);
       int[] split = canary(port, 8, node);
+      String archived = archivedNow(node);
       Path shots = Path.of("target", "dashboard");
       Files.createDirectories(shots);
       String deadNode = "node-gone-" + Long.toHexString(System.nanoTime());
@@ -102,7 +122,8 @@ class DashboardIT {
           .put("sleeping", sleeping).put("out", shots.toAbsolutePath().toString()).put("deadNode", deadNode)
           .put("fan", fan).put("held", held).put("fragile", new io.vertx.core.json.JsonArray(fragile))
           .put("approval", approval).put("orderId", orderId).put("canaryStarts", split[0])
-          .put("stableStarts", split[1]);
+          .put("stableStarts", split[1]).put("charged", charged).put("wakeable", wakeable).put("gated", gated)
+          .put("archived", archived);
       Process p = new ProcessBuilder("node", "dashboard.mjs", seed.encode()).directory(browser.toFile())
           .redirectErrorStream(true).start();
       StringBuilder lines = new StringBuilder();
@@ -156,6 +177,16 @@ class DashboardIT {
       io.conveyor.model.TxSummary after = node.transactions.status(sleeping, "acme").await();
       assertEquals("running", after.status().wire());
       assertEquals("cancelled", after.toJson().getJsonArray("runs").getJsonObject(0).getString("status"));
+      // woken from the page: it left its 2 h sleep and ran its last step; the switch set from the page let gated on
+      assertEquals("success", node.awaitFinal(wakeable).status().wire());
+      JsonObject opened = node.awaitFinal(gated).toJson();
+      assertEquals(Boolean.TRUE, opened.getJsonObject("output").getValue("go"), opened.encode());
+      for (String said : List.of("first page of failed: ", "earlier runs: run 1 ended failed at step 2",
+          "earlier runs after the cancel: run 1 ended cancelled at step 1", "compensation row: refund success",
+          "folded JSON: input and output closed", "woken from the page: success", "switch set from the page: go = true",
+          "recent lists the archived ", "stuck details: step 1")) {
+        assertTrue(output.contains(said), said + ": " + output);
+      }
       // the approval sent from the page: its flow/await took the event and the transaction ended with it
       JsonObject approved = node.awaitFinal(approval).toJson();
       assertEquals("success", approved.getString("status"));
@@ -177,6 +208,19 @@ class DashboardIT {
         assertTrue(Files.size(shots.resolve(shot)) > 1000, shot);
       }
     }
+  }
+
+  /**
+   * Runs an order and has the archive take it at once (due now in toArchiveZ, where archive.delay would keep it a
+   * minute): answers its txId once Redis no longer holds it and the archive does.
+   */
+  private static String archivedNow(TestNode node) {
+    String txId = node.start("order", new JsonObject().put("archive", "now"));
+    node.awaitFinal(txId);
+    TestRedis.cmd("ZADD", node.keys.toArchiveZ(node.keys.partitionOf(txId)), "XX", 0, txId);
+    Eventually.until(Duration.ofSeconds(20), txId + " to be archived", () -> TestRedis.cmd("EXISTS",
+        node.keys.stateH(txId)).toInteger() == 0 && node.node().archive().find(txId).await() != null, b -> b);
+    return txId;
   }
 
   /**
