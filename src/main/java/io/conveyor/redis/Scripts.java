@@ -70,6 +70,8 @@ public final class Scripts {
   public final LuaScript dataKeyRewrap = LuaScript.load("data-key-rewrap");
   /** What is sent for each script (by name): flagged or as written. */
   private final java.util.Map<String, LuaScript> sent;
+  /** The hot scripts as a function library (Redis 7 and later), or null: every script by EVALSHA. */
+  private final FunctionLibrary library;
 
   /** Scripts as written, with no flags (any Redis from 6.2). */
   public Scripts() {
@@ -83,6 +85,7 @@ public final class Scripts {
       m.put(s.name(), flagged ? s.withShebang(ScriptFlags.shebang(s.name())) : s);
     }
     sent = java.util.Map.copyOf(m);
+    library = flagged ? FunctionLibrary.of(m.keySet()) : null;
   }
 
   /** The scripts for the Redis link reaches: flagged when it runs Redis 7 or later (INFO server). */
@@ -91,6 +94,11 @@ public final class Scripts {
       java.util.regex.Matcher v = java.util.regex.Pattern.compile("redis_version:([0-9.]+)").matcher(info.toString());
       return new Scripts(v.find() && ScriptFlags.supported(v.group(1)));
     });
+  }
+
+  /** The hot scripts' function library, or null (a Redis before 7: every script by EVALSHA). */
+  FunctionLibrary library() {
+    return library;
   }
 
   /** Whether scripts are sent with flags. */
@@ -110,14 +118,68 @@ public final class Scripts {
         pause, resume, migrate, adminEvent, dataKeyPut, dataKeyRewrap, statsAdd);
   }
 
-  /** Loads every script into Redis; a syntax error fails here, at start, not on first use. */
+  /** Loads every script into Redis (a syntax error fails here, at start), and the function library where there is one. */
   public Future<Void> loadAll(RedisLink link) {
     List<Future<Response>> loads = new ArrayList<>();
+    if (library != null) {
+      // not a reason to refuse to start: FUNCTION LOAD is refused above maxmemory, where SCRIPT LOAD is not, and
+      // without the library each call is answered by its script (FunctionLibraryTest loads it in the suite)
+      loads.add(link.send(loadLibrary()).recover(e -> {
+        org.slf4j.LoggerFactory.getLogger(Scripts.class).warn("function library {} (the hot scripts) not loaded, "
+            + "they run as scripts until it is: {}", library.name(), e.getMessage());
+        return Future.succeededFuture();
+      }));
+    }
     for (LuaScript s : sent.values()) {
       loads.add(link.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(s.source()))
           .recover(e -> Future.failedFuture(new IllegalStateException("script " + s.name() + ".lua: " + e.getMessage(), e))));
     }
     return Future.all(loads).mapEmpty();
+  }
+
+  private Request loadLibrary() {
+    return Request.cmd(Command.FUNCTION).arg("LOAD").arg("REPLACE").arg(library.source());
+  }
+
+  /**
+   * Runs a script: by FCALL when it is in the function library, else by SHA. A Redis that lacks the library (a
+   * restart, another cluster master) is answered by the script's source at once and given the library again.
+   */
+  public Future<Response> call(RedisLink link, LuaScript script, List<String> keys, List<String> args) {
+    String fn = library == null ? null : library.function(script.name());
+    if (fn == null) {
+      return run(link, sent(script), keys, args);
+    }
+    long began = link.ticker().nanos();
+    return link.send(request(Command.FCALL, fn, keys, args))
+        .onSuccess(r -> link.meter().script(script.name(), link.ticker().nanos() - began))
+        .recover(e -> isNoFunction(e) ? reload(link).run(link, sent(script), keys, args) : Future.failedFuture(e));
+  }
+
+  /** The same, answered once the replicas have its writes (see run with replicas). */
+  Future<Response> call(RedisLink link, LuaScript script, List<String> keys, List<String> args, Replicas replicas) {
+    String fn = library == null ? null : library.function(script.name());
+    if (fn == null) {
+      return run(link, sent(script), keys, args, replicas);
+    }
+    long began = link.ticker().nanos();
+    Request wait = Request.cmd(Command.WAIT).arg(replicas.count()).arg(replicas.timeout().toMillis());
+    return link.batch(List.of(request(Command.FCALL, fn, keys, args), wait)).compose(
+        replies -> replicated(link, script, replies, replicas, began),
+        e -> isNoFunction(e) ? reload(link).run(link, sent(script), keys, args, replicas) : Future.failedFuture(e));
+  }
+
+  /** This, after asking (at most once a second) that the Redis the link reaches be given the library again. */
+  private Scripts reload(RedisLink link) {
+    if (library.reloadDue(link.ticker().nanos())) {
+      link.send(loadLibrary()).onFailure(e -> {
+        if (library.warnDue(link.ticker().nanos())) {
+          org.slf4j.LoggerFactory.getLogger(Scripts.class).warn("function library {} could not be loaded again "
+              + "(its scripts run meanwhile; tried once a second, said once a minute): {}", library.name(), e.toString());
+        }
+      });
+    }
+    return this;
   }
 
   /** Runs a script by SHA; if this Redis lacks it (restart, failover, another cluster master), by its source. */
@@ -142,16 +204,20 @@ public final class Scripts {
         .recover(e -> isNoScript(e)
             ? link.batch(List.of(request(Command.EVAL, script.source(), keys, args), wait))
             : Future.failedFuture(e))
-        .compose(replies -> {
-          int acked = replies.get(1).toInteger();
-          if (acked < replicas.count()) {
-            return Future.failedFuture(new RedisUnavailable.NotReplicated("written on the Redis master, but " + acked + " of "
-                + replicas.count() + " replicas had it within " + replicas.timeout().toMillis()
-                + " ms (redis.waitReplicas); a failover now could drop it"));
-          }
-          link.meter().script(script.name(), link.ticker().nanos() - began);
-          return Future.succeededFuture(replies.get(0));
-        });
+        .compose(replies -> replicated(link, script, replies, replicas, began));
+  }
+
+  /** A script's reply and its WAIT's: fails with RedisUnavailable when fewer replicas than asked have its writes. */
+  private static Future<Response> replicated(RedisLink link, LuaScript script, List<Response> replies, Replicas replicas,
+                                             long began) {
+    int acked = replies.get(1).toInteger();
+    if (acked < replicas.count()) {
+      return Future.failedFuture(new RedisUnavailable.NotReplicated("written on the Redis master, but " + acked + " of "
+          + replicas.count() + " replicas had it within " + replicas.timeout().toMillis()
+          + " ms (redis.waitReplicas); a failover now could drop it"));
+    }
+    link.meter().script(script.name(), link.ticker().nanos() - began);
+    return Future.succeededFuture(replies.get(0));
   }
 
   private static Request request(Command cmd, String script, List<String> keys, List<String> args) {
@@ -159,6 +225,11 @@ public final class Scripts {
     keys.forEach(r::arg);
     args.forEach(r::arg);
     return r;
+  }
+
+  private static boolean isNoFunction(Throwable e) {
+    String m = e.getMessage();
+    return m != null && m.contains("Function not found");
   }
 
   private static boolean isNoScript(Throwable e) {

@@ -73,12 +73,13 @@ final class SlotRouter {
   }
 
   /**
-   * To the master of the request's slot; a keyless request to any master that answers, but SCRIPT (LOAD) to every
-   * master. Failures are raw (the link classifies them).
+   * To the master of the request's slot; a keyless request to any master that answers, but SCRIPT (LOAD) and
+   * FUNCTION (LOAD) to every master. Failures are raw (the link classifies them).
    */
   Future<Response> send(Request request) {
     int slot = SlotMap.slotOf(request);
-    if (slot < 0 && request.command().toString().equalsIgnoreCase("script")) {
+    String command = request.command().toString();
+    if (slot < 0 && (command.equalsIgnoreCase("script") || command.equalsIgnoreCase("function"))) {
       return mapped().compose(m -> everyMaster(m, request));
     }
     return mapped().compose(m -> send(target(m, slot), request, true));

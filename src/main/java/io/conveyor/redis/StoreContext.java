@@ -53,12 +53,12 @@ public record StoreContext(RedisLink link, Keys keys, Scripts scripts, Clock clo
   }
 
   Future<Response> run(LuaScript script, List<String> keys, List<String> args) {
-    return Scripts.run(link, scripts.sent(script), keys, args);
+    return scripts.call(link, script, keys, args);
   }
 
   /** A script whose writes a failover must not drop: answered once the replicas have them (see Replicas). */
   Future<Response> runReplicated(LuaScript script, List<String> keys, List<String> args) {
-    return replicas.count() == 0 ? run(script, keys, args) : Scripts.run(link, scripts.sent(script), keys, args, replicas);
+    return replicas.count() == 0 ? run(script, keys, args) : scripts.call(link, script, keys, args, replicas);
   }
 
   /**
