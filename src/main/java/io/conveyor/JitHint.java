@@ -1,37 +1,79 @@
 package io.conveyor;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
+import io.conveyor.config.Config;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.management.ObjectName;
 
-/** The start log's word on the JIT compiler, for Node. */
+/**
+ * The node's JIT compiler (node.compiler), chosen at start, and the start log's word on it. On two cores or fewer,
+ * where the node shares them with Redis, C2's compiler thread costs more than its code saves (docs/performance.md,
+ * decisions.md "The node switches C2 off itself"): a node started with the JVM's defaults adds a compiler directive
+ * (JEP 165, what jcmd Compiler.directives_add does) that excludes every method from C2, so what C1 compiled with
+ * profiling is compiled again by C1 alone, as with -XX:TieredStopAtLevel=1. The flag needs the command line; the
+ * directive is what a jar can do for itself.
+ */
 final class JitHint {
+  static final String DIRECTIVE = "[{match: \"*.*\", c2: {Exclude: true}}]";
+
   private JitHint() {
   }
 
-  /** The hint for this JVM on this machine, or null. */
-  static String forThisJvm() {
-    return hint(Runtime.getRuntime().availableProcessors(), tieredStopAtLevel());
+  /** Chooses the compiler as node.compiler says, for this JVM on this machine; answers what to log, or null. */
+  static String apply(Config.Compiler mode) {
+    String stop = "true".equals(vmOption("TieredCompilation")) ? vmOption("TieredStopAtLevel") : null;
+    int processors = Runtime.getRuntime().availableProcessors();
+    if (!c2Off(mode, processors, stop)) {
+      return hint(processors, stop);
+    }
+    try {
+      Path file = Files.createTempFile("conveyor-c1-", ".json");
+      try {
+        Files.writeString(file, DIRECTIVE);
+        Object said = ManagementFactory.getPlatformMBeanServer().invoke(
+            new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesAdd",
+            new Object[] {new String[] {file.toString()}}, new String[] {String[].class.getName()});
+        return "C2 switched off by a compiler directive (node.compiler " + mode.name().toLowerCase(java.util.Locale.ROOT)
+            + ", " + processors + " processor" + (processors == 1 ? "" : "s") + "): the node compiles with C1 alone, as "
+            + "with -XX:TieredStopAtLevel=1 (" + String.valueOf(said).trim() + ")";
+      } finally {
+        Files.deleteIfExists(file);
+      }
+    } catch (Exception | LinkageError e) {
+      return "C2 could not be switched off (" + e + "); " + hint(processors, stop);
+    }
   }
 
   /**
-   * On two cores or fewer, where the node shares them with Redis, C2's compiler thread costs more than its code
-   * saves (README, Configuration; docs/performance.md): the start log says so unless the JVM runs C1 alone.
-   * Null when there is nothing to say.
+   * Whether to switch C2 off: c1 always, auto on two processors or fewer; never when the JVM runs C1 alone already,
+   * or runs without tiers (tieredStopAtLevel null: C2 may be its only compiler) or is not HotSpot (null too).
+   */
+  static boolean c2Off(Config.Compiler mode, int processors, String tieredStopAtLevel) {
+    if (tieredStopAtLevel == null || "1".equals(tieredStopAtLevel) || "0".equals(tieredStopAtLevel)) {
+      return false; // not HotSpot, or C2 is not in use
+    }
+    return mode == Config.Compiler.C1 || (mode == Config.Compiler.AUTO && processors <= 2);
+  }
+
+  /**
+   * What to say when C2 stays on (node.compiler jvm): on two cores or fewer, that C1 alone is faster here. Null when
+   * there is nothing to say.
    */
   static String hint(int processors, String tieredStopAtLevel) {
     if (processors > 2 || "1".equals(tieredStopAtLevel) || tieredStopAtLevel == null) {
       return null;
     }
     return "the JVM compiles with C2 on " + processors + " processor" + (processors == 1 ? "" : "s")
-        + ": -XX:TieredStopAtLevel=1 (C1 alone) is faster here, about 1.5x the throughput and a third of the p99"
-        + " in bench/peers (README, Configuration)";
+        + ": C1 alone (node.compiler auto, the default, or -XX:TieredStopAtLevel=1) is faster here, about 1.5x the"
+        + " throughput and a third of the p99 in bench/peers (README, Configuration)";
   }
 
-  /** The JVM's TieredStopAtLevel, or null where HotSpot's diagnostic bean is missing. */
-  private static String tieredStopAtLevel() {
+  /** A HotSpot option's value, or null where HotSpot's diagnostic bean is missing. */
+  private static String vmOption(String name) {
     try {
-      return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-          .getVMOption("TieredStopAtLevel").getValue();
+      return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).getVMOption(name).getValue();
     } catch (RuntimeException | LinkageError e) {
       return null;
     }

@@ -151,6 +151,10 @@ public final class Node {
     Node node;
     List<CompiledPipeline> pipelines;
     List<ScheduleFiles.Loaded> schedules;
+    String compiler = JitHint.apply(config.node().compiler()); // first: what runs from here on is compiled so
+    if (compiler != null) {
+      log.info(compiler);
+    }
     try {
       // http/request steps call out under the same guard as webhooks; eventbus steps ask the node's cluster view
       ClusterView view = new ClusterView(config.heartbeat().interval().multipliedBy(5).dividedBy(2), Ticker.SYSTEM);
@@ -174,10 +178,6 @@ public final class Node {
               node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), io.conveyor.config
               .MaskedUrl.of(config.redis().url()), node.embedded != null ? " (embedded)" : "", pipelines.size(),
               node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
-          String hint = JitHint.forThisJvm();
-          if (hint != null) {
-            log.info(hint);
-          }
           return node;
         })
         // a node that cannot start must say so and go within seconds: its clean-up is bounded as a whole

@@ -145,6 +145,9 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
 
   public enum Embedded { AUTO, ALWAYS, NEVER }
 
+  /** node.compiler: C2 switched off on two processors or fewer (auto), always (c1), or left as the JVM started (jvm). */
+  public enum Compiler { AUTO, C1, JVM }
+
   /** How Redis is reached: one server, a Redis Cluster, or a master found through Sentinel. */
   public enum RedisMode { STANDALONE, CLUSTER, SENTINEL }
 
@@ -200,7 +203,8 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
   }
 
   /** What this node serves: its group, its roles, and how many transactions it runs at once. */
-  public record Node(String group, List<String> roles, int workers, Duration idleWait, Duration drainTime) {
+  public record Node(String group, List<String> roles, int workers, Duration idleWait, Duration drainTime,
+                     Compiler compiler) {
     public boolean has(String role) {
       return roles.contains(role);
     }
