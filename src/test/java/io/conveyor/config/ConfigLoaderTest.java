@@ -27,6 +27,11 @@ class ConfigLoaderTest {
     assertEquals(Config.Embedded.AUTO, c.redis().embedded());
     assertEquals(Duration.ofHours(6), c.transactions().externalIdPeriod());
     assertEquals(Duration.ofSeconds(60), c.archive().delay());
+    assertEquals(Config.Compiler.AUTO, c.node().compiler());
+    assertEquals(Config.Compiler.JVM, ConfigLoader.load(null, Map.of("CONVEYOR_NODE_COMPILER", "jvm")).node().compiler());
+    String refused = assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_COMPILER",
+        "c2"))).getMessage();
+    assertTrue(refused.contains("node.compiler") && refused.contains("c1"), refused);
   }
 
   @Test
