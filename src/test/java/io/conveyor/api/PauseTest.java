@@ -81,13 +81,11 @@ class PauseTest {
   }
 
   private String field(String txId, String name) {
-    Response r = cmd("HGET", node.keys.stateH(txId), name);
-    return r == null ? null : r.toString();
+    return node.stateField(txId, name);
   }
 
   private void until(String txId, String name, String value) {
-    Eventually.until(Duration.ofSeconds(10), txId + " " + name + " " + value, () -> String.valueOf(field(txId, name)),
-        value::equals);
+    node.awaitField(txId, name, value);
   }
 
   private static TxException refusal(Runnable r) {

@@ -1,6 +1,5 @@
 package io.conveyor.api;
 
-import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,7 +15,6 @@ import io.conveyor.testing.TestSteps;
 import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.redis.client.Response;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,13 +61,11 @@ class PauseTreeTest {
   }
 
   private String field(String txId, String name) {
-    Response r = cmd("HGET", node.keys.stateH(txId), name);
-    return r == null ? null : r.toString();
+    return node.stateField(txId, name);
   }
 
   private void until(String txId, String name, String value) {
-    Eventually.until(Duration.ofSeconds(10), txId + " " + name + " " + value, () -> String.valueOf(field(txId, name)),
-        value::equals);
+    node.awaitField(txId, name, value);
   }
 
   private List<String> logged(String kind, String txId) {

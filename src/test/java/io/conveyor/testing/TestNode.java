@@ -202,6 +202,18 @@ public final class TestNode implements AutoCloseable {
    * Waits (bounded) until the transaction is final and answers its summary: from Redis, or from the archive
    * once Redis no longer holds it (a node archiving at once may move it before the first look).
    */
+  /** One field of the transaction's state as Redis holds it now, or null. */
+  public String stateField(String txId, String name) {
+    io.vertx.redis.client.Response r = TestRedis.cmd("HGET", keys.stateH(txId), name);
+    return r == null ? null : r.toString();
+  }
+
+  /** Waits (10 s at most) until a field of the transaction's state reads value. */
+  public void awaitField(String txId, String name, String value) {
+    Eventually.until(Duration.ofSeconds(10), txId + " " + name + " " + value,
+        () -> String.valueOf(stateField(txId, name)), value::equals);
+  }
+
   public TxSummary awaitFinal(String txId) {
     return awaitFinal(txId, Duration.ofSeconds(10));
   }
