@@ -17,6 +17,7 @@ class JitHintTest {
     assertFalse(JitHint.c2Off(Config.Compiler.JVM, 2, "4"), "jvm leaves the JVM as started");
     assertFalse(JitHint.c2Off(Config.Compiler.C1, 2, "1"), "C1 alone already");
     assertFalse(JitHint.c2Off(Config.Compiler.C1, 2, null), "no tiers (C2 may be all there is) or not HotSpot");
+    assertFalse(JitHint.c2Off(Config.Compiler.C1, 2, "3"), "stopped at a C1 level already");
   }
 
   @Test

@@ -20,8 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A script's includes must come first, before any code (its header comments aside), since what comes before
  * the last include runs once, not per call. Its body may use at most 60 of the helpers (Lua 5.1's upvalue limit):
- * FUNCTION LOAD refuses it otherwise, at the node's start. The library is named by a hash of its source, as are its
- * functions, so two versions of the node share a Redis during a rolling upgrade, each calling its own.
+ * FUNCTION LOAD refuses it otherwise (FunctionLibraryTest loads the library in the suite; a node that cannot load it
+ * says so and runs the scripts as scripts). The library is named by a hash of its whole source, flags included, as
+ * are its functions, so two versions of the node share a Redis during a rolling upgrade, each calling its own, and
+ * a library of that name already there is this one.
  */
 final class FunctionLibrary {
   /** The scripts on the path every transaction takes. */
@@ -36,6 +38,8 @@ final class FunctionLibrary {
   private final Map<String, String> functions;
   private final AtomicLong lastLoad = new AtomicLong(Long.MIN_VALUE);
   private final AtomicLong lastWarn = new AtomicLong(Long.MIN_VALUE);
+  /** Whether the last load answered that Redis has it, and no call has said otherwise since. */
+  private final java.util.concurrent.atomic.AtomicBoolean usable = new java.util.concurrent.atomic.AtomicBoolean();
 
   private FunctionLibrary(String name, String source, Map<String, String> functions) {
     this.name = name;
@@ -56,21 +60,26 @@ final class FunctionLibrary {
     for (String n : hot) {
       body.append(builder(n));
     }
-    String hash = LuaScript.sha1(body.toString()).substring(0, 12);
-    String lib = "conveyor_" + hash;
-    StringBuilder src = new StringBuilder("#!lua name=").append(lib).append('\n').append(body);
-    Map<String, String> fns = new LinkedHashMap<>();
+    StringBuilder registers = new StringBuilder();
     for (String n : hot) {
-      String fn = "cv_" + hash + "_" + n.replace('-', '_');
-      fns.put(n, fn);
-      src.append("local ").append(fn).append("_run\n")
-          .append("redis.register_function{function_name='").append(fn).append("', callback=function(keys, args)\n")
-          .append("  if not ").append(fn).append("_run then ").append(fn).append("_run = build_")
+      String run = "run_" + n.replace('-', '_');
+      registers.append("local ").append(run).append('\n')
+          .append("redis.register_function{function_name='FN_").append(n.replace('-', '_'))
+          .append("', callback=function(keys, args)\n")
+          .append("  if not ").append(run).append(" then ").append(run).append(" = build_")
           .append(n.replace('-', '_')).append("() end\n")
-          .append("  return ").append(fn).append("_run(keys, args)\n")
+          .append("  return ").append(run).append("(keys, args)\n")
           .append("end, flags={").append(ScriptFlags.ALLOW_OOM.contains(n) ? "'allow-oom'" : "").append("}}\n");
     }
-    return new FunctionLibrary(lib, src.toString(), Map.copyOf(fns));
+    // the hash covers the builders and the registrations (flags too): a change of either is another library
+    String hash = LuaScript.sha1(body + "\n" + registers).substring(0, 12);
+    String lib = "conveyor_" + hash;
+    Map<String, String> fns = new LinkedHashMap<>();
+    for (String n : hot) {
+      fns.put(n, "cv_" + hash + "_" + n.replace('-', '_'));
+    }
+    String src = "#!lua name=" + lib + "\n" + body + registers.toString().replace("'FN_", "'cv_" + hash + "_");
+    return new FunctionLibrary(lib, src, Map.copyOf(fns));
   }
 
   /** "local function build_NAME() INCLUDES; return function(KEYS, ARGV) RESETS; BODY end end" for one script. */
@@ -126,6 +135,15 @@ final class FunctionLibrary {
   /** The function a script is called by, or null when it is not in the library. */
   String function(String script) {
     return functions.get(script);
+  }
+
+  /** Whether calls go by FCALL: the library was loaded, and no call found it missing or refused since. */
+  boolean usable() {
+    return usable.get();
+  }
+
+  void usable(boolean now) {
+    usable.set(now);
   }
 
   /** Whether to load the library again now (a Redis that lost it): at most once a second per node. */

@@ -123,12 +123,8 @@ public final class Scripts {
     List<Future<Response>> loads = new ArrayList<>();
     if (library != null) {
       // not a reason to refuse to start: FUNCTION LOAD is refused above maxmemory, where SCRIPT LOAD is not, and
-      // without the library each call is answered by its script (FunctionLibraryTest loads it in the suite)
-      loads.add(link.send(loadLibrary()).recover(e -> {
-        org.slf4j.LoggerFactory.getLogger(Scripts.class).warn("function library {} (the hot scripts) not loaded, "
-            + "they run as scripts until it is: {}", library.name(), e.getMessage());
-        return Future.succeededFuture();
-      }));
+      // without the library each call is made as its script (FunctionLibraryTest loads it in the suite)
+      loads.add(load(link).map(ok -> null));
     }
     for (LuaScript s : sent.values()) {
       loads.add(link.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(s.source()))
@@ -137,28 +133,43 @@ public final class Scripts {
     return Future.all(loads).mapEmpty();
   }
 
-  private Request loadLibrary() {
-    return Request.cmd(Command.FUNCTION).arg("LOAD").arg("REPLACE").arg(library.source());
+  /**
+   * Loads the library; answers whether Redis has it now (loaded, or there already: a library of its name is this
+   * one), and marks it usable or not. A refusal is logged at most once a minute.
+   */
+  private Future<Boolean> load(RedisLink link) {
+    return link.send(Request.cmd(Command.FUNCTION).arg("LOAD").arg(library.source())).map(r -> true)
+        .recover(e -> {
+          boolean there = String.valueOf(e.getMessage()).contains("already exists");
+          if (!there && library.warnDue(link.ticker().nanos())) {
+            org.slf4j.LoggerFactory.getLogger(Scripts.class).warn("function library {} (the hot scripts) not loaded; "
+                + "they run as scripts until it is (tried again at most once a second, said once a minute): {}",
+                library.name(), e.getMessage());
+          }
+          return Future.succeededFuture(there);
+        })
+        .onSuccess(library::usable);
   }
 
   /**
-   * Runs a script: by FCALL when it is in the function library, else by SHA. A Redis that lacks the library (a
-   * restart, another cluster master) is answered by the script's source at once and given the library again.
+   * Runs a script: by FCALL when it is in the function library and the library is usable, else by SHA. A call
+   * that finds the library missing or refused (a restart without persistence, another cluster master, an ACL
+   * without FCALL) is made again as its script at once, and the library is loaded again.
    */
   public Future<Response> call(RedisLink link, LuaScript script, List<String> keys, List<String> args) {
-    String fn = library == null ? null : library.function(script.name());
+    String fn = function(link, script);
     if (fn == null) {
       return run(link, sent(script), keys, args);
     }
     long began = link.ticker().nanos();
     return link.send(request(Command.FCALL, fn, keys, args))
         .onSuccess(r -> link.meter().script(script.name(), link.ticker().nanos() - began))
-        .recover(e -> isNoFunction(e) ? reload(link).run(link, sent(script), keys, args) : Future.failedFuture(e));
+        .recover(e -> unusable(link, e) ? run(link, sent(script), keys, args) : Future.failedFuture(e));
   }
 
   /** The same, answered once the replicas have its writes (see run with replicas). */
   Future<Response> call(RedisLink link, LuaScript script, List<String> keys, List<String> args, Replicas replicas) {
-    String fn = library == null ? null : library.function(script.name());
+    String fn = function(link, script);
     if (fn == null) {
       return run(link, sent(script), keys, args, replicas);
     }
@@ -166,20 +177,39 @@ public final class Scripts {
     Request wait = Request.cmd(Command.WAIT).arg(replicas.count()).arg(replicas.timeout().toMillis());
     return link.batch(List.of(request(Command.FCALL, fn, keys, args), wait)).compose(
         replies -> replicated(link, script, replies, replicas, began),
-        e -> isNoFunction(e) ? reload(link).run(link, sent(script), keys, args, replicas) : Future.failedFuture(e));
+        e -> unusable(link, e) ? run(link, sent(script), keys, args, replicas) : Future.failedFuture(e));
   }
 
-  /** This, after asking (at most once a second) that the Redis the link reaches be given the library again. */
-  private Scripts reload(RedisLink link) {
-    if (library.reloadDue(link.ticker().nanos())) {
-      link.send(loadLibrary()).onFailure(e -> {
-        if (library.warnDue(link.ticker().nanos())) {
-          org.slf4j.LoggerFactory.getLogger(Scripts.class).warn("function library {} could not be loaded again "
-              + "(its scripts run meanwhile; tried once a second, said once a minute): {}", library.name(), e.toString());
-        }
-      });
+  /** The function to call for the script, or null: not in the library, or the library not usable (then reloaded). */
+  private String function(RedisLink link, LuaScript script) {
+    String fn = library == null ? null : library.function(script.name());
+    if (fn != null && !library.usable()) {
+      reload(link);
+      return null;
     }
-    return this;
+    return fn;
+  }
+
+  /**
+   * Whether a call's failure says the library is missing or FCALL may not be called (an ACL, a renamed command):
+   * the library is then marked unusable. Both are refused before anything runs, so making the call again as its
+   * script cannot do a write twice; an error from inside the function (a refused key, an OOM) is the call's own.
+   */
+  private boolean unusable(RedisLink link, Throwable e) {
+    String m = e.getMessage() == null ? "" : e.getMessage().toLowerCase(java.util.Locale.ROOT);
+    if (!(m.contains("function not found") || m.contains("'fcall'"))) {
+      return false;
+    }
+    library.usable(false);
+    reload(link);
+    return true;
+  }
+
+  /** Loads the library again, at most once a second (without REPLACE, a master that has it answers at once). */
+  private void reload(RedisLink link) {
+    if (library.reloadDue(link.ticker().nanos())) {
+      load(link);
+    }
   }
 
   /** Runs a script by SHA; if this Redis lacks it (restart, failover, another cluster master), by its source. */
@@ -225,11 +255,6 @@ public final class Scripts {
     keys.forEach(r::arg);
     args.forEach(r::arg);
     return r;
-  }
-
-  private static boolean isNoFunction(Throwable e) {
-    String m = e.getMessage();
-    return m != null && m.contains("Function not found");
   }
 
   private static boolean isNoScript(Throwable e) {
