@@ -166,7 +166,7 @@ public final class Node {
     } catch (Exception e) {
       return Future.failedFuture(e);
     }
-    return node.cluster.createVertx(node.metrics)
+    return node.cluster.createVertx(node.metrics, config.node().eventLoopThreads())
         .compose(v -> {
           node.vertx = v;
           return node.prepareRedis(pipelines, schedules);
@@ -174,10 +174,10 @@ public final class Node {
         .compose(v -> node.openArchive())
         .compose(v -> node.deployRoles())
         .map(v -> {
-          log.info("node {} started: group {}, roles {}, {} workers, Redis {}{}, {} pipelines, event loops on {}",
+          log.info("node {} started: group {}, roles {}, {} workers, Redis {}{}, {} pipelines, {} event loops on {}",
               node.nodeId, config.node().group(), config.node().roles(), config.node().workers(), io.conveyor.config
-              .MaskedUrl.of(config.redis().url()), node.embedded != null ? " (embedded)" : "", pipelines.size(),
-              node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
+              .MaskedUrl.of(config.redis().url()), node.embedded != null ? " (embedded)" : "", pipelines.size(), config
+              .node().eventLoopThreads(), node.vertx.isNativeTransportEnabled() ? "epoll (native)" : "Java NIO (" + node.vertx.unavailableNativeTransportCause() + ")");
           return node;
         })
         // a node that cannot start must say so and go within seconds: its clean-up is bounded as a whole

@@ -115,12 +115,15 @@ final class NodeCluster {
         + (uri.getPort() == -1 ? 6379 : uri.getPort()) + "/" + db;
   }
 
-  Future<Vertx> createVertx(NodeMetrics metrics) {
+  Future<Vertx> createVertx(NodeMetrics metrics, int eventLoops) {
     // epoll through JNI where it is there (Linux x86-64), else NIO; Vert.x's byte counts per Redis connection are
     // left out: they cost every read and write of the hot path (docs/decisions.md)
     VertxOptions options = new VertxOptions().setPreferNativeTransport(true).setMetricsOptions(
         new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(true)
-            .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.NET_CLIENT));
+            .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.NET_CLIENT))
+        // one loop per processor, not Vert.x's two: a hop between contexts then more often stays on its thread
+        // instead of waking another (docs/decisions.md, "One event loop per processor")
+        .setEventLoopPoolSize(eventLoops);
     MicrometerMetricsFactory meters = new MicrometerMetricsFactory(metrics.registry());
     if (!settings.enabled()) {
       return Future.succeededFuture(Vertx.builder().with(options).withMetrics(meters).build());

@@ -202,11 +202,19 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
         Duration.ofSeconds(2));
   }
 
-  /** What this node serves: its group, its roles, and how many transactions it runs at once. */
+  /**
+   * What this node serves: its group, its roles, and how many transactions it runs at once. eventLoops: Vert.x's
+   * event loop threads (0: one per processor; Vert.x's own default is two per processor).
+   */
   public record Node(String group, List<String> roles, int workers, Duration idleWait, Duration drainTime,
-                     Compiler compiler) {
+                     Compiler compiler, int eventLoops) {
     public boolean has(String role) {
       return roles.contains(role);
+    }
+
+    /** The event loop threads to make: eventLoops, or one per processor the JVM sees when it is 0. */
+    public int eventLoopThreads() {
+      return eventLoops > 0 ? eventLoops : Runtime.getRuntime().availableProcessors();
     }
   }
 

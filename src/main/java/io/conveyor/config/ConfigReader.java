@@ -35,7 +35,7 @@ final class ConfigReader {
         r.redis(),
         new Config.Node(r.name("node.group"), r.roles("node.roles"), r.integer("node.workers", 1, 100_000),
             r.duration("node.idleWait", Duration.ofMillis(10)), r.duration("node.drainTime", Duration.ZERO),
-            r.choice("node.compiler", Config.Compiler.class)),
+            r.choice("node.compiler", Config.Compiler.class), r.integer("node.eventLoops", 0, 1024)),
         r.heartbeat(),
         new Config.Reaper(r.duration("reaper.interval", Duration.ofMillis(10)),
             r.lease("reaper.lease", "reaper.interval"), r.duration("reaper.grace", Duration.ZERO),

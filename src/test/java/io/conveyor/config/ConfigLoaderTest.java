@@ -32,6 +32,12 @@ class ConfigLoaderTest {
     String refused = assertThrows(ConfigException.class, () -> ConfigLoader.load(null, Map.of("CONVEYOR_NODE_COMPILER",
         "c2"))).getMessage();
     assertTrue(refused.contains("node.compiler") && refused.contains("c1"), refused);
+    assertEquals(0, c.node().eventLoops());
+    assertEquals(Runtime.getRuntime().availableProcessors(), c.node().eventLoopThreads());
+    assertEquals(3, ConfigLoader.load(null, Map.of("CONVEYOR_NODE_EVENT_LOOPS", "3")).node().eventLoopThreads());
+    String negative = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_NODE_EVENT_LOOPS", "-1"))).getMessage();
+    assertTrue(negative.contains("node.eventLoops") && negative.contains("0 to 1024"), negative);
   }
 
   @Test
