@@ -86,6 +86,25 @@ class ArchitectureTest {
     noClasses().should().callMethod(Runtime.class, "halt", int.class).check(product);
   }
 
+  /**
+   * Nothing that runs on an event loop waits: with one loop per processor (docs/decisions.md) a wait there stalls
+   * every verticle on that thread. Only the CLI and main() (their own thread) and the archive's database code (run
+   * by executeBlocking) may block.
+   */
+  @Test
+  void nothing_outside_the_cli_and_the_database_code_blocks_a_thread() {
+    noClasses().that().resideOutsideOfPackage("io.conveyor.database..")
+        .and(DescribedPredicate.describe("are not the CLI or main()", c -> !c.getName().startsWith("io.conveyor.Cli")
+            && !c.getName().equals("io.conveyor.Main")))
+        .should().callMethod(io.vertx.core.Future.class, "await")
+        .orShould().callMethod(io.vertx.core.Future.class, "await", long.class, java.util.concurrent.TimeUnit.class)
+        .orShould().callMethod(Thread.class, "sleep", long.class)
+        .orShould().callMethod(java.util.concurrent.CompletableFuture.class, "join")
+        .orShould().callMethod(java.util.concurrent.CompletableFuture.class, "get")
+        .because("a node's verticles share one event loop per processor: a wait on one stalls the others")
+        .check(product);
+  }
+
   /** A verticle: an actor, whose state is touched on its own context only (DESIGN.md, "Actors"). */
   private static final DescribedPredicate<JavaClass> VERTICLE = DescribedPredicate.describe("are verticles",
       c -> c.isAssignableTo(VerticleBase.class) || c.isAssignableTo(AbstractVerticle.class));
