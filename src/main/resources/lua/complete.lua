@@ -26,7 +26,8 @@
 --   'BAD_STATUS'  not a final status
 --   'FENCED'      the caller no longer owns the transaction (a later attempt, or not processing); nothing written
 --   then one more element: the call's stats counts (lib/stats.lua stats_flat; the caller writes them, stats-add.lua)
--- Each completion is published on notify as completed:<txId>:<status>:<owner>; one with a webhook URL is
+-- The call's completions are published on notify in one message, a line completed:<txId>:<status>:<owner>
+-- each (one PUBLISH a call, not one a transaction: docs/decisions.md); one with a webhook URL is
 -- scheduled for delivery (see lib/webhooks.lua). A completed child pipeline hands its status, output and
 -- note to its parent, if the parent still waits for it, and queues the parent on qOutL of the parent's
 -- group; a completed branch of a parallel step counts in its parent's join, which the branch that decides
@@ -92,7 +93,7 @@ end
 
 -- written once per call, after the loop: who leaves processingZ and this node's inflightZ, and who waits for
 -- the archive
-local done, archived = {}, {}
+local done, archived, published = {}, {}, {}
 
 for i = 1, txCount do
   local key, webhookKey = tx_keys(i)
@@ -151,7 +152,7 @@ for i = 1, txCount do
     if s[12] then
       queue_slot_free(key) -- only a run under a concurrency cap holds a slot: no read for the others
     end
-    publish(notifyKey, 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or ''))
+    published[#published + 1] = 'completed:' .. id .. ':' .. status .. ':' .. (s[4] or '')
     if not compensate_start(key, id, status, note, now, prefixes, counts) then
       archived[#archived + 1] = archiveAt
       archived[#archived + 1] = id
@@ -176,6 +177,9 @@ for i = 1, txCount do
 end
 if env.walked then
   fork_walk(env, WALK_BUDGET, 0)
+end
+if #published > 0 then
+  publish(notifyKey, table.concat(published, '\n'))
 end
 queue_chunked('ZREM', processingKey, done)
 queue_chunked('ZREM', inflightKey, done)

@@ -56,7 +56,7 @@ public final class NotifyVerticle extends VerticleBase {
   }
 
   /**
-   * completed:<txId>:<status>:<owner> becomes TxCompleted {txId, status} on conveyor.tx.completed (every owner's) and on
+   * completed:<txId>:<status>:<owner> (a line each: a complete call's completions come in one message) becomes TxCompleted {txId, status} on conveyor.tx.completed (every owner's) and on
    * conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
    * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle, cancel:<txId>
    * (a running transaction's owner asked to cancel it) to the local dequeue verticles.
@@ -70,12 +70,11 @@ public final class NotifyVerticle extends VerticleBase {
       vertx.eventBus().publish(Addresses.TX_CANCEL_REQUESTED, text.substring("cancel:".length()), LOCAL);
       return;
     }
-    Completion c = Completion.parse(text);
-    if (c != null) {
+    Completion.each(text, c -> {
       Object event = new TxCompleted(c.txId(), c.status()).toJson();
       vertx.eventBus().publish(Addresses.TX_COMPLETED, event, LOCAL);
       vertx.eventBus().publish(Addresses.completedFor(c.owner()), event, LOCAL);
-    }
+    });
   }
 
   @Override

@@ -52,6 +52,30 @@ class FencedWriteScriptTest extends ScriptTest {
   }
 
   @Test
+  void one_call_publishes_its_completions_in_one_message_a_line_each() throws Exception {
+    String second = h.keys.stateH("tx-2");
+    cmd("HSET", second, "processingState", "processing", "attempt", 1, "status", "running", "step", 0,
+        "input", "{}", "node", "node-a", "owner", "beta");
+    cmd("ZADD", h.keys.processingZ(0), 1, "tx-2");
+    try (NotifyProbe probe = NotifyProbe.subscribe(h)) {
+      assertEquals(List.of(Code.OK, Code.OK, Code.FENCED), h.store.run.complete("node-a", DELAY, List.of(
+          new RunStore.Completion("tx-1", 2, TxStatus.SUCCESS, new JsonObject(), null),
+          new RunStore.Completion("tx-2", 1, TxStatus.FAILED, null, "no"),
+          new RunStore.Completion("tx-2", 7, TxStatus.SUCCESS, new JsonObject(), null))).await());
+      String message = probe.next();
+      assertEquals("completed:tx-1:success:acme\ncompleted:tx-2:failed:beta", message);
+      List<io.conveyor.model.Completion> each = new java.util.ArrayList<>();
+      io.conveyor.model.Completion.each(message, each::add);
+      assertEquals(List.of(new io.conveyor.model.Completion("tx-1", "success", "acme"),
+          new io.conveyor.model.Completion("tx-2", "failed", "beta")), each);
+    }
+    List<io.conveyor.model.Completion> none = new java.util.ArrayList<>();
+    io.conveyor.model.Completion.each("cancel:tx-1", none::add);
+    io.conveyor.model.Completion.each("webhook:wh-1", none::add);
+    assertEquals(List.of(), none);
+  }
+
+  @Test
   void checkpoint_or_complete_with_an_older_attempt_is_refused_and_changes_nothing() {
     cmd("HSET", state, "attempt", 3);
     Map<String, String> before = hash();

@@ -10,8 +10,8 @@ import io.vertx.redis.client.Response;
 
 /**
  * Learns of completions the way a client would: a subscription to the notify channel on a connection of
- * its own. Messages are `completed:<txId>:<status>:<owner>`; with RESP3 they arrive as push replies, with RESP2
- * as arrays, both shaped ["message", channel, payload].
+ * its own. Messages are lines of `completed:<txId>:<status>:<owner>` (one per completion of a call); with RESP3
+ * they arrive as push replies, with RESP2 as arrays, both shaped ["message", channel, payload].
  */
 final class Completions {
   /** Told of each completion with the System.nanoTime() at which its message arrived. */
@@ -63,9 +63,8 @@ final class Completions {
       return; // subscribe confirmations and anything else that is not a message
     }
     String payload = String.valueOf(r.get(2));
-    io.conveyor.model.Completion c = io.conveyor.model.Completion.parse(payload);
-    if (c != null) {
-      listener.completed(c.txId(), c.status(), now);
+    if (payload.startsWith("completed:")) {
+      io.conveyor.model.Completion.each(payload, c -> listener.completed(c.txId(), c.status(), now));
     } else if (payload.equals(probe)) {
       probed.tryComplete();
     }
