@@ -95,9 +95,9 @@ local function may_hand(pipelineLimited, owner)
     return false
   end
   if idle == nil then
-    -- Redis deletes an emptied list, set or sorted set, so one EXISTS tells all four queues are empty
-    idle = redis.call('EXISTS', takerAdminKey, takerOutKey, takerInKey, takerHeldKey) == 0
-      and redis.call('HEXISTS', takerGroupKey, 'state') == 0
+    -- Redis deletes an emptied list, set or sorted set, so one EXISTS tells all four queues are empty; groupH is
+    -- there only while the group is paused or draining (group-state.lua deletes it on resume)
+    idle = redis.call('EXISTS', takerAdminKey, takerOutKey, takerInKey, takerHeldKey, takerGroupKey) == 0
   end
   if not idle then
     return false
