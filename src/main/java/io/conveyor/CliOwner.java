@@ -72,7 +72,7 @@ final class CliOwner {
     if (unclean != null) {
       throw new IllegalArgumentException("OWNER " + unclean);
     }
-    if (!StartRequest.OWNER.matcher(owner).matches()) {
+    if (!StartRequest.OWNER.matches(owner)) {
       throw new IllegalArgumentException("not an owner name: " + owner);
     }
     return owner;

@@ -140,7 +140,7 @@ final class OwnerAdmin {
 
   private static void check(String owner) {
     io.conveyor.model.Identifiers.check("owner", owner);
-    if (owner == null || !StartRequest.OWNER.matcher(owner).matches()) {
+    if (owner == null || !StartRequest.OWNER.matches(owner)) {
       throw TxException.invalid("owner", "expected an owner name (letters, digits, '_', '.', '@' or '-'; at most "
           + "128, starting with a letter or digit), got " + owner);
     }

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * A validated request to start a transaction; metadata and input are kept as the JSON text Redis stores.
@@ -25,9 +24,9 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
   public static final Set<String> FIELDS = Set.of("type", "owner", "externalId", "metadata", "input",
       "webhook", "startAt", "delay", "priority", "debounce", "throttle", "singleton");
   /** Pipeline names, as in pipeline files. */
-  private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+  private static final NameForm TYPE = new NameForm(64, "_.-");
   /** No ':' in an owner: it ends the owner in the key externalId:<owner>:<externalId>, so owners cannot collide. */
-  public static final Pattern OWNER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}");
+  public static final NameForm OWNER = new NameForm(128, "_.@-");
 
   public StartRequest(String type, String owner, String externalId, JsonObject metadata, JsonObject input) {
     this(type, owner, externalId, metadata, input, metadata.encode(), input.encode(), null, null, null, null);
@@ -102,7 +101,7 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
   public record Limits(int maxMetadataBytes, int maxInputBytes) {
   }
 
-  private static String requiredName(JsonObject body, String field, Pattern form, String expected) {
+  private static String requiredName(JsonObject body, String field, NameForm form, String expected) {
     Object v = body.getValue(field);
     if (v == null) {
       throw TxException.invalid(field, "is required");
@@ -110,7 +109,7 @@ public record StartRequest(String type, String owner, String externalId, JsonObj
     if (v instanceof String s) {
       Identifiers.check(field, s);
     }
-    if (!(v instanceof String s) || !form.matcher(s).matches()) {
+    if (!(v instanceof String s) || !form.matches(s)) {
       throw TxException.invalid(field, "expected " + expected);
     }
     return s;
