@@ -250,11 +250,19 @@ public final class Scripts {
     return Future.succeededFuture(replies.get(0));
   }
 
+  /** One array of the request's arguments: the client's list of them grows from 3 an argument at a time otherwise. */
   private static Request request(Command cmd, String script, List<String> keys, List<String> args) {
-    Request r = Request.cmd(cmd).arg(script).arg(keys.size());
-    keys.forEach(r::arg);
-    args.forEach(r::arg);
-    return r;
+    Object[] all = new Object[2 + keys.size() + args.size()];
+    all[0] = script;
+    all[1] = keys.size();
+    int i = 2;
+    for (String k : keys) {
+      all[i++] = k;
+    }
+    for (String a : args) {
+      all[i++] = a;
+    }
+    return Request.cmd(cmd, all);
   }
 
   private static boolean isNoScript(Throwable e) {
