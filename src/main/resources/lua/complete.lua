@@ -175,11 +175,12 @@ for i = 1, txCount do
     replies[i] = cancel and CODE.CANCELLED or CODE.OK
   end
 end
-if env.walked then
-  fork_walk(env, WALK_BUDGET, 0)
-end
+-- before the walk: a completion is heard before the branch cancellations it caused
 if #published > 0 then
   publish(notifyKey, table.concat(published, '\n'))
+end
+if env.walked then
+  fork_walk(env, WALK_BUDGET, 0)
 end
 queue_chunked('ZREM', processingKey, done)
 queue_chunked('ZREM', inflightKey, done)

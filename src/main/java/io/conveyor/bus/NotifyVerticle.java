@@ -56,8 +56,8 @@ public final class NotifyVerticle extends VerticleBase {
   }
 
   /**
-   * completed:<txId>:<status>:<owner> (a line each: a complete call's completions come in one message) becomes TxCompleted {txId, status} on conveyor.tx.completed (every owner's) and on
-   * conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
+   * completed:<txId>:<status>:<owner> (a line each: a complete call's completions come in one message) becomes
+   * TxCompleted {txId, status} on conveyor.tx.completed (every owner's) and on conveyor.tx.completed.<owner> (that owner's alone, which a bridge client of that owner may listen to),
    * on this node only. webhook:<txId> (a webhook became due) goes to the local webhook verticle, cancel:<txId>
    * (a running transaction's owner asked to cancel it) to the local dequeue verticles.
    */
