@@ -34,8 +34,8 @@
 -- ARGV[#ARGV] the number of partitions: each holds the limit split evenly, rounded up (lib/live.lua)
 -- Replies: a list with one {code, detail} per transaction, in order:
 --   {'OK', version, processingState}      started: 'queued', 'scheduled' (it has a start time), 'pending' (waits
---                                         on its gate), or {'OK', version, 'processing', entry}: the hand-off, entry
---                                         shaped as dequeue.lua's; the caller reads the state here, never decides it
+--                                         on its gate), or 'processing': the hand-off, attempt 1 at step 0 (the caller
+--                                         has the rest of the run: it sent it); it reads the state here, never decides it
 --   {'DUPLICATE_TX', ''}                  a transaction with this txId exists
 --   {'UNKNOWN_TYPE', ''}                  no pipeline of that name
 --   {'NOT_STARTABLE', ''}                 the pipeline is not a transaction type
@@ -224,12 +224,7 @@ local function start(i)
   live_began(liveCount, owner)
   live[#live + 1] = now
   live[#live + 1] = txId
-  if hand then
-    -- as dequeue.lua answers a run it takes: attempt 1 at step 0 of the in-queue, no child result or switches
-    return {CODE.OK, version, 'processing', {txId, 1, txType, version, '0', input, owner, externalId, metadata, now,
-      'in', '', '', '', '0', '', '1', trace}}
-  end
-  return {CODE.OK, version, startAt ~= '' and 'scheduled' or held and 'pending' or 'queued'}
+  return {CODE.OK, version, hand and 'processing' or startAt ~= '' and 'scheduled' or held and 'pending' or 'queued'}
 end
 
 for i = 1, txCount do

@@ -206,7 +206,7 @@ public final class QueueStore extends Store {
         call = Future.failedFuture(e);
       }
       Future<List<StartReply>> sent = call.map(reply -> {
-        List<StartReply> answers = replies(reply, now, startAts, offered, handoff);
+        List<StartReply> answers = replies(reply, now, txs, startAts, offered, handoff);
         r.countSafely(p, now, reply, txs.size());
         return answers;
       });
@@ -221,16 +221,17 @@ public final class QueueStore extends Store {
    * start.lua's reply, one answer per transaction (then the call's stats counts, taken by the caller); what it
    * handed over goes to the node's workers.
    */
-  private static List<StartReply> replies(Response reply, long now, long[] startAts, int offered,
+  private static List<StartReply> replies(Response reply, long now, List<NewTx> txs, long[] startAts, int offered,
                                           Handoff handoff) {
     List<StartReply> out = new ArrayList<>(startAts.length);
     List<Dequeued> handed = offered > 0 ? new ArrayList<>() : List.of();
     for (int i = 0; i < startAts.length; i++) {
       Response one = reply.get(i);
       String state = one.size() > 2 ? one.get(2).toString() : null;
-      out.add(new StartReply(Code.of(one), one.get(1).toString(), now, state, startAts[i]));
-      if (one.size() > 3) {
-        handed.add(entry(one.get(3))); // shaped as a dequeue's entry (see start.lua)
+      String version = one.get(1).toString();
+      out.add(new StartReply(Code.of(one), version, now, state, startAts[i]));
+      if (offered > 0 && "processing".equals(state)) {
+        handed.add(handedRun(txs.get(i), version, now));
       }
     }
     if (offered > 0) {
@@ -287,6 +288,22 @@ public final class QueueStore extends Store {
   }
 
   /** One run taken for this node, as dequeue.lua (and start.lua's hand-off) answer it; unreadable if it is bad. */
+  /**
+   * A start the hand-off took, as dequeue.lua would answer its run: attempt 1 at step 0 of the in-queue, no child
+   * result or switches. start.lua answers only its version: the rest is what this call sent (input and metadata as
+   * stored, sealed where the owner's are), so it is not sent back and read again.
+   */
+  private static Dequeued handedRun(NewTx tx, String version, long now) {
+    StartRequest req = tx.req();
+    try {
+      return new Dequeued(tx.txId(), 1, req.type(), version, 0, new JsonObject(req.inputJson()), req.owner(),
+          emptyToNull(req.externalId()), new JsonObject(req.metadataJson()), now, "in", null, 0, new JsonObject(), 1,
+          emptyToNull(tx.trace()), 1, -1, null);
+    } catch (RuntimeException bad) {
+      return Dequeued.unreadable(tx.txId(), 1, bad.toString());
+    }
+  }
+
   private static Dequeued entry(Response e) {
     String txId = str(e.get(0));
     long attempt = e.get(1).toLong();
