@@ -3,7 +3,7 @@ package io.conveyor.model;
 /**
  * A name's form: a letter or digit (ASCII), then letters, digits or the characters of extra, max characters in all.
  * Checked by hand, not by a regular expression: a start checks two names, and a Matcher for each was a kilobyte of
- * garbage per transaction (docs/performance.md, issue 37).
+ * garbage per start (JFR allocation samples; docs/performance.md, issue 37).
  */
 public record NameForm(int max, String extra) {
   public boolean matches(String s) {
