@@ -287,7 +287,6 @@ public final class QueueStore extends Store {
     return out;
   }
 
-  /** One run taken for this node, as dequeue.lua (and start.lua's hand-off) answer it; unreadable if it is bad. */
   /**
    * A start the hand-off took, as dequeue.lua would answer its run: attempt 1 at step 0 of the in-queue, no child
    * result or switches. start.lua answers only its version: the rest is what this call sent (input and metadata as
@@ -304,6 +303,7 @@ public final class QueueStore extends Store {
     }
   }
 
+  /** One run taken for this node, as dequeue.lua answers it; unreadable if it is bad. */
   private static Dequeued entry(Response e) {
     String txId = str(e.get(0));
     long attempt = e.get(1).toLong();
@@ -315,7 +315,7 @@ public final class QueueStore extends Store {
           json(e.get(5)), str(e.get(6)), emptyToNull(str(e.get(7))), json(e.get(8)),
           Long.parseLong(str(e.get(9))), str(e.get(10)), child, Integer.parseInt(str(e.get(14))),
           switchValues(json(e.get(15))), Integer.parseInt(str(e.get(16))), emptyToNull(str(e.get(17))),
-          // start.lua's hand-off answers without these: a start is a first run, never taken over
+          // an answer without these is a first run, never taken over
           e.size() > 18 ? Integer.parseInt(str(e.get(18))) : 1,
           e.size() > 19 && !str(e.get(19)).isEmpty() ? Integer.parseInt(str(e.get(19))) : -1, null);
     } catch (RuntimeException bad) {
