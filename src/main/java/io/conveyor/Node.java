@@ -33,12 +33,8 @@ import io.conveyor.pipeline.steps.ClusterChanges;
 import io.conveyor.queue.DequeueVerticle;
 import io.conveyor.redis.EmbeddedRedis;
 import io.conveyor.redis.Handoff;
-import io.conveyor.redis.Keys;
 import io.conveyor.redis.LeaderRole;
-import io.conveyor.redis.PartitionHealth;
 import io.conveyor.redis.RedisAccess;
-import io.conveyor.redis.RedisLink;
-import io.conveyor.redis.Replicas;
 import io.conveyor.redis.Scripts;
 import io.conveyor.redis.StoreContext;
 import io.conveyor.schedule.ScheduleFiles;
@@ -111,11 +107,7 @@ public final class Node {
     this.tracing = tracing;
     this.catalog = new PipelineCatalog(new PipelineParser(registry));
     this.metrics = new NodeMetrics(config.metrics().ownerLabels());
-    this.redis = new RedisAccess(RedisLink.options(config.redis(), config.security().redisTls()),
-        config.redis().timeout(), new Keys(config.redis().prefix(), config.redis().partitions()), new Scripts(), clock,
-        Ticker.SYSTEM, metrics, new Replicas(config.redis().waitReplicas(), config.redis().waitTimeout()), config.limits(),
-        io.conveyor.crypto.Encryption.fromConfig(config.security().encryption(), System.getenv(), Ticker.SYSTEM),
-        new PartitionHealth(config.redis().partitions(), config.redis().partitionHealth(), Ticker.SYSTEM));
+    this.redis = RedisAccess.forNode(config, clock, metrics);
     metrics.busyWorkers(metrics::workersBusy, config.node().workers()).partitions(redis.health());
     this.assignment = new Assignment(nodeId, config.redis().partitions(), config.heartbeat().ttl(), redis.ticker());
     this.registration = new Registration(config.heartbeat().ttl().minus(config.heartbeat().interval()), redis.ticker(),

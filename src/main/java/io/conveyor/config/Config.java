@@ -157,11 +157,20 @@ public record Config(Redis redis, Node node, Heartbeat heartbeat, Reaper reaper,
    * waiting for replies on one connection; a command with no reply within timeout fails and its
    * connection is replaced. waitReplicas above 0: a start or completion is answered only once that many
    * replicas have it (WAIT, up to waitTimeout), so a failover cannot drop it. partitions: how many hash-tag
-   * partitions the keyspace is split into (fixed when it is made; see Keys). memory: the memory guard.
+   * partitions the keyspace is split into (fixed when it is made; see Keys). memory: the memory guard. linger:
+   * how long a node's batch of starts or completions that finds no call out waits for more (0: none; see Batcher).
    */
   public record Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
                       Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas,
-                      Duration waitTimeout, RedisMemory memory, PartitionHealth partitionHealth) {
+                      Duration waitTimeout, RedisMemory memory, PartitionHealth partitionHealth, Duration linger) {
+    /** The settings before the linger (none). */
+    public Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
+                 Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas, Duration waitTimeout,
+                 RedisMemory memory, PartitionHealth partitionHealth) {
+      this(mode, endpoints, masterName, prefix, partitions, embedded, maxPipelined, timeout, waitReplicas, waitTimeout,
+          memory, partitionHealth, Duration.ZERO);
+    }
+
     /** The settings before partition health (its defaults). */
     public Redis(RedisMode mode, List<String> endpoints, String masterName, String prefix, int partitions,
                  Embedded embedded, int maxPipelined, Duration timeout, int waitReplicas, Duration waitTimeout,

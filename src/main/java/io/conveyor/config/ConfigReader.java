@@ -138,7 +138,7 @@ final class ConfigReader {
         integer("redis.waitReplicas", 0, 100), duration("redis.waitTimeout", Duration.ofMillis(1)),
         RedisMemoryReader.read(this), new Config.PartitionHealth(duration("redis.partitionSuspectAfter",
         Duration.ofMillis(10)), duration("redis.partitionProbeTimeout", Duration.ofMillis(10)),
-        duration("redis.partitionWait", Duration.ZERO)));
+        duration("redis.partitionWait", Duration.ZERO)), linger("redis.linger"));
   }
 
   Config.Logging logging() {
@@ -329,6 +329,15 @@ final class ConfigReader {
       // reported below
     }
     throw bad(path, Durations.FORM + (min.isZero() ? "" : ", at least " + Durations.format(min)));
+  }
+
+  /** redis.linger: 0 to 1 s (a longer one would hold every start and completion longer than a client waits). */
+  Duration linger(String path) {
+    Duration d = duration(path, Duration.ZERO);
+    if (d.compareTo(Duration.ofSeconds(1)) > 0) {
+      throw bad(path, Durations.FORM + ", at most 1s");
+    }
+    return d;
   }
 
   <E extends Enum<E>> E choice(String path, Class<E> type) {

@@ -1,7 +1,9 @@
 package io.conveyor.redis;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -14,6 +16,9 @@ import java.util.function.Function;
  * When Redis is slow and the backlog reaches its bound, new items are refused at once (RedisUnavailable.NotSent).
  * One batcher serves one partition where a partition's trouble must not hold the others (PartitionBatchers): its
  * one call out at a time and its backlog bound are then per partition.
+ * With a linger (redis.linger), an item that finds no call out waits up to that long on its context's timer for
+ * others to join it (the batch goes at once when it is full): fewer, larger calls at a steady rate, each item later
+ * by up to the linger (docs/decisions.md, "A linger for steady load"). Off a Vert.x context it goes at once.
  *
  * @param <I> what a caller hands in
  * @param <O> the answer for one item; the call answers one per item, in order
@@ -29,20 +34,26 @@ public final class Batcher<I, O> {
   public static final int BACKLOG = 50_000;
   private final int max;
   private final int backlog;
+  private final long lingerMs;
   private final Function<List<I>, List<Future<O>>> call;
   private List<I> items = new ArrayList<>();
   private List<Promise<O>> answers = new ArrayList<>();
   private boolean sending;
+  /** A linger's timer holds the waiting items (sending is set meanwhile, so nothing else goes). */
+  private boolean lingering;
+  private long lingerTimer;
+  private Vertx lingerOwner;
 
   /** At most max items a call; at most BACKLOG items waiting (100 calls' worth when max is larger). */
   public Batcher(int max, Function<List<I>, Future<List<O>>> call) {
-    this(max, items -> Partitioned.spread(call.apply(items), items.size()), Math.max(BACKLOG, 100 * max));
+    this(max, items -> Partitioned.spread(call.apply(items), items.size()), Math.max(BACKLOG, 100 * max), 0);
   }
 
-  private Batcher(int max, Function<List<I>, List<Future<O>>> call, int backlog) {
+  private Batcher(int max, Function<List<I>, List<Future<O>>> call, int backlog, long lingerMs) {
     this.max = max;
     this.backlog = backlog;
     this.call = call;
+    this.lingerMs = lingerMs;
   }
 
   /**
@@ -50,12 +61,19 @@ public final class Batcher<I, O> {
    * see Partitioned); the next call goes once every item of the last one is answered.
    */
   public static <I, O> Batcher<I, O> perItem(int max, Function<List<I>, List<Future<O>>> call) {
-    return new Batcher<>(max, call, Math.max(BACKLOG, 100 * max));
+    return perItem(max, call, 0);
+  }
+
+  /** The same, an item that finds no call out waiting up to lingerMs for others (0: none; see the class). */
+  public static <I, O> Batcher<I, O> perItem(int max, Function<List<I>, List<Future<O>>> call, long lingerMs) {
+    return new Batcher<>(max, call, Math.max(BACKLOG, 100 * max), lingerMs);
   }
 
   public Future<O> add(I item) {
     Promise<O> answer = Promise.promise();
-    Batch<I, O> batch;
+    Batch<I, O> batch = null;
+    long cancel = -1;
+    Vertx owner = null;
     synchronized (this) {
       if (items.size() >= backlog) {
         return Future.failedFuture(new RedisUnavailable.NotSent(new IllegalStateException(items.size()
@@ -63,12 +81,45 @@ public final class Batcher<I, O> {
       }
       items.add(item);
       answers.add(answer);
-      batch = sending ? null : take();
+      Context context = lingerMs > 0 && !sending && items.size() < max ? Vertx.currentContext() : null;
+      if (context != null) {
+        sending = true;
+        lingering = true;
+        lingerOwner = context.owner();
+        lingerTimer = lingerOwner.setTimer(lingerMs, t -> lingered());
+      } else if (lingering && items.size() >= max) {
+        // full before its linger is up: it goes now
+        lingering = false;
+        cancel = lingerTimer;
+        owner = lingerOwner;
+        batch = take();
+      } else if (!sending) {
+        batch = take();
+      }
+    }
+    if (owner != null) {
+      owner.cancelTimer(cancel);
     }
     if (batch != null) {
       send(batch);
     }
     return answer.future();
+  }
+
+  /** The linger is up: what waits goes (unless a full batch went before it). */
+  private void lingered() {
+    Batch<I, O> batch;
+    synchronized (this) {
+      if (!lingering) {
+        return;
+      }
+      lingering = false;
+      batch = items.isEmpty() ? null : take();
+      sending = batch != null;
+    }
+    if (batch != null) {
+      send(batch);
+    }
   }
 
   private record Batch<I, O>(List<I> items, List<Promise<O>> answers) {

@@ -4,6 +4,7 @@ import io.conveyor.time.Ticker;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -27,6 +28,7 @@ public final class PartitionBatchers<I, O> {
   private final Function<List<I>, List<Future<O>>> call;
   private final PartitionHealth health;
   private final Ticker ticker;
+  private final long lingerMs;
   private final AtomicReferenceArray<Batcher<I, O>> batchers;
   /** When each partition's call went out (ticker nanos), NONE while none is out. */
   private final AtomicLongArray outSince;
@@ -34,6 +36,13 @@ public final class PartitionBatchers<I, O> {
   /** call gets items of one partition at a time, at most max, and answers each (see Batcher.perItem). */
   public PartitionBatchers(Keys keys, Function<I, String> txIdOf, int max, Function<List<I>, List<Future<O>>> call,
                            PartitionHealth health, Ticker ticker) {
+    this(keys, txIdOf, max, call, health, ticker, Duration.ZERO);
+  }
+
+  /** The same, each batcher lingering (redis.linger: see Batcher) for items to join one that finds no call out. */
+  public PartitionBatchers(Keys keys, Function<I, String> txIdOf, int max, Function<List<I>, List<Future<O>>> call,
+                           PartitionHealth health, Ticker ticker, Duration linger) {
+    this.lingerMs = linger.toMillis();
     this.keys = keys;
     this.txIdOf = txIdOf;
     this.max = max;
@@ -65,7 +74,7 @@ public final class PartitionBatchers<I, O> {
   private Batcher<I, O> batcher(int p) {
     Batcher<I, O> b = batchers.get(p);
     if (b == null) {
-      batchers.compareAndSet(p, null, Batcher.perItem(max, items -> send(p, items)));
+      batchers.compareAndSet(p, null, Batcher.perItem(max, items -> send(p, items), lingerMs));
       b = batchers.get(p);
     }
     return b;

@@ -134,7 +134,7 @@ public final class QueueStore extends Store {
   public PartitionBatchers<NewTx, StartReply> starts(int max, Duration externalIdPeriod, long priorityStepMillis,
                                                      int ownerShare, java.util.function.Supplier<Handoff> handoff) {
     return new PartitionBatchers<>(keys, NewTx::txId, max, txs -> startEach(txs, externalIdPeriod,
-        priorityStepMillis, ownerShare, handoff.get()), r.health(), r.ticker());
+        priorityStepMillis, ownerShare, handoff.get()), r.health(), r.ticker(), r.link().linger());
   }
 
   private Future<List<StartReply>> startIn(int p, List<NewTx> txs, Duration externalIdPeriod,

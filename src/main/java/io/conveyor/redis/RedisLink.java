@@ -36,6 +36,7 @@ public final class RedisLink {
   private final SlotRouter router;
   private Future<RedisConnection> connection;
   private ScriptMeter meter = ScriptMeter.NONE;
+  private Duration linger = Duration.ZERO;
   private StatsTally stats;
 
   /** Script round trips on this link are timed into this meter. */
@@ -46,6 +47,16 @@ public final class RedisLink {
 
   public ScriptMeter meter() {
     return meter;
+  }
+
+  /** How long a batch of starts or completions made on this link waits for more (redis.linger; see Batcher). */
+  public RedisLink linger(Duration l) {
+    this.linger = l;
+    return this;
+  }
+
+  public Duration linger() {
+    return linger;
   }
 
   /** Elapsed time for the meter's round trips (and a cluster link's slot map re-reads). */

@@ -81,7 +81,7 @@ public final class RunStore extends Store {
    */
   public PartitionBatchers<Completion, Code> completions(String nodeId, Duration archiveDelay, int max) {
     return new PartitionBatchers<>(keys, Completion::txId, max, txs -> completeEach(nodeId, archiveDelay, txs),
-        r.health(), r.ticker());
+        r.health(), r.ticker(), r.link().linger());
   }
 
   /** A dequeued transaction with its step input, metadata and child's output opened (Seals.opened). */

@@ -46,6 +46,14 @@ class ConfigLoaderTest {
     assertEquals(Config.RedisMode.STANDALONE, standalone.mode());
     assertEquals(List.of("redis://127.0.0.1:6379"), standalone.endpoints());
     assertEquals(0, standalone.waitReplicas());
+    assertEquals(Duration.ZERO, standalone.linger());
+    assertEquals(Duration.ofMillis(2), ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_LINGER", "2ms")).redis().linger());
+    String tooLong = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_LINGER", "2s"))).getMessage();
+    assertTrue(tooLong.contains("redis.linger") && tooLong.contains("at most 1s"), tooLong);
+    String typo = assertThrows(ConfigException.class, () -> ConfigLoader.load(null,
+        Map.of("CONVEYOR_REDIS_LINGER", "2mss"))).getMessage();
+    assertTrue(typo.contains("redis.linger"), typo);
 
     Config.Redis cluster = ConfigLoader.load(null, Map.of("CONVEYOR_REDIS_MODE", "cluster",
         "CONVEYOR_REDIS_ENDPOINTS", "redis://10.0.0.1:7000, redis://10.0.0.2:7000", "CONVEYOR_REDIS_PREFIX", "{cv}:",
