@@ -41,6 +41,8 @@ public final class Batcher<I, O> {
   private boolean sending;
   /** A linger's timer holds the waiting items (sending is set meanwhile, so nothing else goes). */
   private boolean lingering;
+  /** Which linger is on: a timer already due when a full batch cancelled it must not end a later one early. */
+  private long lingers;
   private long lingerTimer;
   private Vertx lingerOwner;
 
@@ -82,11 +84,14 @@ public final class Batcher<I, O> {
       items.add(item);
       answers.add(answer);
       Context context = lingerMs > 0 && !sending && items.size() < max ? Vertx.currentContext() : null;
-      if (context != null) {
+      long turn = lingers + 1;
+      long timer = context == null ? -1 : lingerTimer(context, turn);
+      if (timer >= 0) {
         sending = true;
         lingering = true;
+        lingers = turn;
         lingerOwner = context.owner();
-        lingerTimer = lingerOwner.setTimer(lingerMs, t -> lingered());
+        lingerTimer = timer;
       } else if (lingering && items.size() >= max) {
         // full before its linger is up: it goes now
         lingering = false;
@@ -106,11 +111,20 @@ public final class Batcher<I, O> {
     return answer.future();
   }
 
-  /** The linger is up: what waits goes (unless a full batch went before it). */
-  private void lingered() {
+  /** A timer on context that ends linger number turn; -1 when none can be set (a closing Vert.x): send at once. */
+  private long lingerTimer(Context context, long turn) {
+    try {
+      return context.owner().setTimer(lingerMs, t -> lingered(turn));
+    } catch (RuntimeException closing) {
+      return -1;
+    }
+  }
+
+  /** Linger number turn is up: what waits goes (unless a full batch went before it, ending that linger). */
+  private void lingered(long turn) {
     Batch<I, O> batch;
     synchronized (this) {
-      if (!lingering) {
+      if (!lingering || lingers != turn) {
         return;
       }
       lingering = false;
