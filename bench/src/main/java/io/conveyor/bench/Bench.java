@@ -110,8 +110,10 @@ public final class Bench {
       Map<String, RedisChores.Master> mastersBefore = client.masters().await(60, TimeUnit.SECONDS);
       HeapWatch heap = new HeapWatch();
       long cpuBefore = processCpuNanos();
+      Map<Long, Long> allocBefore = allocatedBytes();
       Result result = client.run("run", options, !options.queueOnly()).await();
       long cpuNanos = processCpuNanos() - cpuBefore;
+      long allocated = allocatedSince(allocBefore);
       heap.close();
       io.vertx.core.json.JsonObject masters = shares(mastersBefore, client.masters().await(60, TimeUnit.SECONDS));
       System.err.println("bench: per master (share of the run's Redis CPU, of its transaction keys, commands): "
@@ -139,6 +141,7 @@ public final class Bench {
           .put("redisCpuUs", Math.round(redisCpu * 1e6 / n * 10) / 10.0)
           .put("redisCommands", Math.round(commands * 100.0 / n) / 100.0)
           .put("redisBytes", Math.round(redisPerTx))
+          .put("allocKB", allocated < 0 ? -1 : Math.round(allocated / 1024.0 / n * 10) / 10.0)
           .put("heapMB", Math.round(heapMb * 10) / 10.0);
       System.err.println("bench: per transaction: " + perTx.encode());
       out.println(new io.vertx.core.json.JsonObject(line).put("redisMode", config.redis().mode().name()
@@ -201,6 +204,38 @@ public final class Bench {
   private static long processCpuNanos() {
     return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+  }
+
+  /** Bytes each live thread of this JVM has allocated so far, by thread id (empty when the platform does not tell). */
+  private static Map<Long, Long> allocatedBytes() {
+    Map<Long, Long> by = new java.util.HashMap<>();
+    if (java.lang.management.ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+        && t.isThreadAllocatedMemorySupported() && t.isThreadAllocatedMemoryEnabled()) {
+      long[] ids = t.getAllThreadIds();
+      long[] bytes = t.getThreadAllocatedBytes(ids);
+      for (int i = 0; i < ids.length; i++) {
+        if (bytes[i] >= 0) {
+          by.put(ids[i], bytes[i]);
+        }
+      }
+    }
+    return by;
+  }
+
+  /**
+   * Bytes the JVM's threads allocated since before (every thread alive now: the node's and the bench's event loops
+   * live through the run; a thread that ended in it takes its count along), or -1 when the platform does not tell.
+   */
+  private static long allocatedSince(Map<Long, Long> before) {
+    Map<Long, Long> now = allocatedBytes();
+    if (now.isEmpty()) {
+      return -1;
+    }
+    long sum = 0;
+    for (Map.Entry<Long, Long> e : now.entrySet()) {
+      sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+    }
+    return sum;
   }
 
   private static long heapUsedAfterGc() {
