@@ -1,5 +1,6 @@
 package io.conveyor.queue;
 
+import io.conveyor.model.JsonWalk;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -34,12 +35,11 @@ final class OutputLimit {
     if (output == null) {
       return Future.succeededFuture(null);
     }
-    String text = output.encode();
     return limitOf(owner).map(max -> {
-      if (text.length() <= max / 3) {
-        return null; // at most 3 bytes a Java char in UTF-8: fits whatever its characters
+      if (JsonWalk.utf8Bound(output, max) <= max) {
+        return null; // its encoding's upper bound fits: no need to encode it here (completion and checkpoint do)
       }
-      int size = text.getBytes(StandardCharsets.UTF_8).length;
+      int size = output.encode().getBytes(StandardCharsets.UTF_8).length;
       return size <= max ? null : step + " gave an output of " + size + " bytes, over maxPayloadBytes = " + max
           + (max == defaultMax ? "" : " (owner " + owner + "'s own)") + "; make the step return less, or ask an "
           + "admin to raise the owner's maxPayloadBytes (PUT /api/v1/admin/owners/" + owner + ")";

@@ -146,14 +146,11 @@ public final class QueueStore extends Store {
     int mine = 0;
     long[] startAts = new long[txs.size()];
     List<String> k = new ArrayList<>(10 + 9 * txs.size());
-    k.add(keys.sleepingZ(p));
-    k.add(keys.liveZ(p));
-    List<String> args = new ArrayList<>(8 + 18 * txs.size());
-    args.add(Long.toString(now));
-    args.add(Long.toString(externalIdPeriod.toMillis()));
-    args.add(Long.toString(priorityStepMillis));
-    args.add(Integer.toString(ownerShare));
-    args.add(keys.ownerInPartitionH(p, ""));
+    k.addAll(List.of(keys.sleepingZ(p), keys.liveZ(p)));
+    List<String> args = new ArrayList<>(10 + 18 * txs.size());
+    args.addAll(List.of(Long.toString(now), Long.toString(externalIdPeriod.toMillis()),
+        Long.toString(priorityStepMillis), Integer.toString(ownerShare), keys.ownerInPartitionH(p, "")));
+    StartKeys names = StartKeys.NONE; // the keys alike starts share, made once for a run of them
     int fixedKeys = k.size();
     int fixedArgs = args.size();
     for (int i = 0; i < txs.size(); i++) {
@@ -174,9 +171,9 @@ public final class QueueStore extends Store {
       if (gate != null && gatePartition(req.owner(), req.type(), gate) != p) {
         throw new IllegalArgumentException(tx.txId() + " is not in the partition of its gate");
       }
-      k.addAll(List.of(state, keys.pipelineInPartitionH(p, req.type()), keys.qInZ(p, tx.group()),
-          keys.qRingL(p, tx.group()), req.externalId() == null ? state : keys.externalId(req.owner(),
-          req.externalId()), keys.qFairH(p, tx.group()), keys.qOwnerZ(p, tx.group(), req.owner())));
+      names = names.of(keys, p, tx.group(), req.type(), req.owner());
+      k.addAll(List.of(state, names.pipeline, names.in, names.ring, req.externalId() == null ? state
+          : keys.externalId(req.owner(), req.externalId()), names.fair, names.ownerQueue));
       k.addAll(gate == null ? List.of(state, state) : gateKeys(req.owner(), req.type(), gate));
       args.addAll(List.of(tx.txId(), req.owner(), req.type(), req.externalId() == null ? "" : req.externalId(),
           req.metadataJson(), req.inputJson(), tx.group(), webhook ? req.webhook() : "",

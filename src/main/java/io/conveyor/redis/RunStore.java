@@ -31,11 +31,13 @@ public final class RunStore extends Store {
   /** The same for an owner's transaction: the next step's input is sealed when the owner's payloads are. */
   public Future<Code> checkpoint(String owner, String txId, long attempt, int nextStep, JsonObject data,
                                  String stepTime) {
-    int size = data.encode().length();
+    String text = data.encode();
+    int size = text.length();
     int p = keys.partitionOf(txId);
     return payloads().seal(owner, txId, "input", data).compose(sealed -> r.run(r.scripts().checkpoint,
             List.of(keys.stateH(txId), keys.processingZ(p)),
-            List.of(Long.toString(attempt), Integer.toString(nextStep), sealed.encode(), r.now(),
+            List.of(Long.toString(attempt), Integer.toString(nextStep), sealed == data ? text : sealed.encode(),
+                r.now(),
                 stepTime == null ? "" : stepTime + ":" + size, txId, keys.inflightZ(p, ""),
                 keys.qInZ(p, ""), keys.qRingL(p, ""), Integer.toString(r.limits().maxErrors()))))
         .map(Code::of);

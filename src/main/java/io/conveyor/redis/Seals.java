@@ -90,7 +90,11 @@ final class Seals {
 
   /** Whether a step input holds anything sealed, at any depth (a compensation's holds its transaction's). */
   private static boolean sealedIn(JsonObject input) {
-    return input != null && input.encode().contains("sealed:v1:");
+    if (input == null) {
+      return false;
+    }
+    Boolean in = io.conveyor.model.JsonWalk.anyTextContains(input, "sealed:v1:"); // walked, not encoded
+    return in != null ? in : input.encode().contains("sealed:v1:");
   }
 
   /**

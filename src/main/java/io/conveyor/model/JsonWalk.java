@@ -1,0 +1,139 @@
+package io.conveyor.model;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Questions about a JSON value (a JsonObject, JsonArray, or what they hold) answered by walking it, not by
+ * encoding it: the hot path asks them of every step's output and every run's input, and an encoding of a large
+ * value is as large again in garbage. A value of a type the walk does not know sends the caller to the encoding.
+ */
+public final class JsonWalk {
+  /** A number's longest text (Double.toString, Long.MIN_VALUE), quotes of a date or an enum's name aside. */
+  private static final int NUMBER_BYTES = 25;
+  /** An encoded character takes at most six bytes (a control character as a six-character escape; others at most three in UTF-8). */
+  private static final int CHAR_BYTES = 6;
+  /** The walk met a type it cannot size or read: encode to know. */
+  public static final long UNKNOWN = Long.MAX_VALUE;
+
+  private JsonWalk() {
+  }
+
+  /**
+   * An upper bound of the value's JSON encoding in UTF-8 bytes, or a number above stopAbove as soon as the bound
+   * passes it (the walk stops there), or UNKNOWN when it holds a type the walk does not know.
+   */
+  public static long utf8Bound(Object json, long stopAbove) {
+    return bound(json, 0, stopAbove);
+  }
+
+  private static long bound(Object v, long sum, long stop) {
+    if (sum > stop || sum == UNKNOWN) {
+      return sum;
+    }
+    if (v instanceof JsonObject o) {
+      return bound(o.getMap(), sum, stop);
+    }
+    if (v instanceof JsonArray a) {
+      return bound(a.getList(), sum, stop);
+    }
+    if (v instanceof Map<?, ?> m) {
+      long s = sum + 2;
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        // "key": value,
+        s = bound(e.getValue(), s + 4 + (long) CHAR_BYTES * String.valueOf(e.getKey()).length(), stop);
+        if (s > stop || s == UNKNOWN) {
+          return s;
+        }
+      }
+      return s;
+    }
+    if (v instanceof List<?> l) {
+      long s = sum + 2;
+      for (Object e : l) {
+        s = bound(e, s + 1, stop);
+        if (s > stop || s == UNKNOWN) {
+          return s;
+        }
+      }
+      return s;
+    }
+    if (v instanceof CharSequence c) {
+      return sum + 2 + (long) CHAR_BYTES * c.length();
+    }
+    if (v == null || v instanceof Boolean) {
+      return sum + 5;
+    }
+    if (v instanceof BigDecimal || v instanceof BigInteger) {
+      return sum + v.toString().length() + 2;
+    }
+    if (v instanceof Number) {
+      return sum + NUMBER_BYTES;
+    }
+    if (v instanceof Enum<?> e) {
+      return sum + 2 + (long) CHAR_BYTES * e.name().length();
+    }
+    if (v instanceof Instant) {
+      return sum + 2 + 40;
+    }
+    if (v instanceof byte[] b) {
+      return sum + 2 + 4L * (b.length / 3 + 1);
+    }
+    if (v instanceof Buffer b) {
+      return sum + 2 + 4L * (b.length() / 3 + 1);
+    }
+    return UNKNOWN;
+  }
+
+  /**
+   * Whether any text of the value (a field name, a string, an enum's name, at any depth) contains needle: what
+   * json.encode().contains(needle) says for a needle of letters, digits and ':', which no encoding escapes and
+   * no other token holds. Null when it holds a type the walk does not know.
+   */
+  public static Boolean anyTextContains(Object json, String needle) {
+    if (json instanceof JsonObject o) {
+      return anyTextContains(o.getMap(), needle);
+    }
+    if (json instanceof JsonArray a) {
+      return anyTextContains(a.getList(), needle);
+    }
+    if (json instanceof Map<?, ?> m) {
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        if (String.valueOf(e.getKey()).contains(needle)) {
+          return true;
+        }
+        Boolean in = anyTextContains(e.getValue(), needle);
+        if (in == null || in) {
+          return in;
+        }
+      }
+      return false;
+    }
+    if (json instanceof List<?> l) {
+      for (Object e : l) {
+        Boolean in = anyTextContains(e, needle);
+        if (in == null || in) {
+          return in;
+        }
+      }
+      return false;
+    }
+    if (json instanceof CharSequence c) {
+      return c.toString().contains(needle);
+    }
+    if (json instanceof Enum<?> e) {
+      return e.name().contains(needle);
+    }
+    if (json == null || json instanceof Boolean || json instanceof Number || json instanceof Instant
+        || json instanceof byte[] || json instanceof Buffer) {
+      return false; // their texts are digits, true/false/null, a date, or base64: never the needle
+    }
+    return null;
+  }
+}
