@@ -42,6 +42,25 @@ class LingerTest {
   }
 
   @Test
+  void a_node_that_stops_while_a_completion_lingers_still_writes_it() {
+    // the node's own linger is 50 ms; this one is a second, so the completion surely lingers when the stop begins
+    TestNode slow = TestNode.withPrefix(node.prefix + "slow:").set("REDIS_LINGER", "1s").set("NODE_DRAIN_TIME", "10s")
+        .pipeline("one", "{'name':'one','nodeGroup':'master','transactionType':true,'steps':["
+            + "{'type':'util/fixed-reply','params':{'reply':{'done':true}}}]}")
+        .start(new TestSteps().registry());
+    try {
+      String txId = slow.nodeTransactions().start(new JsonObject().put("type", "one").put("owner", "acme")
+          .put("input", new JsonObject())).await().txId(); // from this thread: no linger for the start
+      slow.awaitField(txId, "processingState", "processing"); // taken: its completion lingers for a second
+      slow.stopKeepingData(); // drains: the runner's slot frees once its completion is written
+      assertEquals("complete", slow.stateField(txId, "processingState"));
+      assertEquals("success", slow.stateField(txId, "status"));
+    } finally {
+      slow.close();
+    }
+  }
+
+  @Test
   void starts_made_in_one_moment_linger_into_one_call_and_all_complete() {
     Transactions tx = node.nodeTransactions();
     long startsBefore = calls("start");
