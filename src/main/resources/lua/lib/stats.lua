@@ -137,15 +137,17 @@ local function stats_write(statsKeys, now, counts)
   stats_apply({statsKeys[1]}, now, stats_fields(counts), 'HINCRBY')
 end
 
--- The counts of a call as a flat reply, {field, n, …}, for the hot path's scripts (start, complete): the node adds
--- them up and writes them once a second with stats-add.lua (docs/decisions.md, "Stats counted by the node").
+-- The counts of a call as one text, a line '<field> <n>' each ('' when none), for the hot path's scripts (start,
+-- complete): the node adds them up and writes them once a second with stats-add.lua (docs/decisions.md, "Stats
+-- counted by the node"). One bulk string, not two a field: at a steady load each call carries one transaction and
+-- its dozen fields, and a node that gets the same text as last time adds it up without reading it again. A field
+-- holds no space or line break (names are NameForm's; stats_fields joins them with '|', '=' and '.').
 local function stats_flat(counts)
-  local flat = {}
+  local lines = {}
   for f, n in pairs(stats_fields(counts)) do
-    flat[#flat + 1] = f
-    flat[#flat + 1] = n
+    lines[#lines + 1] = f .. ' ' .. n -- a call's counts are small whole numbers: Lua writes them as such
   end
-  return flat
+  return table.concat(lines, '\n')
 end
 
 -- A node's clock may run behind the leader's: a 5 s slot is folded this long after it closed, so late counts

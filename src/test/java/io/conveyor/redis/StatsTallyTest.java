@@ -2,6 +2,8 @@ package io.conveyor.redis;
 
 import static io.conveyor.testing.TestRedis.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conveyor.testing.MutableClock;
 import io.conveyor.testing.TestRedis;
@@ -35,7 +37,7 @@ class StatsTallyTest {
     TestRedis.drop(prefix);
   }
 
-  /** A reply shaped as start.lua's and complete.lua's last element: {field, n, …}. */
+  /** A reply shaped as start.lua's and complete.lua's last element: a line '<field> <n>' each. */
   private Response flat(String script) {
     return link.send(Request.cmd(Command.EVAL).arg(script).arg(0)).await();
   }
@@ -54,12 +56,17 @@ class StatsTallyTest {
     StatsTally tally = new StatsTally(vertx, link, Duration.ofHours(1).toMillis());
     long now = clock.millis();
     String key = keys.statsKeys(0, now).get(0);
-    tally.add(key, now, flat("return {'queued', 2, 'started', 1}"), scripts.statsAdd, clock);
-    tally.add(key, now + 1, flat("return {'queued', 3, 'completed|owner=acme', 1}"), scripts.statsAdd, clock);
-    tally.add(key, now, flat("return {}"), scripts.statsAdd, clock); // a call that counted nothing
+    tally.add(key, now, flat("return 'queued 2\\nstarted 1'"), scripts.statsAdd, clock);
+    tally.add(key, now + 1, flat("return 'queued 3\\ncompleted|owner=acme 1'"), scripts.statsAdd, clock);
+    tally.add(key, now, flat("return ''"), scripts.statsAdd, clock); // a call that counted nothing
+    // the same text as the last: added up again from what was read of it
+    tally.add(key, now + 2, flat("return 'queued 3\\ncompleted|owner=acme 1'"), scripts.statsAdd, clock);
+    String refused = assertThrows(IllegalArgumentException.class, () -> tally.add(key, now, flat("return 'queued'"),
+        scripts.statsAdd, clock)).getMessage();
+    assertTrue(refused.contains("without a count"), refused);
     assertEquals(Map.of(), slot(key), "held: nothing written within the hour");
     tally.close().await();
-    assertEquals(Map.of("queued", "5", "started", "1", "completed|owner=acme", "1"), slot(key));
+    assertEquals(Map.of("queued", "8", "started", "1", "completed|owner=acme", "2"), slot(key));
     long ttl = cmd("PTTL", key).toLong();
     assertEquals(true, ttl > 0 && ttl <= 305_000, "expires when the 5 s series says: " + ttl);
   }
@@ -69,11 +76,11 @@ class StatsTallyTest {
     StatsTally tally = new StatsTally(vertx, link, Duration.ofHours(1).toMillis());
     long then = clock.millis();
     String old = keys.statsKeys(0, then).get(0);
-    tally.add(old, then, flat("return {'queued', 4}"), scripts.statsAdd, clock);
+    tally.add(old, then, flat("return 'queued 4'"), scripts.statsAdd, clock);
     clock.advance(Duration.ofSeconds(20)); // past the slot's start + 5 s + the fold's 10 s lag
     long now = clock.millis();
     String current = keys.statsKeys(0, now).get(0);
-    tally.add(current, now, flat("return {'queued', 1}"), scripts.statsAdd, clock);
+    tally.add(current, now, flat("return 'queued 1'"), scripts.statsAdd, clock);
     tally.close().await();
     assertEquals(0L, cmd("EXISTS", old).toLong(), "the folded slot's counts are not written");
     assertEquals(Map.of("queued", "1"), slot(current));
