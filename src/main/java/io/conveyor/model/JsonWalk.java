@@ -12,7 +12,9 @@ import java.util.Map;
 /**
  * Questions about a JSON value (a JsonObject, JsonArray, or what they hold) answered by walking it, not by
  * encoding it: the hot path asks them of every step's output and every run's input, and an encoding of a large
- * value is as large again in garbage. A value of a type the walk does not know sends the caller to the encoding.
+ * value is as large again in garbage. A value of a type the walk does not know exactly (an enum, whose text Jackson
+ * may take from an annotation; a number class of a step's own; a map key that is not a String; any other class)
+ * sends the caller to the encoding, which is also where a value that cannot be encoded fails, alone.
  */
 public final class JsonWalk {
   /** A number's longest text (Double.toString, Long.MIN_VALUE), quotes of a date or an enum's name aside. */
@@ -46,8 +48,11 @@ public final class JsonWalk {
     if (v instanceof Map<?, ?> m) {
       long s = sum + 2;
       for (Map.Entry<?, ?> e : m.entrySet()) {
+        if (!(e.getKey() instanceof String key)) {
+          return UNKNOWN;
+        }
         // "key": value,
-        s = bound(e.getValue(), s + 4 + (long) CHAR_BYTES * String.valueOf(e.getKey()).length(), stop);
+        s = bound(e.getValue(), s + 4 + (long) CHAR_BYTES * key.length(), stop);
         if (s > stop || s == UNKNOWN) {
           return s;
         }
@@ -64,7 +69,7 @@ public final class JsonWalk {
       }
       return s;
     }
-    if (v instanceof CharSequence c) {
+    if (v instanceof String c) {
       return sum + 2 + (long) CHAR_BYTES * c.length();
     }
     if (v == null || v instanceof Boolean) {
@@ -73,11 +78,9 @@ public final class JsonWalk {
     if (v instanceof BigDecimal || v instanceof BigInteger) {
       return sum + v.toString().length() + 2;
     }
-    if (v instanceof Number) {
-      return sum + NUMBER_BYTES;
-    }
-    if (v instanceof Enum<?> e) {
-      return sum + 2 + (long) CHAR_BYTES * e.name().length();
+    if (v instanceof Integer || v instanceof Long || v instanceof Double || v instanceof Float || v instanceof Short
+        || v instanceof Byte) {
+      return sum + NUMBER_BYTES; // NaN and the infinities are written quoted: at most 11
     }
     if (v instanceof Instant) {
       return sum + 2 + 40;
@@ -92,9 +95,9 @@ public final class JsonWalk {
   }
 
   /**
-   * Whether any text of the value (a field name, a string, an enum's name, at any depth) contains needle: what
+   * Whether any text of the value (a field name or a string, at any depth) contains needle: what
    * json.encode().contains(needle) says for a needle of letters, digits and ':', which no encoding escapes and
-   * no other token holds. Null when it holds a type the walk does not know.
+   * no other token holds. Null when it holds a type the walk does not know exactly (as utf8Bound).
    */
   public static Boolean anyTextContains(Object json, String needle) {
     if (json instanceof JsonObject o) {
@@ -105,7 +108,10 @@ public final class JsonWalk {
     }
     if (json instanceof Map<?, ?> m) {
       for (Map.Entry<?, ?> e : m.entrySet()) {
-        if (String.valueOf(e.getKey()).contains(needle)) {
+        if (!(e.getKey() instanceof String key)) {
+          return null;
+        }
+        if (key.contains(needle)) {
           return true;
         }
         Boolean in = anyTextContains(e.getValue(), needle);
@@ -124,13 +130,12 @@ public final class JsonWalk {
       }
       return false;
     }
-    if (json instanceof CharSequence c) {
-      return c.toString().contains(needle);
+    if (json instanceof String c) {
+      return c.contains(needle);
     }
-    if (json instanceof Enum<?> e) {
-      return e.name().contains(needle);
-    }
-    if (json == null || json instanceof Boolean || json instanceof Number || json instanceof Instant
+    if (json == null || json instanceof Boolean || json instanceof Integer || json instanceof Long
+        || json instanceof Double || json instanceof Float || json instanceof Short || json instanceof Byte
+        || json instanceof BigDecimal || json instanceof BigInteger || json instanceof Instant
         || json instanceof byte[] || json instanceof Buffer) {
       return false; // their texts are digits, true/false/null, a date, or base64: never the needle
     }

@@ -43,7 +43,9 @@ class JsonWalkTest {
     JsonObject o = new JsonObject().put("n", Long.MIN_VALUE).put("d", -1.2345678901234567E-300).put("t", true)
         .putNull("z").put("big", new BigDecimal("1" + "0".repeat(500) + ".5")).put("bi", BigInteger.TWO.pow(300))
         .put("at", Instant.parse("2026-11-29T13:00:00.123456789Z")).put("bytes", new byte[] {0, 1, 2, 3, 4})
-        .put("buf", Buffer.buffer("hello")).put("kind", Kind.SEALED_V1_).put("f", 1.0f / 3)
+        .put("buf", Buffer.buffer("hello")).put("f", 1.0f / 3).put("nan", Double.NaN)
+        .put("inf", Double.NEGATIVE_INFINITY).put("raw", new java.util.HashMap<>(java.util.Map.of("m", java.util.List.of(
+            "sealed:v", java.util.Map.of("k", (short) 7, "b", (byte) -8)))))
         .put("arr", new JsonArray().add(new JsonArray()).add(new JsonObject()).addNull().add("sealed").add("v1:"));
     for (String t : TEXTS) {
       o.put("k" + t, t);
@@ -56,6 +58,21 @@ class JsonWalkTest {
     assertTrue(JsonWalk.anyTextContains(new JsonObject().put("a", new JsonArray().add(new JsonObject()
         .put("deep", "sealed:v1:k1:..."))), NEEDLE));
     assertTrue(JsonWalk.anyTextContains(new JsonObject().put("sealed:v1:key", 1), NEEDLE));
+  }
+
+  @Test
+  void what_jackson_may_write_its_own_way_sends_the_caller_to_the_encoding() {
+    java.util.Map<Object, Object> nullKey = new java.util.HashMap<>();
+    nullKey.put(null, "x");
+    java.util.Map<Object, Object> enumKey = new java.util.HashMap<>();
+    enumKey.put(Kind.FIRST, "x");
+    Object[] odd = {Kind.SEALED_V1_, new StringBuilder("sealed:v1:"), new java.util.concurrent.atomic.AtomicLong(3),
+        nullKey, enumKey};
+    for (Object o : odd) {
+      JsonObject holder = new JsonObject().put("a", new JsonArray().add(new JsonObject().put("b", o)));
+      assertEquals(JsonWalk.UNKNOWN, JsonWalk.utf8Bound(holder, Long.MAX_VALUE - 1), o.toString());
+      assertNull(JsonWalk.anyTextContains(holder, NEEDLE), o.toString());
+    }
   }
 
   @Test
@@ -96,7 +113,7 @@ class JsonWalkTest {
   }
 
   private static Object value(Random r, int depth) {
-    return switch (r.nextInt(9)) {
+    return switch (r.nextInt(16)) {
       case 0, 1 -> tree(r, depth + 1);
       case 2 -> text(r);
       case 3 -> r.nextLong();
@@ -104,8 +121,21 @@ class JsonWalkTest {
       case 5 -> r.nextBoolean();
       case 6 -> null;
       case 7 -> r.nextInt();
+      case 8 -> new BigDecimal(r.nextLong()).scaleByPowerOfTen(r.nextInt(80) - 40);
+      case 9 -> r.nextFloat() * (float) Math.pow(10, r.nextInt(70) - 35);
+      case 10 -> new byte[r.nextInt(20)];
+      case 11 -> Instant.ofEpochSecond(r.nextInt(2_000_000_000), r.nextInt(1_000_000_000));
+      case 12 -> new double[] {Double.NaN, Double.POSITIVE_INFINITY, -0.0, Double.MIN_VALUE}[r.nextInt(4)];
+      case 13 -> depth > 3 ? "deep" : rawMap(text(r) + "k", value(r, depth + 1)); // a raw map in a tree
+      case 14 -> depth > 3 ? 1 : java.util.Arrays.asList(value(r, depth + 1), value(r, depth + 1)); // a raw list
       default -> text(r) + text(r);
     };
+  }
+
+  private static java.util.Map<String, Object> rawMap(String key, Object value) {
+    java.util.Map<String, Object> m = new java.util.HashMap<>();
+    m.put(key, value);
+    return m;
   }
 
   private static String text(Random r) {

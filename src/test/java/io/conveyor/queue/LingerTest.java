@@ -52,6 +52,7 @@ class LingerTest {
       String txId = slow.nodeTransactions().start(new JsonObject().put("type", "one").put("owner", "acme")
           .put("input", new JsonObject())).await().txId(); // from this thread: no linger for the start
       slow.awaitField(txId, "processingState", "processing"); // taken: its completion lingers for a second
+      assertEquals("processing", slow.stateField(txId, "processingState"), "still lingering as the stop begins");
       slow.stopKeepingData(); // drains: the runner's slot frees once its completion is written
       assertEquals("complete", slow.stateField(txId, "processingState"));
       assertEquals("success", slow.stateField(txId, "status"));
