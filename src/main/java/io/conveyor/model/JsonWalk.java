@@ -23,6 +23,8 @@ public final class JsonWalk {
   private static final int CHAR_BYTES = 6;
   /** The walk met a type it cannot size or read: encode to know. */
   public static final long UNKNOWN = Long.MAX_VALUE;
+  /** Deeper than this (or a value that holds itself) is left to the encoding, which has its own limit. */
+  private static final int MAX_DEPTH = 500;
 
   private JsonWalk() {
   }
@@ -32,18 +34,21 @@ public final class JsonWalk {
    * passes it (the walk stops there), or UNKNOWN when it holds a type the walk does not know.
    */
   public static long utf8Bound(Object json, long stopAbove) {
-    return bound(json, 0, stopAbove);
+    return bound(json, 0, stopAbove, 0);
   }
 
-  private static long bound(Object v, long sum, long stop) {
+  private static long bound(Object v, long sum, long stop, int depth) {
     if (sum > stop || sum == UNKNOWN) {
       return sum;
     }
+    if (depth > MAX_DEPTH) {
+      return UNKNOWN;
+    }
     if (v instanceof JsonObject o) {
-      return bound(o.getMap(), sum, stop);
+      return bound(o.getMap(), sum, stop, depth);
     }
     if (v instanceof JsonArray a) {
-      return bound(a.getList(), sum, stop);
+      return bound(a.getList(), sum, stop, depth);
     }
     if (v instanceof Map<?, ?> m) {
       long s = sum + 2;
@@ -52,7 +57,7 @@ public final class JsonWalk {
           return UNKNOWN;
         }
         // "key": value,
-        s = bound(e.getValue(), s + 4 + (long) CHAR_BYTES * key.length(), stop);
+        s = bound(e.getValue(), s + 4 + (long) CHAR_BYTES * key.length(), stop, depth + 1);
         if (s > stop || s == UNKNOWN) {
           return s;
         }
@@ -62,7 +67,7 @@ public final class JsonWalk {
     if (v instanceof List<?> l) {
       long s = sum + 2;
       for (Object e : l) {
-        s = bound(e, s + 1, stop);
+        s = bound(e, s + 1, stop, depth + 1);
         if (s > stop || s == UNKNOWN) {
           return s;
         }
@@ -100,11 +105,18 @@ public final class JsonWalk {
    * no other token holds. Null when it holds a type the walk does not know exactly (as utf8Bound).
    */
   public static Boolean anyTextContains(Object json, String needle) {
+    return contains(json, needle, 0);
+  }
+
+  private static Boolean contains(Object json, String needle, int depth) {
+    if (depth > MAX_DEPTH) {
+      return null;
+    }
     if (json instanceof JsonObject o) {
-      return anyTextContains(o.getMap(), needle);
+      return contains(o.getMap(), needle, depth);
     }
     if (json instanceof JsonArray a) {
-      return anyTextContains(a.getList(), needle);
+      return contains(a.getList(), needle, depth);
     }
     if (json instanceof Map<?, ?> m) {
       for (Map.Entry<?, ?> e : m.entrySet()) {
@@ -114,7 +126,7 @@ public final class JsonWalk {
         if (key.contains(needle)) {
           return true;
         }
-        Boolean in = anyTextContains(e.getValue(), needle);
+        Boolean in = contains(e.getValue(), needle, depth + 1);
         if (in == null || in) {
           return in;
         }
@@ -123,7 +135,7 @@ public final class JsonWalk {
     }
     if (json instanceof List<?> l) {
       for (Object e : l) {
-        Boolean in = anyTextContains(e, needle);
+        Boolean in = contains(e, needle, depth + 1);
         if (in == null || in) {
           return in;
         }
