@@ -147,9 +147,34 @@ export async function walkOverview(page, seed) {
   await page.evaluate(() => { location.hash = '#/'; });
   await page.waitForSelector('#view-overview:not([hidden])');
   const master = '#queues tr.group-row[data-group="master"]';
+  // a poll that read the cluster before the pause and answers after it must not paint 'running' over 'paused':
+  // its answer is held until the pause is drawn, then let go, and the page drops it (latest wins)
+  let release;
+  const released = new Promise(r => { release = r; });
+  let heldRead;
+  const read = new Promise(r => { heldRead = r; });
+  let holding = true;
+  await page.route('**/api/v1/cluster', async route => {
+    if (!holding) { return route.continue(); }
+    holding = false;
+    const answer = await route.fetch();
+    heldRead(answer);
+    await released;
+    await route.fulfill({ response: answer });
+  });
+  const stale = await (await read).json();
+  if (stale.queues.master.state !== 'running') { throw new Error('the held read says ' + stale.queues.master.state); }
+  const droppedBefore = await page.evaluate(() => Number(document.querySelector('#queues').dataset.dropped || 0));
   await page.click(master + ' button.group-pause');
   await page.waitForFunction(sel => document.querySelector(sel + ' td.group-state').textContent === 'paused', master);
   console.log('after pause: ' + await page.textContent('#group-result'));
+  release();
+  await page.waitForFunction(before => Number(document.querySelector('#queues').dataset.dropped || 0) > before,
+    droppedBefore);
+  await page.unroute('**/api/v1/cluster');
+  const shown = await page.textContent(master + ' td.group-state');
+  if (shown !== 'paused') { throw new Error('a read from before the pause was drawn over it: ' + shown); }
+  console.log('a read from before the pause dropped: still paused');
   await page.click(master + ' button.group-resume');
   await page.waitForFunction(sel => document.querySelector(sel + ' td.group-state').textContent === 'running', master);
   const order = '#pipelines tr.pipeline-row[data-pipeline="order"]';

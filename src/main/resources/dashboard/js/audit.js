@@ -10,15 +10,22 @@ function auditQuery() {
   return '/api/v1/admin/audit?' + q.join('&');
 }
 
-/** The latest 50 acts that match the filters; a node without an archive says so instead. */
-export async function refreshAudit() {
-  let data;
+/** Reads the latest 50 acts that match the filters: { data }, or { error } on a node without an archive. */
+export async function readAudit() {
   try {
-    data = await api('GET', auditQuery());
+    return { data: await api('GET', auditQuery()) };
   } catch (e) {
-    text($('#audit-state'), 'The audit log is not readable here: ' + e.message);
+    return { error: e };
+  }
+}
+
+/** Draws what readAudit read; a node without an archive says so instead. */
+export function drawAudit(read) {
+  if (read.error) {
+    text($('#audit-state'), 'The audit log is not readable here: ' + read.error.message);
     return;
   }
+  const data = read.data;
   text($('#audit-state'), data.entries.length ? '' : 'No admin act matches.');
   fillRows('#audit', data.entries, 'audit-row', (tr, a) => {
     tr.dataset.outcome = a.outcome;

@@ -50,3 +50,24 @@ export function duration(ms) {
   if (ms < 3600000) { return (ms / 60000).toFixed(1) + ' min'; }
   return (ms / 3600000).toFixed(1) + ' h';
 }
+
+/**
+ * Latest wins, for a refresh that can overlap itself (the 3 s poll, a button's refresh, a pushed fact's): each call
+ * takes a number as it starts, and what it read is drawn only when no call started after it was drawn first, so an
+ * answer read before a pause never paints over the one read after it. mark's data-dropped counts the answers dropped.
+ */
+export function latestWins(mark) {
+  let started = 0;
+  let drawn = 0;
+  return {
+    begin() { return ++started; },
+    draw(n) {
+      if (n <= drawn) {
+        mark().dataset.dropped = String(Number(mark().dataset.dropped || 0) + 1);
+        return false;
+      }
+      drawn = n;
+      return true;
+    }
+  };
+}

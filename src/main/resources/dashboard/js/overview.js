@@ -1,8 +1,8 @@
 // The overview: nodes, queues, limits, pipelines, schedules, throughput, the lists of transactions and events.
-import { $, text, el, txLink, cell, fillRows, shortTx } from './dom.js';
+import { $, text, el, txLink, cell, fillRows, shortTx, latestWins } from './dom.js';
 import { api } from './api.js';
 import { refreshHour } from './hour.js';
-import { refreshAudit, wireAudit } from './audit.js';
+import { readAudit, drawAudit, wireAudit } from './audit.js';
 
 function ageSeconds(now, then) { return ((Date.parse(now) - Date.parse(then)) / 1000).toFixed(1) + ' s'; }
 
@@ -210,11 +210,16 @@ function stuckDetails(s) {
   return parts.join(' · ');
 }
 
+const polled = latestWins(() => $('#queues'));
+const listed = latestWins(() => $('#events'));
+
 /** What no event announces: the nodes' heartbeats, queue lengths, pipelines, schedules, counters, the archive's lag. */
 export async function refreshPolled() {
+  const n = polled.begin();
   const [cluster, stats, pipelines, schedules, archive, stuck] = await Promise.all([api('GET', '/api/v1/cluster'),
     api('GET', '/api/v1/stats?series=5s'), api('GET', '/api/v1/pipelines'), api('GET', '/api/v1/admin/schedules'),
     api('GET', '/api/v1/admin/archive'), api('GET', '/api/v1/admin/stuck?limit=50')]);
+  if (!polled.draw(n)) { return; }
   renderCluster(cluster);
   renderPipelines(pipelines);
   renderSchedules(schedules);
@@ -226,12 +231,15 @@ export async function refreshPolled() {
 
 /** The lists and events: refreshed when the bridge says something changed (or polled while it is down). */
 export async function refreshLists() {
-  renderEvents(await api('GET', eventsQuery()));
-  for (const name of ['inplay', 'sleeping', 'exceptions']) {
-    renderList(name, (await api('GET', '/api/v1/admin/transactions?limit=20&list=' + name)).transactions);
-  }
-  renderList('recent', await recent());
-  await refreshAudit();
+  const n = listed.begin();
+  const names = ['inplay', 'sleeping', 'exceptions'];
+  const [events, audit, recently, ...lists] = await Promise.all([api('GET', eventsQuery()), readAudit(), recent(),
+    ...names.map(name => api('GET', '/api/v1/admin/transactions?limit=20&list=' + name))]);
+  if (!listed.draw(n)) { return; }
+  renderEvents(events);
+  names.forEach((name, i) => renderList(name, lists[i].transactions));
+  renderList('recent', recently);
+  drawAudit(audit);
 }
 
 export function wireOverview(changed) {

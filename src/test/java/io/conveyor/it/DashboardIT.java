@@ -155,6 +155,8 @@ class DashboardIT {
       assertEquals(0, p.exitValue(), output);
       assertTrue(output.contains("dashboard: all checks passed"), output);
       assertTrue(output.contains("group paused and resumed, pipeline disabled and enabled"), output);
+      // a poll's answer read before the pause and come back after it was dropped, not drawn over the pause
+      assertTrue(output.contains("a read from before the pause dropped: still paused"), output);
       assertTrue(output.contains("schedule paused and triggered from the page"), output);
       assertTrue(output.contains("node death shown after"), output);
       // a badge per partition where there are several (CONVEYOR_TEST_REDIS_PARTITIONS), none with one
