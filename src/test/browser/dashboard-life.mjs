@@ -79,3 +79,22 @@ export async function walkWakeAndSwitch(page, seed) {
   }
   console.log('folded JSON: input and output closed when the detail opens, each opened by its summary');
 }
+
+/** More, clicked twice at once, asks for the next page once: each transaction is listed once. */
+export async function walkMore(page) {
+  await page.evaluate(() => { location.hash = '#/'; });
+  await page.waitForSelector('#view-overview:not([hidden])');
+  for (const f of ['status', 'owner', 'externalId', 'from', 'to', 'q']) { await page.fill('#s-' + f, ''); }
+  await page.fill('#s-pipeline', 'later');
+  await page.click('#btn-search');
+  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 50 &&
+    !document.querySelector('#btn-more').hidden);
+  await page.dblclick('#btn-more');
+  await page.waitForFunction(() => document.querySelector('#results').dataset.reading === '0' &&
+    document.querySelectorAll('#results tr.result-row').length >= 100);
+  const ids = await page.$$eval('#results tr.result-row', rs => rs.map(r => r.dataset.tx));
+  if (ids.length !== 100 || new Set(ids).size !== 100) {
+    throw new Error('More clicked twice listed ' + ids.length + ' rows, ' + new Set(ids).size + ' of them distinct');
+  }
+  console.log('More clicked twice: 100 rows, each once');
+}

@@ -3,7 +3,7 @@
 import { chromium } from 'playwright-core';
 import { walkDetail, walkOverview, walkPipeline, walkSizes, noSidewaysScroll } from './dashboard-walks.mjs';
 import { walkAwait, walkVersions, walkRollout, walkOverviewA11y, walkPartitions } from './dashboard-more.mjs';
-import { walkRecentArchived, walkCompensation, walkWakeAndSwitch } from './dashboard-life.mjs';
+import { walkRecentArchived, walkCompensation, walkWakeAndSwitch, walkMore } from './dashboard-life.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -42,6 +42,7 @@ try {
     await walkVersions(page, seed, noSidewaysScroll);
     await walkRollout(page, seed);
     await walkSizes(page, seed);
+    await walkMore(page);
   } catch (e) {
     // what the page showed when a check failed
     console.log('failed with the page at ' + await page.evaluate(() => location.hash) + ': ' + JSON.stringify(

@@ -52,10 +52,12 @@ function route() {
 async function refresh(lists) {
   if (!key() || $('#main').hidden || $('#view-overview').hidden) { return; }
   try {
-    await refreshPolled();
+    const drawn = await refreshPolled();
     if (lists || !live) { await refreshLists(); }
-    $('#error').hidden = true;
-    text($('#updated'), 'updated ' + new Date().toLocaleTimeString());
+    if (drawn) {
+      $('#error').hidden = true;
+      text($('#updated'), 'updated ' + new Date().toLocaleTimeString());
+    }
   } catch (e) {
     error(e);
   }

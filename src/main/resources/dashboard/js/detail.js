@@ -111,8 +111,10 @@ function render(d, source) {
   status.className = 'badge status-' + s.status;
   text($('#detail-facts'), facts(d));
   $('#detail-pipeline').href = '#/pipeline/' + encodeURIComponent(s.type);
-  renderActions(d, () => openDetail(s.txId, 'action'));
-  renderAwaiting(d, () => openDetail(s.txId, 'action'));
+  // after an action, read it again: unless the reader has gone elsewhere meanwhile
+  const again = () => { if (shown === s.txId) { openDetail(s.txId, 'action'); } };
+  renderActions(d, again);
+  renderAwaiting(d, again);
   renderTimeline($('#timeline'), d, Date.now());
   renderTree(d);
   renderSteps(d);
@@ -153,4 +155,5 @@ export async function openDetail(txId, source) {
   }
 }
 
-export function closeDetail() { shown = null; linked = new Set(); }
+/** Leaves the detail: a read still out for it is not drawn (nor scrolls the page) when it answers. */
+export function closeDetail() { shown = null; linked = new Set(); loading++; }

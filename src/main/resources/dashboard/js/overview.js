@@ -72,7 +72,7 @@ async function groupAction(group, action) {
   } catch (e) {
     text($('#group-result'), e.message);
   }
-  refreshPolled();
+  refreshPolled().catch(() => {}); // a refusal shows at the next poll
 }
 
 /** A button that POSTs to path, shows a refusal where the group actions answer, and refreshes either way. */
@@ -84,7 +84,7 @@ function postButton(className, label, path) {
     } catch (e) {
       text($('#group-result'), e.message);
     }
-    refreshPolled();
+    refreshPolled().catch(() => {}); // a refusal shows at the next poll
   });
   return b;
 }
@@ -213,13 +213,16 @@ function stuckDetails(s) {
 const polled = latestWins(() => $('#queues'));
 const listed = latestWins(() => $('#events'));
 
-/** What no event announces: the nodes' heartbeats, queue lengths, pipelines, schedules, counters, the archive's lag. */
+/**
+ * What no event announces: the nodes' heartbeats, queue lengths, pipelines, schedules, counters, the archive's lag.
+ * True when drawn; false when a refresh started later was drawn first (this one's answer is older, and dropped).
+ */
 export async function refreshPolled() {
   const n = polled.begin();
   const [cluster, stats, pipelines, schedules, archive, stuck] = await Promise.all([api('GET', '/api/v1/cluster'),
     api('GET', '/api/v1/stats?series=5s'), api('GET', '/api/v1/pipelines'), api('GET', '/api/v1/admin/schedules'),
     api('GET', '/api/v1/admin/archive'), api('GET', '/api/v1/admin/stuck?limit=50')]);
-  if (!polled.draw(n)) { return; }
+  if (!polled.draw(n)) { return false; }
   renderCluster(cluster);
   renderPipelines(pipelines);
   renderSchedules(schedules);
@@ -227,19 +230,26 @@ export async function refreshPolled() {
   renderArchive(archive);
   renderStuck(stuck);
   await refreshHour(cluster.queues, false);
+  return true;
 }
 
-/** The lists and events: refreshed when the bridge says something changed (or polled while it is down). */
+/**
+ * The lists and events: refreshed when the bridge says something changed (or polled while it is down). Each part
+ * that was read is drawn even when another could not be (recent reads the archive, which may be down); the first
+ * refusal is then thrown for the page to show.
+ */
 export async function refreshLists() {
   const n = listed.begin();
   const names = ['inplay', 'sleeping', 'exceptions'];
-  const [events, audit, recently, ...lists] = await Promise.all([api('GET', eventsQuery()), readAudit(), recent(),
-    ...names.map(name => api('GET', '/api/v1/admin/transactions?limit=20&list=' + name))]);
+  const [events, audit, recently, ...lists] = await Promise.allSettled([api('GET', eventsQuery()), readAudit(),
+    recent(), ...names.map(name => api('GET', '/api/v1/admin/transactions?limit=20&list=' + name))]);
   if (!listed.draw(n)) { return; }
-  renderEvents(events);
-  names.forEach((name, i) => renderList(name, lists[i].transactions));
-  renderList('recent', recently);
-  drawAudit(audit);
+  if (events.status === 'fulfilled') { renderEvents(events.value); }
+  names.forEach((name, i) => { if (lists[i].status === 'fulfilled') { renderList(name, lists[i].value.transactions); } });
+  if (recently.status === 'fulfilled') { renderList('recent', recently.value); }
+  drawAudit(audit.value);
+  const refused = [events, recently, ...lists].find(x => x.status === 'rejected');
+  if (refused) { throw refused.reason; }
 }
 
 export function wireOverview(changed) {

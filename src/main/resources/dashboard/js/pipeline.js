@@ -5,7 +5,7 @@
 import { $, text, el, duration } from './dom.js';
 import { api } from './api.js';
 import { renderVersions } from './versions.js';
-import { renderRollout } from './rollout.js';
+import { renderRollout, forgetRollout } from './rollout.js';
 
 function pipeLink(name, note) {
   const a = el('a', 'pipe-link', name);
@@ -104,11 +104,16 @@ export function drawSteps(def, stats, mark) {
   return list;
 }
 
+let opening = 0; // each drawing takes the next number; one that a later drawing overtook stops drawing
+
 export async function openPipeline(name) {
+  const mine = ++opening;
+  const latest = () => mine === opening;
   const view = $('#pipeline-view');
   view.dataset.pipeline = name;
   delete view.dataset.drawn;
   text($('#pipeline-title'), name);
+  forgetRollout();
   const graph = $('#pipeline-graph');
   const path = '/api/v1/pipelines/' + encodeURIComponent(name);
   try {
@@ -120,6 +125,7 @@ export async function openPipeline(name) {
       if (e.message === 'unauthorized') { throw e; }
       return { stepStats: null };
     });
+    if (!latest()) { return; }
     const def = p.definition || {};
     text($('#pipeline-facts'), 'group ' + p.nodeGroup + ' · version ' + p.version + (p.disabled ? ' · disabled' : '') +
       (p.transactionType ? ' · startable' : ' · started only as a child or branch') +
@@ -127,9 +133,10 @@ export async function openPipeline(name) {
     text($('#pipeline-stats'), outcomes(stats));
     graph.replaceChildren(drawSteps(def, current.stepStats));
     renderVersions(name, versions);
-    await renderRollout(name, () => openPipeline(name));
+    await renderRollout(name, latest, () => { if (view.dataset.pipeline === name) { openPipeline(name); } });
+    if (!latest()) { return; }
     view.dataset.drawn = name;
   } catch (e) {
-    if (e.message !== 'unauthorized') { graph.replaceChildren(el('p', 'error', 'not drawn: ' + e.message)); }
+    if (latest() && e.message !== 'unauthorized') { graph.replaceChildren(el('p', 'error', 'not drawn: ' + e.message)); }
   }
 }

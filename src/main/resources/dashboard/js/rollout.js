@@ -30,6 +30,7 @@ function rate(f) {
 
 async function act(action) {
   const r = current;
+  if (!r) { return; } // another pipeline's drawing is under way: its own rollout is not drawn yet
   const a = ACTS[action];
   if (!(await ask(a.label + ' the rollout of ' + r.name + ': ' + a.says(r)))) {
     text($('#rollout-result'), a.label + ': not done');
@@ -44,11 +45,20 @@ async function act(action) {
   r.reopen();
 }
 
-/** Shows the rollout of pipeline name (hidden when it never had one); reopen draws the pipeline view again. */
-export async function renderRollout(name, reopen) {
+/** A drawing of another pipeline begins: Promote and Roll back act on nothing until its rollout is drawn. */
+export function forgetRollout() {
+  current = null;
+  $('#rollout-actions').hidden = true;
+}
+
+/**
+ * Shows the rollout of pipeline name (hidden when it never had one); latest() says whether this drawing is still
+ * the one asked for last (when not, it stops), reopen draws the pipeline view again.
+ */
+export async function renderRollout(name, latest, reopen) {
   const box = $('#rollout');
   const r = await api('GET', '/api/v1/admin/pipelines/' + encodeURIComponent(name) + '/rollout');
-  current = Object.assign({ reopen }, r);
+  if (!latest()) { return; }
   box.hidden = r.state === 'none';
   if (box.hidden) { box.dataset.state = r.state; return; }
   text($('#rollout-state'), r.state === 'canary' ? 'Canary ' + r.version + ' takes ' + r.share + ' % of new starts, ' +
@@ -57,6 +67,7 @@ export async function renderRollout(name, reopen) {
   const rows = rowsOf(r);
   const path = '/api/v1/pipelines/' + encodeURIComponent(name) + '/versions/';
   const figures = await Promise.all(rows.map(v => api('GET', path + v.version).then(x => x.figures, () => null)));
+  if (!latest()) { return; }
   rows.forEach((v, i) => { v.figures = figures[i]; });
   fillRows('#rollout-versions', rows, 'rollout-row', (tr, v) => {
     const f = v.figures || {};
@@ -68,6 +79,7 @@ export async function renderRollout(name, reopen) {
     cell(tr, f.p99Ms == null ? (f.started ? '> 33 min or none timed' : '') : '≤ ' + f.p99Ms + ' ms');
   });
   $('#rollout-actions').hidden = r.state !== 'canary';
+  current = Object.assign({ reopen }, r);
   box.dataset.state = r.state; // drawn: what a reader waits on
   if (!wired) {
     wired = true;

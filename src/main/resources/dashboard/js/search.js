@@ -5,6 +5,8 @@ import { api } from './api.js';
 
 const FILTERS = ['status', 'pipeline', 'owner', 'externalId', 'from', 'to', 'q'];
 let nextCursor = null;
+let searching = 0; // each search or page of more takes the next number; only the latest one's answer is drawn
+let reading = 0; // reads out now: More waits for none, so a page is never asked twice or on an older search's cursor
 
 function searchParams() {
   const p = new URLSearchParams();
@@ -52,15 +54,22 @@ function renderResults(data, append) {
 }
 
 export async function runSearch(append) {
+  if (append && (reading > 0 || !nextCursor)) { return; }
+  const mine = ++searching;
   const p = searchParams();
   if (!append) { history.replaceState(null, '', '#search?' + p.toString()); }
-  if (append && nextCursor) { p.set('cursor', nextCursor); }
+  if (append) { p.set('cursor', nextCursor); }
   p.set('limit', '50');
+  $('#results').dataset.reading = String(++reading);
   try {
-    renderResults(await api('GET', '/api/v1/admin/transactions?' + p.toString()), append);
+    const data = await api('GET', '/api/v1/admin/transactions?' + p.toString());
+    if (mine !== searching) { return; } // a later search was asked for: this answer is not what the form says
+    renderResults(data, append);
     text($('#search-result'), $('#results tbody').children.length + ' shown' + (nextCursor ? ', more below' : ''));
   } catch (e) {
-    if (e.message !== 'unauthorized') { text($('#search-result'), 'search refused: ' + e.message); }
+    if (mine === searching && e.message !== 'unauthorized') { text($('#search-result'), 'search refused: ' + e.message); }
+  } finally {
+    $('#results').dataset.reading = String(--reading);
   }
 }
 

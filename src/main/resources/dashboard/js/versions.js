@@ -8,6 +8,7 @@ import { drawSteps } from './pipeline.js';
 
 let shown = null; // the pipeline whose versions are on screen
 let wired = false;
+let comparing = 0; // each compare takes the next number, and a new pipeline shown one more: only the latest is drawn
 
 function when(iso) { return iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : 'before times were kept'; }
 
@@ -105,9 +106,11 @@ async function compare(name) {
   const b = $('#compare-b').value;
   const out = $('#versions-compare');
   if (!a || !b) { return; }
+  const mine = ++comparing;
   const path = '/api/v1/pipelines/' + encodeURIComponent(name) + '/versions/';
   try {
     const [left, right] = await Promise.all([api('GET', path + a), api('GET', path + b)]);
+    if (mine !== comparing) { return; } // a later compare, or another pipeline, was asked for
     const marks = compareSteps(left.definition.steps || [], right.definition.steps || []);
     const top = changedFields(Object.assign({}, left.definition, { steps: null }),
       Object.assign({}, right.definition, { steps: null }));
@@ -119,7 +122,7 @@ async function compare(name) {
     out.replaceChildren(column(left, marks.left, 'left'), column(right, marks.right, 'right'));
     out.dataset.compared = a + ' ' + b;
   } catch (e) {
-    if (e.message !== 'unauthorized') { text($('#compare-summary'), 'not drawn: ' + e.message); }
+    if (mine === comparing && e.message !== 'unauthorized') { text($('#compare-summary'), 'not drawn: ' + e.message); }
   }
 }
 
@@ -150,6 +153,7 @@ export function renderVersions(name, data) {
   $('#compare-form').hidden = data.versions.length < 2;
   if (shown !== name) {
     shown = name;
+    comparing++;
     $('#versions-compare').replaceChildren();
     delete $('#versions-compare').dataset.compared;
     text($('#compare-summary'), data.versions.length < 2 ? 'Only one version so far.' : '');
