@@ -87,14 +87,21 @@ export async function walkMore(page) {
   for (const f of ['status', 'owner', 'externalId', 'from', 'to', 'q']) { await page.fill('#s-' + f, ''); }
   await page.fill('#s-pipeline', 'later');
   await page.click('#btn-search');
-  await page.waitForFunction(() => document.querySelectorAll('#results tr.result-row').length === 50 &&
-    !document.querySelector('#btn-more').hidden);
-  await page.dblclick('#btn-more');
+  // a page may be short when the search's time budget ends first: what counts is what More adds
   await page.waitForFunction(() => document.querySelector('#results').dataset.reading === '0' &&
-    document.querySelectorAll('#results tr.result-row').length >= 100);
+    document.querySelectorAll('#results tr.result-row').length > 0 && !document.querySelector('#btn-more').hidden);
+  const first = await page.locator('#results tr.result-row').count();
+  let pages = 0;
+  const counted = r => { if (r.url().includes('/api/v1/admin/transactions?') && r.url().includes('cursor=')) { pages++; } };
+  page.on('request', counted);
+  await page.dblclick('#btn-more');
+  await page.waitForFunction(n => document.querySelector('#results').dataset.reading === '0' &&
+    document.querySelectorAll('#results tr.result-row').length > n, first);
+  page.off('request', counted);
   const ids = await page.$$eval('#results tr.result-row', rs => rs.map(r => r.dataset.tx));
-  if (ids.length !== 100 || new Set(ids).size !== 100) {
-    throw new Error('More clicked twice listed ' + ids.length + ' rows, ' + new Set(ids).size + ' of them distinct');
+  if (pages !== 1 || new Set(ids).size !== ids.length) {
+    throw new Error('More clicked twice asked for ' + pages + ' page(s) and listed ' + ids.length + ' rows, ' +
+      new Set(ids).size + ' of them distinct');
   }
-  console.log('More clicked twice: 100 rows, each once');
+  console.log('More clicked twice: one page asked for, ' + ids.length + ' rows, each once');
 }

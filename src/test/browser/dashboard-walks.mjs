@@ -155,7 +155,8 @@ export async function walkOverview(page, seed) {
   let heldFailed;
   const read = new Promise((r, f) => { heldRead = r; heldFailed = f; });
   let answered;
-  const fulfilled = new Promise(r => { answered = r; });
+  let unanswered;
+  const fulfilled = new Promise((r, f) => { answered = r; unanswered = f; });
   let holding = true;
   await page.route('**/api/v1/cluster', async route => {
     if (!holding) { return route.continue(); }
@@ -168,6 +169,7 @@ export async function walkOverview(page, seed) {
       answered();
     } catch (e) {
       heldFailed(e);
+      unanswered(e);
     }
   });
   let timer;

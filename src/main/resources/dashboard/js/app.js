@@ -54,10 +54,8 @@ async function refresh(lists) {
   try {
     const drawn = await refreshPolled();
     if (lists || !live) { await refreshLists(); }
-    if (drawn) {
-      $('#error').hidden = true;
-      text($('#updated'), 'updated ' + new Date().toLocaleTimeString());
-    }
+    $('#error').hidden = true;
+    if (drawn) { text($('#updated'), 'updated ' + new Date().toLocaleTimeString()); }
   } catch (e) {
     error(e);
   }

@@ -111,7 +111,7 @@ function render(d, source) {
   status.className = 'badge status-' + s.status;
   text($('#detail-facts'), facts(d));
   $('#detail-pipeline').href = '#/pipeline/' + encodeURIComponent(s.type);
-  // after an action, read it again: unless the reader has gone elsewhere meanwhile
+  // after an action, read it again: unless the reader has gone back to the overview or opened another meanwhile
   const again = () => { if (shown === s.txId) { openDetail(s.txId, 'action'); } };
   renderActions(d, again);
   renderAwaiting(d, again);

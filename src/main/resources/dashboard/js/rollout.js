@@ -45,10 +45,11 @@ async function act(action) {
   r.reopen();
 }
 
-/** A drawing of another pipeline begins: Promote and Roll back act on nothing until its rollout is drawn. */
+/** A pipeline's drawing begins (another's, or this one's again): Promote and Roll back act on nothing until its rollout is drawn. */
 export function forgetRollout() {
   current = null;
   $('#rollout-actions').hidden = true;
+  delete $('#rollout').dataset.state;
 }
 
 /**

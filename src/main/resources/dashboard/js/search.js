@@ -6,7 +6,7 @@ import { api } from './api.js';
 const FILTERS = ['status', 'pipeline', 'owner', 'externalId', 'from', 'to', 'q'];
 let nextCursor = null;
 let searching = 0; // each search or page of more takes the next number; only the latest one's answer is drawn
-let reading = 0; // reads out now: More waits for none, so a page is never asked twice or on an older search's cursor
+let reading = 0; // reads out now: a click on More while one is out is dropped, so a page is never asked for twice
 
 function searchParams() {
   const p = new URLSearchParams();
@@ -57,7 +57,12 @@ export async function runSearch(append) {
   if (append && (reading > 0 || !nextCursor)) { return; }
   const mine = ++searching;
   const p = searchParams();
-  if (!append) { history.replaceState(null, '', '#search?' + p.toString()); }
+  if (!append) {
+    history.replaceState(null, '', '#search?' + p.toString());
+    // the cursor shown belongs to the search before: none until this one answers (or for good, if it is refused)
+    nextCursor = null;
+    $('#btn-more').hidden = true;
+  }
   if (append) { p.set('cursor', nextCursor); }
   p.set('limit', '50');
   $('#results').dataset.reading = String(++reading);
