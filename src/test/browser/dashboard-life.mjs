@@ -105,3 +105,44 @@ export async function walkMore(page) {
   }
   console.log('More clicked twice: one page asked for, ' + ids.length + ' rows, each once');
 }
+
+/**
+ * With the bridge down the detail is read every 3 s; each read here answers only once the next has started (slower
+ * than the poll), and each answer still draws, in order (latest wins; a rule of "the last started only" drew none).
+ * Last of the walks: the bridge stays mocked down for the rest of the page's life.
+ */
+export async function walkSlowDetail(page, seed) {
+  await page.routeWebSocket(/\/eventbus\//, ws => {
+    ws.onMessage(() => ws.send(JSON.stringify({ type: 'err', message: 'down for the test' })));
+  });
+  await page.evaluate(id => { location.hash = '#/tx/' + id; }, seed.charged);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#live').classList.contains('off'));
+  await page.waitForFunction(id => document.querySelector('#detail').dataset.tx === id, seed.charged);
+  let held = null;
+  let released = 0;
+  let stop = false;
+  let first;
+  const firstRead = new Promise(r => { first = r; });
+  const path = new RegExp('/api/v1/admin/transactions/' + seed.charged + '$');
+  await page.route(path, async route => {
+    if (stop) { return route.continue(); }
+    const before = held;
+    held = route;
+    first();
+    if (before) {
+      released++;
+      await before.fulfill({ response: await before.fetch() });
+    }
+  });
+  let timer;
+  await Promise.race([firstRead, new Promise((r, f) => {
+    timer = setTimeout(() => f(new Error('no detail read with the bridge down in 20 s')), 20000);
+  })]).finally(() => clearTimeout(timer));
+  await page.evaluate(() => { document.querySelector('#detail').dataset.source = 'test'; });
+  await page.waitForFunction(() => document.querySelector('#detail').dataset.source === 'poll');
+  stop = true;
+  await held.continue().catch(() => {}); // the one still held (answered already if the next one took it)
+  await page.unroute(path);
+  console.log('slow detail reads drawn with the bridge down: ' + released + ' answered after the next began');
+}

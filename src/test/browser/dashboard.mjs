@@ -3,7 +3,7 @@
 import { chromium } from 'playwright-core';
 import { walkDetail, walkOverview, walkPipeline, walkSizes, noSidewaysScroll } from './dashboard-walks.mjs';
 import { walkAwait, walkVersions, walkRollout, walkOverviewA11y, walkPartitions } from './dashboard-more.mjs';
-import { walkRecentArchived, walkCompensation, walkWakeAndSwitch, walkMore } from './dashboard-life.mjs';
+import { walkRecentArchived, walkCompensation, walkWakeAndSwitch, walkMore, walkSlowDetail } from './dashboard-life.mjs';
 
 const seed = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -43,6 +43,7 @@ try {
     await walkRollout(page, seed);
     await walkSizes(page, seed);
     await walkMore(page);
+    await walkSlowDetail(page, seed);
   } catch (e) {
     // what the page showed when a check failed
     console.log('failed with the page at ' + await page.evaluate(() => location.hash) + ': ' + JSON.stringify(

@@ -1,6 +1,6 @@
 // One transaction's life on one screen, opened in place at #/tx/<txId>: its state and the actions that apply,
 // its timeline, its tree (parent, children, branches, compensation), its steps, and its JSON folded.
-import { $, text, el, txLink } from './dom.js';
+import { $, text, el, txLink, latestWins } from './dom.js';
 import { detail } from './api.js';
 import { renderTimeline } from './timeline.js';
 import { renderActions } from './actions.js';
@@ -8,7 +8,7 @@ import { renderAwaiting } from './awaiting.js';
 
 let shown = null; // the txId on screen
 let linked = new Set(); // the txIds its tree shows: a completion of one of them redraws it
-let loading = 0;
+const drawing = latestWins(() => $('#detail'));
 
 export function current() { return shown; }
 
@@ -130,21 +130,22 @@ function render(d, source) {
 }
 
 /**
- * Shows txId's detail (source says why: open, push, poll, action); a newer call wins over a slower older one.
+ * Shows txId's detail (source says why: open, push, poll, action) while it is the one shown: latest wins, so a
+ * slower older read never draws over a newer one, and reads that take longer than the 3 s poll still draw.
  * Opening a new one brings it to the top of the page, its heading focused for keyboard and screen readers.
  */
 export async function openDetail(txId, source) {
-  const mine = ++loading;
+  const mine = drawing.begin();
   const fresh = txId !== shown;
   shown = txId;
   if (fresh) { $('#detail').dataset.pushed = '0'; }
   try {
     const d = await detail(txId);
-    if (mine !== loading) { return; }
+    if (txId !== shown || !drawing.draw(mine)) { return; }
     render(d, source);
     if (fresh) { text($('#action-result'), ''); }
   } catch (e) {
-    if (mine !== loading || e.message === 'unauthorized') { return; }
+    if (txId !== shown || e.message === 'unauthorized' || !drawing.draw(mine)) { return; }
     $('#detail').dataset.tx = txId;
     text($('#detail-tx'), txId);
     text($('#detail-status'), 'not shown: ' + e.message);
@@ -156,4 +157,4 @@ export async function openDetail(txId, source) {
 }
 
 /** Leaves the detail: a read still out for it is not drawn (nor scrolls the page) when it answers. */
-export function closeDetail() { shown = null; linked = new Set(); loading++; }
+export function closeDetail() { shown = null; linked = new Set(); }

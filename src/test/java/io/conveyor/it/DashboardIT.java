@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
  * it go on, draws a
  * pipeline's two versions side by side with each step's numbers, a canary's rollout beside its stable version
  * (rolled back from the page), finds the retries in the audit view, checks every view's text contrast (WCAG AA) and
- * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Screenshots go to target/dashboard/
+ * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Overlapping reads draw latest-wins: a
+ * poll's answer read before a pause and held past it is dropped, More clicked twice asks for one page, and with the
+ * bridge down detail reads slower than the 3 s poll still draw. Screenshots go to target/dashboard/
  * (those of docs/console/ were taken from there).
  */
 class DashboardIT {
@@ -159,6 +161,8 @@ class DashboardIT {
       assertTrue(output.contains("a read from before the pause dropped: still paused"), output);
       // More clicked twice at once appends the next page once
       assertTrue(output.contains("More clicked twice: one page asked for, "), output);
+      // with the bridge down, detail reads slower than the 3 s poll still draw
+      assertTrue(output.contains("slow detail reads drawn with the bridge down: "), output);
       assertTrue(output.contains("schedule paused and triggered from the page"), output);
       assertTrue(output.contains("node death shown after"), output);
       // a badge per partition where there are several (CONVEYOR_TEST_REDIS_PARTITIONS), none with one
