@@ -4,7 +4,7 @@
 // attempts and p50/p99 durations over the last hour (GET …/versions/<version>: stepStats); then its versions.
 import { $, text, el, duration } from './dom.js';
 import { api } from './api.js';
-import { renderVersions } from './versions.js';
+import { renderVersions, openingVersions } from './versions.js';
 import { renderRollout, forgetRollout } from './rollout.js';
 
 function pipeLink(name, note) {
@@ -114,6 +114,7 @@ export async function openPipeline(name) {
   delete view.dataset.drawn;
   text($('#pipeline-title'), name);
   forgetRollout();
+  openingVersions(name);
   const graph = $('#pipeline-graph');
   const path = '/api/v1/pipelines/' + encodeURIComponent(name);
   try {

@@ -126,6 +126,11 @@ async function compare(name) {
   }
 }
 
+/** A pipeline's drawing begins: a compare still out for another pipeline is not drawn, even if this drawing fails. */
+export function openingVersions(name) {
+  if (shown !== name) { comparing++; }
+}
+
 /** Lists the versions (an answer of …/versions) and fills the two choices: the one before the current, and it. */
 export function renderVersions(name, data) {
   fillRows('#versions', data.versions, 'version-row', (tr, v) => {
