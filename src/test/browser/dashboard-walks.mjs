@@ -147,6 +147,18 @@ export async function walkOverview(page, seed) {
   await page.evaluate(() => { location.hash = '#/'; });
   await page.waitForSelector('#view-overview:not([hidden])');
   const master = '#queues tr.group-row[data-group="master"]';
+  // a redraw keeps what reads the same: the buttons of a group, a pipeline and a schedule survive two polls' draws
+  // (rebuilt, one could be swapped between a click's press and release, and the click lost)
+  const buttons = [master + ' button.group-pause', '#pipelines tr.pipeline-row[data-pipeline="order"] button.pipeline-toggle',
+    '#schedules tr.schedule-row[data-schedule="nightly"] button.schedule-pause'];
+  const kept = [];
+  for (const sel of buttons) { kept.push(await page.waitForSelector(sel)); }
+  const drawnBefore = await page.evaluate(() => Number(document.querySelector('#queues').dataset.drawn || 0));
+  await page.waitForFunction(n => Number(document.querySelector('#queues').dataset.drawn || 0) >= n + 2, drawnBefore);
+  for (let i = 0; i < kept.length; i++) {
+    if (!(await kept[i].evaluate(b => b.isConnected))) { throw new Error('a redraw rebuilt ' + buttons[i]); }
+  }
+  console.log('a redraw keeps the buttons: ' + kept.length + ' of ' + buttons.length);
   // a poll that read the cluster before the pause and answers after it must not paint 'running' over 'paused':
   // its answer is held until the pause is drawn, then let go, and the page drops it (latest wins)
   let release;

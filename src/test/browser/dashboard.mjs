@@ -19,6 +19,16 @@ try {
   page.on('pageerror', e => console.log('page error: ' + e.message));
   page.on('console', m => { if (m.type() !== 'log') { console.log('page ' + m.type() + ': ' + m.text()); } });
   page.on('dialog', d => { console.log('unexpected browser dialog: ' + d.message()); d.dismiss(); });
+  // the page's own POSTs, with their answer and how long they took: printed when a check fails
+  const posts = [];
+  const t0 = Date.now();
+  page.on('requestfinished', async r => {
+    if (r.method() !== 'POST') { return; }
+    const res = await r.response();
+    posts.push((Date.now() - t0) + ' ms: POST ' + new URL(r.url()).pathname + ' ' + (res ? res.status() : '?') +
+      ' in ' + Math.round(r.timing().responseEnd) + ' ms');
+  });
+  page.on('requestfailed', r => { if (r.method() === 'POST') { posts.push('POST ' + r.url() + ' failed: ' + r.failure().errorText); } });
 
   await page.goto(seed.base + '/dashboard');
   await page.fill('#key', seed.key);
@@ -49,7 +59,11 @@ try {
     console.log('failed with the page at ' + await page.evaluate(() => location.hash) + ': ' + JSON.stringify(
       await page.evaluate(() => ({ detail: Object.assign({}, document.querySelector('#detail').dataset),
         status: document.querySelector('#detail-status').textContent, live: document.querySelector('#live').textContent,
-        action: document.querySelector('#action-result').textContent }))));
+        action: document.querySelector('#action-result').textContent,
+        group: document.querySelector('#group-result').textContent, error: document.querySelector('#error').hidden
+          ? '' : document.querySelector('#error').textContent, updated: document.querySelector('#updated').textContent,
+        polls: Object.assign({}, document.querySelector('#queues').dataset) }))));
+    console.log('the last POSTs, at ms since the page opened: ' + JSON.stringify(posts.slice(-8)));
     await page.screenshot({ path: seed.out + '/failure.png' });
     throw e;
   }

@@ -48,16 +48,36 @@ function route() {
   refresh(true);
 }
 
-/** Polls what no fact announces; the lists and events too while the bridge is down (or when asked). */
-async function refresh(lists) {
+const flight = { busy: false, polled: false, lists: false }; // a refresh out, and what was asked for meanwhile
+
+/**
+ * Polls what no fact announces (unless polled is false); the lists and events too while the bridge is down (or when
+ * asked). One at a time: asked while one is out, it runs once more after it, for all that was asked meanwhile, so a
+ * slow node or a burst of facts never piles reads up in the browser's few connections, ahead of an operator's POST.
+ */
+async function refresh(lists, polled = true) {
   if (!key() || $('#main').hidden || $('#view-overview').hidden) { return; }
+  if (flight.busy) {
+    flight.polled = flight.polled || polled;
+    flight.lists = flight.lists || lists;
+    return;
+  }
+  flight.busy = true;
   try {
-    const drawn = await refreshPolled();
+    const drawn = polled && await refreshPolled();
     if (lists || !live) { await refreshLists(); }
     $('#error').hidden = true;
     if (drawn) { text($('#updated'), 'updated ' + new Date().toLocaleTimeString()); }
   } catch (e) {
     error(e);
+  } finally {
+    flight.busy = false;
+  }
+  if (flight.polled || flight.lists) {
+    const again = [flight.lists, flight.polled];
+    flight.polled = false;
+    flight.lists = false;
+    await refresh(...again);
   }
 }
 
@@ -76,7 +96,7 @@ function fact(address, body) {
     setTimeout(() => {
       listsDue = false;
       if (!$('#main').hidden && !$('#view-overview').hidden) {
-        (address === 'conveyor.tx.completed' ? refreshLists() : refresh(true)).catch(error);
+        refresh(true, address !== 'conveyor.tx.completed');
       }
     }, address === 'conveyor.tx.completed' ? 1000 : 100);
   }

@@ -23,16 +23,35 @@ export function txLink(id, label) {
 
 export function cell(row, value) { row.appendChild(text(document.createElement('td'), value)); return row.lastChild; }
 
-/** Fills the table's body anew: a row for each item (of class className, when given), as fill writes it. */
+/**
+ * Fills the table's body: a row for each item (of class className, when given), as fill writes it. A row or cell
+ * that reads the same as the one on screen is kept, not rebuilt: the page redraws every few seconds, and a button
+ * rebuilt between a click's press and its release (or while it has the keyboard's focus) would lose the click.
+ */
 export function fillRows(table, items, className, fill) {
   const body = $(table + ' tbody');
-  body.replaceChildren();
-  items.forEach(item => {
+  const old = [...body.children];
+  items.forEach((item, i) => {
     const tr = document.createElement('tr');
     if (className) { tr.className = className; }
     fill(tr, item);
-    body.appendChild(tr);
+    if (i < old.length) { patchRow(old[i], tr); } else { body.appendChild(tr); }
   });
+  old.slice(items.length).forEach(r => r.remove());
+}
+
+function attributes(e) { return [...e.attributes].map(a => a.name + '=' + a.value).join('\n'); }
+
+/** Makes old read as tr: whole when its own attributes or cell count differ, else only the cells that differ. */
+function patchRow(old, tr) {
+  if (old.outerHTML === tr.outerHTML) { return; }
+  const stale = [...old.children];
+  const fresh = [...tr.children];
+  if (stale.length !== fresh.length || attributes(old) !== attributes(tr)) {
+    old.replaceWith(tr);
+    return;
+  }
+  fresh.forEach((cell, i) => { if (cell.outerHTML !== stale[i].outerHTML) { old.replaceChild(cell, stale[i]); } });
 }
 
 /** A short txId for narrow cells: its first 15 characters and an ellipsis. */
@@ -54,7 +73,8 @@ export function duration(ms) {
 /**
  * Latest wins, for a refresh that can overlap itself (the 3 s poll, a button's refresh, a pushed fact's): each call
  * takes a number as it starts, and what it read is drawn only when no call started after it was drawn first, so an
- * answer read before a pause never paints over the one read after it. mark's data-dropped counts the answers dropped.
+ * answer read before a pause never paints over the one read after it. mark's data-drawn and data-dropped count
+ * the answers drawn and dropped.
  */
 export function latestWins(mark) {
   let started = 0;
@@ -67,6 +87,7 @@ export function latestWins(mark) {
         return false;
       }
       drawn = n;
+      mark().dataset.drawn = String(Number(mark().dataset.drawn || 0) + 1);
       return true;
     }
   };

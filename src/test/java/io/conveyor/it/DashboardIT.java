@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * pipeline's two versions side by side with each step's numbers, a canary's rollout beside its stable version
  * (rolled back from the page), finds the retries in the audit view, checks every view's text contrast (WCAG AA) and
  * that its actions are reached by Tab, and fits 390 px and 1920 px screens. Overlapping reads draw latest-wins: a
- * poll's answer read before a pause and held past it is dropped, More clicked twice asks for one page, and with the
+ * poll's answer read before a pause and held past it is dropped, a redraw keeps the buttons that read the same, More clicked twice asks for one page, and with the
  * bridge down detail reads slower than the 3 s poll still draw. Screenshots go to target/dashboard/
  * (those of docs/console/ were taken from there).
  */
@@ -159,6 +159,8 @@ class DashboardIT {
       assertTrue(output.contains("group paused and resumed, pipeline disabled and enabled"), output);
       // a poll's answer read before the pause and come back after it was dropped, not drawn over the pause
       assertTrue(output.contains("a read from before the pause dropped: still paused"), output);
+      // a redraw keeps the rows and cells that read the same, so a button is not swapped under a click
+      assertTrue(output.contains("a redraw keeps the buttons: 3 of 3"), output);
       // More clicked twice at once appends the next page once
       assertTrue(output.contains("More clicked twice: one page asked for, "), output);
       // with the bridge down, detail reads slower than the 3 s poll still draw
