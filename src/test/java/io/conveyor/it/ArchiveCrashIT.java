@@ -117,7 +117,7 @@ class ArchiveCrashIT {
       }
       Eventually.until(Duration.ofSeconds(30), "the leader's upsert to wait for the test's lock", this::upsertsHeld,
           n -> n > 0);
-      leader.signal("STOP");
+      leader.pause(); // every thread stopped: none takes the commit after the lock goes
       holder.close().await(); // ends the session, and with it the lock: the server goes on with the upsert
 
       List<String> written = Eventually.until(Duration.ofSeconds(30), "the paused leader's upsert to commit",

@@ -271,7 +271,7 @@ class NodeFailureIT {
   void a_paused_node_that_comes_back_finds_its_late_writes_refused() throws Exception {
     runUntilHalfway();
     NodeProcess paused = nodes[1];
-    paused.signal("STOP");
+    paused.pause();
     // Hazelcast drops the silent member within seconds and another node takes its work over
     Eventually.until(Duration.ofSeconds(30), "the paused node's work to be taken over", () -> newEvents().size(),
         n -> n > 0);

@@ -118,6 +118,34 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGSTOP, then waits until every thread of the node is stopped: kill(2) only queues the signal, and on a loaded
+   * machine the node's threads can run on for a while (an event loop that takes a reply and answers it) before the
+   * group stop reaches them. A test that acts "while the node is paused" must act after that.
+   */
+  public void pause() throws IOException, InterruptedException {
+    signal("STOP");
+    Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+    Eventually.until(Duration.ofSeconds(10), "every thread of node " + process.pid() + " stopped", () -> {
+      try (java.util.stream.Stream<Path> threads = Files.list(tasks)) {
+        return threads.filter(t -> !stopped(t)).count();
+      } catch (IOException e) {
+        return -1L;
+      }
+    }, running -> running == 0);
+  }
+
+  /** A thread's state in /proc/<pid>/task/<tid>/stat: the letter after the name in parentheses. */
+  private static boolean stopped(Path thread) {
+    try {
+      String stat = Files.readString(thread.resolve("stat"));
+      char state = stat.charAt(stat.lastIndexOf(')') + 2);
+      return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+    } catch (IOException e) {
+      return true; // the thread ended
+    }
+  }
+
   /** SIGKILL: the node gets no chance to clean up, as in a crash. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
