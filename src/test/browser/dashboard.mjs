@@ -24,7 +24,7 @@ try {
   const t0 = Date.now();
   page.on('requestfinished', async r => {
     if (r.method() !== 'POST') { return; }
-    const res = await r.response();
+    const res = await r.response().catch(() => null);
     posts.push((Date.now() - t0) + ' ms: POST ' + new URL(r.url()).pathname + ' ' + (res ? res.status() : '?') +
       ' in ' + Math.round(r.timing().responseEnd) + ' ms');
   });

@@ -9,9 +9,13 @@ export function forgetKey() { localStorage.removeItem(KEY); }
 /** What happens when the node refuses the key (the app shows the key form with why). */
 export function onRefused(handler) { refused = handler; }
 
+/** How long a read or an act may take before the page gives up on it and says so (a connection that hangs). */
+const TIMEOUT_MS = 30000;
+
 export async function api(method, path, body) {
   const res = await fetch(path, {
     method,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
     headers: Object.assign({ 'Authorization': 'Bearer ' + key() },
       body === undefined ? {} : { 'Content-Type': 'application/json' }),
     body: body === undefined ? undefined : JSON.stringify(body)

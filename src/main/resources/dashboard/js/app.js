@@ -56,7 +56,6 @@ const flight = { busy: false, polled: false, lists: false }; // a refresh out, a
  * slow node or a burst of facts never piles reads up in the browser's few connections, ahead of an operator's POST.
  */
 async function refresh(lists, polled = true) {
-  if (!key() || $('#main').hidden || $('#view-overview').hidden) { return; }
   if (flight.busy) {
     flight.polled = flight.polled || polled;
     flight.lists = flight.lists || lists;
@@ -64,21 +63,46 @@ async function refresh(lists, polled = true) {
   }
   flight.busy = true;
   try {
-    const drawn = polled && await refreshPolled();
-    if (lists || !live) { await refreshLists(); }
-    $('#error').hidden = true;
-    if (drawn) { text($('#updated'), 'updated ' + new Date().toLocaleTimeString()); }
-  } catch (e) {
-    error(e);
+    for (let round = [lists, polled]; round; round = asked()) {
+      if (!key() || $('#main').hidden || $('#view-overview').hidden) { return; }
+      await refreshRound(...round);
+    }
   } finally {
     flight.busy = false;
   }
-  if (flight.polled || flight.lists) {
-    const again = [flight.lists, flight.polled];
-    flight.polled = false;
-    flight.lists = false;
-    await refresh(...again);
+}
+
+/** What was asked for while a round was out ([lists, polled]), or null: and asks for nothing more. */
+function asked() {
+  if (!flight.polled && !flight.lists) { return null; }
+  const round = [flight.lists, flight.polled];
+  flight.polled = false;
+  flight.lists = false;
+  return round;
+}
+
+/** One round: a refusal of the polled part still lets the lists draw, then shows. */
+async function refreshRound(lists, polled) {
+  let refused = null;
+  let drawn = false;
+  if (polled) {
+    try {
+      drawn = await refreshPolled();
+    } catch (e) {
+      refused = e;
+    }
   }
+  try {
+    if (lists || !live) { await refreshLists(); }
+  } catch (e) {
+    refused = refused || e;
+  }
+  if (refused) {
+    error(refused);
+    return;
+  }
+  if (polled) { $('#error').hidden = true; }
+  if (drawn) { text($('#updated'), 'updated ' + new Date().toLocaleTimeString()); }
 }
 
 /** A pushed fact: the detail redraws when it concerns it; the lists redraw at most once a second. */
