@@ -244,7 +244,9 @@ class HttpApiTest {
   @Test
   void an_owner_over_its_start_rate_is_answered_429_with_retry_after_and_others_are_not() {
     node.close();
-    node = withHttp().set("HTTP_START_RATE", "1")
+    // a hand-moved clock: on the real one a slow second between the first and third call refills a token
+    io.conveyor.testing.MutableClock clock = new io.conveyor.testing.MutableClock(System.currentTimeMillis());
+    node = withHttp().clock(clock).set("HTTP_START_RATE", "1")
         .set("HTTP_START_BURST", "2").set("API_KEYS", "acme:client:k-acme,globex:client:k-globex")
         .pipeline("order", "{'name':'order','nodeGroup':'master','transactionType':true,'steps':["
             + "{'type':'util/fixed-reply','params':{'reply':{}}}]}")
@@ -256,6 +258,9 @@ class HttpApiTest {
     assertEquals("rate-limited", limited.body().getString("type"));
     assertEquals("1", limited.retryAfter());
     assertEquals(202, call("POST", "/api/v1/transactions", "k-globex", order()).status());
+    clock.advance(java.time.Duration.ofSeconds(1));
+    assertEquals(202, call("POST", "/api/v1/transactions", "k-acme", order()).status(), "a second later: one more");
+    assertEquals(429, call("POST", "/api/v1/transactions", "k-acme", order()).status());
   }
 
   @Test

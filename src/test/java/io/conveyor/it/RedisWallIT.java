@@ -45,7 +45,7 @@ class RedisWallIT {
              .redis("standalone", List.of(redis.url()), "")
              .set("HTTP_PORT", Integer.toString(port)).set("HTTP_HOST", "127.0.0.1").set("API_KEYS", "wall:client:" + KEY)
              .set("REDIS_MEMORY_CHECK_INTERVAL", "100ms").set("HEARTBEAT_INTERVAL", "200ms")
-             .set("HEARTBEAT_TTL", "1s").set("ARCHIVE_DELAY", "100ms").set("ARCHIVE_INTERVAL", "100ms")
+             .set("HEARTBEAT_TTL", "3s").set("ARCHIVE_DELAY", "100ms").set("ARCHIVE_INTERVAL", "100ms")
              .pipeline("slow", "{'name': 'slow', 'nodeGroup': 'master', 'transactionType': true, 'steps': ["
                  + "{'type': 'util/delay', 'params': {'duration': '2s'}}]}")) {
       node.start(StepRegistry.withBuiltIns());
