@@ -228,8 +228,9 @@ class WebhookTest {
     // the receiver refuses until the test has seen the delivery pending past archiving (no race with the backoff)
     AtomicBoolean open = new AtomicBoolean();
     receiver.answer((id, n) -> open.get() ? 200 : 500);
-    TestNode node = start(webhookNode().set("WEBHOOKS_INITIAL_DELAY", "400ms").set("ARCHIVE_DELAY", "0s")
-        .set("ARCHIVE_INTERVAL", "50ms"));
+    // (attempts 0.4 s, 0.8 s, 1.6 s … apart, 10 of them: still pending however long the archiving takes here)
+    TestNode node = start(webhookNode().set("WEBHOOKS_INITIAL_DELAY", "400ms").set("WEBHOOKS_MAX_ATTEMPTS", "10")
+        .set("ARCHIVE_DELAY", "0s").set("ARCHIVE_INTERVAL", "50ms"));
     String txId = startWith(node, receiver.url("/late"), new JsonObject());
     Eventually.until(Duration.ofSeconds(10), "archiving", () -> cmd("EXISTS", node.keys.stateH(txId)).toLong(),
         n -> n == 0);
